@@ -1,0 +1,4 @@
+//! Parallel programs for the emulated multicomputer, each with its sequential reference and its
+//! analytic model, and the analysis (least squares) shared by all of them.
+
+pub mod analysis;
