@@ -1,0 +1,355 @@
+//! Measuring this host's own costs, saved as a machine profile.
+//!
+//! The emulator can only be as exact as the host lets it be. `calibrate` measures what a clock
+//! read, a message between two threads (spinning and parked), a wake-up from sleep, a deadline
+//! wait of each strategy and one iteration of the degradation loop cost here. The profile feeds
+//! `auto` mode (its wake-up latency picks the dilation factor) and tells users the floor below
+//! which fitted costs (β, α) are the host's, not their program's.
+
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{TimeBase, WaitStrategy, minimise_timer_slack, thread_cpu_time};
+use crate::processor::busy_loop;
+
+/// How much to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CalibrateOptions {
+    /// Samples per measured quantity (round trips, sleeps, occupies per target).
+    pub samples: usize,
+}
+
+impl Default for CalibrateOptions {
+    fn default() -> Self {
+        Self { samples: 200 }
+    }
+}
+
+/// The error of deadline waits of one strategy at one target duration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OccupyError {
+    /// The strategy.
+    pub strategy: WaitStrategy,
+    /// The requested duration, ns.
+    pub target_ns: u64,
+    /// Median of (actual − target), ns.
+    pub median_error_ns: f64,
+    /// 99th percentile of (actual − target), ns.
+    pub p99_error_ns: f64,
+}
+
+/// Median absolute occupy error per strategy, over all targets, ns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OccupyErrorByStrategy {
+    /// Spinning on the clock.
+    pub spin: f64,
+    /// Sleeping with minimal timer slack.
+    pub sleep: f64,
+    /// Sleeping, then spinning the last stretch.
+    pub hybrid: f64,
+}
+
+/// This host's intrinsic costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineProfile {
+    /// Host name.
+    pub host: String,
+    /// Cores this process may use.
+    pub cores: usize,
+    /// When it was measured (seconds since the Unix epoch).
+    pub measured_unix_s: u64,
+    /// One `Instant::now()`, ns.
+    pub clock_read_ns: f64,
+    /// One read of the thread CPU-time clock, ns.
+    pub cpu_time_read_ns: f64,
+    /// One-way message between two spinning threads (bounded(1) crossbeam channel), ns.
+    pub message_spin_ns: f64,
+    /// One-way message to a receiver parked in a blocking receive, ns.
+    pub message_parked_ns: f64,
+    /// Lateness of a 1 ms sleep with minimal timer slack (median), ns.
+    pub wakeup_ns: f64,
+    /// Median absolute occupy error per strategy, ns.
+    pub occupy_error_ns: OccupyErrorByStrategy,
+    /// Occupy error per strategy and target.
+    pub occupy: Vec<OccupyError>,
+    /// One iteration of the degradation busy loop, ns.
+    pub loop_ns_per_iteration: f64,
+}
+
+impl MachineProfile {
+    /// Writes the profile as JSON, atomically (a temporary file renamed into place).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(
+            &tmp,
+            serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?,
+        )?;
+        std::fs::rename(&tmp, path)
+    }
+
+    /// Reads a saved profile.
+    pub fn load(path: &Path) -> std::io::Result<Self> {
+        let bytes = std::fs::read(path)?;
+        serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+    }
+
+    /// The wake-up latency as a duration.
+    pub fn wakeup(&self) -> Duration {
+        Duration::from_nanos(self.wakeup_ns.max(0.0) as u64)
+    }
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i]
+}
+
+fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+fn median(v: Vec<f64>) -> f64 {
+    quantile(&sorted(v), 0.5)
+}
+
+fn per_call_ns(iterations: u32, f: impl Fn()) -> f64 {
+    let t = Instant::now();
+    for _ in 0..iterations {
+        f();
+    }
+    t.elapsed().as_nanos() as f64 / f64::from(iterations)
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// One-way cost of a message between two threads spinning on `try_recv`, ns (half the median
+/// round trip over batches).
+pub(crate) fn message_spin_ns(samples: usize, cores: &[core_affinity::CoreId]) -> f64 {
+    const BATCH: usize = 200;
+    let (ping_tx, ping_rx) = crossbeam_channel::bounded::<u64>(1);
+    let (pong_tx, pong_rx) = crossbeam_channel::bounded::<u64>(1);
+    let echo_core = cores.get(1).copied();
+    let main_core = cores.first().copied();
+    let rounds = samples.max(5);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            if let Some(c) = echo_core {
+                core_affinity::set_for_current(c);
+            }
+            loop {
+                match ping_rx.try_recv() {
+                    Ok(v) => {
+                        while pong_tx.try_send(v).is_err() {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    Err(crossbeam_channel::TryRecvError::Empty) => std::hint::spin_loop(),
+                    Err(crossbeam_channel::TryRecvError::Disconnected) => return,
+                }
+            }
+        });
+        let handle = s.spawn(move || {
+            if let Some(c) = main_core {
+                core_affinity::set_for_current(c);
+            }
+            let mut batches = Vec::with_capacity(rounds);
+            for _ in 0..rounds {
+                let t = Instant::now();
+                for i in 0..BATCH as u64 {
+                    while ping_tx.try_send(i).is_err() {
+                        std::hint::spin_loop();
+                    }
+                    loop {
+                        if pong_rx.try_recv().is_ok() {
+                            break;
+                        }
+                        std::hint::spin_loop();
+                    }
+                }
+                batches.push(t.elapsed().as_nanos() as f64 / BATCH as f64 / 2.0);
+            }
+            drop(ping_tx);
+            median(batches)
+        });
+        handle.join().unwrap_or(f64::NAN)
+    })
+}
+
+/// One-way cost of a message to a receiver parked in `recv`, ns (median).
+fn message_parked_ns(samples: usize) -> f64 {
+    let (tx, rx) = crossbeam_channel::bounded::<Instant>(1);
+    let receiver = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        while let Ok(sent) = rx.recv() {
+            v.push(sent.elapsed().as_nanos() as f64);
+        }
+        v
+    });
+    for _ in 0..samples.max(5) {
+        std::thread::sleep(Duration::from_micros(300));
+        let _ = tx.send(Instant::now());
+    }
+    drop(tx);
+    receiver.join().map(median).unwrap_or(f64::NAN)
+}
+
+fn wakeup_ns(samples: usize) -> f64 {
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            minimise_timer_slack();
+            let mut v = Vec::with_capacity(samples);
+            for _ in 0..samples.max(5) {
+                let t = Instant::now();
+                std::thread::sleep(Duration::from_millis(1));
+                v.push(t.elapsed().as_nanos() as f64 - 1e6);
+            }
+            median(v)
+        })
+        .join()
+        .unwrap_or(f64::NAN)
+    })
+}
+
+fn occupy_errors(strategy: WaitStrategy, target: Duration, samples: usize) -> OccupyError {
+    let n = if target >= Duration::from_millis(10) {
+        samples.clamp(5, 20)
+    } else {
+        samples.max(5)
+    };
+    let errors = std::thread::scope(|s| {
+        s.spawn(move || {
+            minimise_timer_slack();
+            let base = TimeBase {
+                start: Instant::now(),
+                dilation: 1.0,
+                strategy,
+            };
+            let mut emu = 0u64;
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                // Each occupy starts now and must end exactly `target` later.
+                emu = emu.max(base.emulated_of(base.start.elapsed()));
+                let begin = base.deadline(emu);
+                emu += target.as_nanos() as u64;
+                let _ = base.wait_until(emu);
+                let actual = begin.elapsed();
+                v.push(actual.as_nanos() as f64 - target.as_nanos() as f64);
+            }
+            v
+        })
+        .join()
+        .unwrap_or_default()
+    });
+    let sorted = sorted(errors);
+    OccupyError {
+        strategy,
+        target_ns: target.as_nanos() as u64,
+        median_error_ns: quantile(&sorted, 0.5),
+        p99_error_ns: quantile(&sorted, 0.99),
+    }
+}
+
+/// Measures this host and returns its profile. Takes a few seconds with the default options.
+pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
+    let samples = options.samples.max(5);
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    let ncores = if cores.is_empty() {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        cores.len()
+    };
+    let clock_read_ns = per_call_ns(1_000_000, || {
+        std::hint::black_box(Instant::now());
+    });
+    let cpu_time_read_ns = per_call_ns(100_000, || {
+        std::hint::black_box(thread_cpu_time());
+    });
+    let message_spin_ns = message_spin_ns(samples, &cores);
+    let message_parked_ns = message_parked_ns(samples);
+    let wakeup_ns = wakeup_ns(samples);
+    let targets = [10u64, 100, 1_000, 10_000].map(Duration::from_micros);
+    let mut occupy = Vec::new();
+    for strategy in [
+        WaitStrategy::Spin,
+        WaitStrategy::Sleep,
+        WaitStrategy::Hybrid,
+    ] {
+        for &t in &targets {
+            occupy.push(occupy_errors(strategy, t, samples));
+        }
+    }
+    let by = |s: WaitStrategy| {
+        median(
+            occupy
+                .iter()
+                .filter(|o| o.strategy == s)
+                .map(|o| o.median_error_ns.abs())
+                .collect(),
+        )
+    };
+    let occupy_error_ns = OccupyErrorByStrategy {
+        spin: by(WaitStrategy::Spin),
+        sleep: by(WaitStrategy::Sleep),
+        hybrid: by(WaitStrategy::Hybrid),
+    };
+    let iterations = 20_000_000;
+    let before = thread_cpu_time();
+    std::hint::black_box(busy_loop(iterations));
+    let loop_ns_per_iteration =
+        thread_cpu_time().saturating_sub(before).as_nanos() as f64 / iterations as f64;
+    MachineProfile {
+        host: host_name(),
+        cores: ncores,
+        measured_unix_s: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        clock_read_ns,
+        cpu_time_read_ns,
+        message_spin_ns,
+        message_parked_ns,
+        wakeup_ns,
+        occupy_error_ns,
+        occupy,
+        loop_ns_per_iteration,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_round_trips_through_json_file() {
+        let profile = calibrate(CalibrateOptions { samples: 5 });
+        assert!(profile.cores >= 1);
+        assert_eq!(profile.occupy.len(), 12);
+        assert!(profile.loop_ns_per_iteration > 0.0);
+        let dir = std::env::temp_dir().join(format!("mc-profile-{}", std::process::id()));
+        let path = dir.join("profile.json");
+        profile.save(&path).unwrap();
+        assert_eq!(MachineProfile::load(&path).unwrap(), profile);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn quantiles_pick_from_sorted_samples() {
+        let v = sorted(vec![5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!(quantile(&v, 0.5), 3.0);
+        assert_eq!(quantile(&v, 0.0), 1.0);
+        assert_eq!(quantile(&v, 1.0), 5.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+}

@@ -1,0 +1,402 @@
+//! Emulated time: native and dilated clocks, deadline waits, thread CPU time and the fidelity
+//! record of how well real time kept up with emulated time.
+//!
+//! Each processor keeps its own emulated clock (nanoseconds since the start of the run). Every
+//! emulated cost advances that clock by exactly the cost, and then the processor waits until
+//! the wall-clock instant that corresponds to its new emulated time:
+//!
+//! ```text
+//! wall deadline = start + D × emulated time
+//! ```
+//!
+//! Deadlines are absolute, so a late wake-up never accumulates: the next cost is still measured
+//! from the emulated time, not from when the thread woke. Messages carry the sender's emulated
+//! time, and a receiver's clock jumps to a message's arrival stamp if that is later than its own,
+//! so the emulated times of a run do not depend on host noise at all. Waiting in real time keeps
+//! the *order* of events (which request reaches a parent first) faithful; how well it did is the
+//! run's [`Fidelity`].
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// How emulated time relates to wall time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case", tag = "mode", content = "dilation")]
+pub enum TimeMode {
+    /// One processor per free core, pinned, spinning: D = 1 and wall time is real time.
+    Native,
+    /// More processors than cores: every emulated cost and compute interval takes D times as
+    /// long in wall time, and reported times are divided by D.
+    Dilated(f64),
+    /// Native when processors fit on the cores and nothing needs stretching, else dilated with
+    /// a D chosen from processors, cores and the smallest emulated cost (see
+    /// [`choose_dilation`]).
+    #[default]
+    Auto,
+}
+
+/// How a processor waits for a deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitStrategy {
+    /// Busy-wait on the clock: exact to ~0.1 µs, but needs a core per processor.
+    Spin,
+    /// Sleep to the deadline with timer slack minimised: ~30–120 µs late, no CPU used.
+    Sleep,
+    /// Sleep until shortly before the deadline, then spin: exact, some CPU.
+    Hybrid,
+    /// Spin in native mode, hybrid when dilated and processors fit on the cores, else sleep.
+    #[default]
+    Auto,
+}
+
+/// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
+pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);
+
+impl WaitStrategy {
+    /// The concrete strategy for a run (never `Auto`).
+    pub fn resolve(self, native: bool, processors: usize, cores: usize) -> WaitStrategy {
+        match self {
+            WaitStrategy::Auto if native => WaitStrategy::Spin,
+            WaitStrategy::Auto if processors < cores => WaitStrategy::Hybrid,
+            WaitStrategy::Auto => WaitStrategy::Sleep,
+            s => s,
+        }
+    }
+}
+
+/// Picks a dilation factor D for `auto` mode.
+///
+/// Two things must hold for a faithful run:
+/// 1. the host's wake-up latency must be small against the smallest emulated cost once
+///    stretched: `D ≥ 10 × wakeup / smallest_cost` keeps a typical late wake-up under 10 % of
+///    the smallest cost;
+/// 2. real compute must fit on the cores: with `compute_share` the fraction of each processor's
+///    emulated time spent in real compute, `D ≥ compute_share × processors / cores`, with 25 %
+///    headroom.
+///
+/// The result is at least 1 and rounded up to a whole number.
+pub fn choose_dilation(
+    processors: usize,
+    cores: usize,
+    smallest_cost: Duration,
+    compute_share: f64,
+    wakeup: Duration,
+) -> f64 {
+    let cores = cores.max(1) as f64;
+    let by_wakeup = if smallest_cost.is_zero() {
+        1.0
+    } else {
+        10.0 * wakeup.as_secs_f64() / smallest_cost.as_secs_f64()
+    };
+    let by_compute = 1.25 * compute_share.clamp(0.0, 1.0) * processors as f64 / cores;
+    by_wakeup.max(by_compute).max(1.0).ceil()
+}
+
+/// The shared time base of one run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TimeBase {
+    pub(crate) start: Instant,
+    pub(crate) dilation: f64,
+    pub(crate) strategy: WaitStrategy,
+}
+
+impl TimeBase {
+    /// The wall instant at which emulated time `emu_ns` is due.
+    #[inline]
+    pub(crate) fn deadline(&self, emu_ns: u64) -> Instant {
+        let wall_ns = if self.dilation == 1.0 {
+            emu_ns
+        } else {
+            (emu_ns as f64 * self.dilation) as u64
+        };
+        self.start + Duration::from_nanos(wall_ns)
+    }
+
+    /// Emulated nanoseconds corresponding to a wall-clock interval.
+    #[inline]
+    pub(crate) fn emulated_of(&self, wall: Duration) -> u64 {
+        (wall.as_nanos() as f64 / self.dilation) as u64
+    }
+
+    /// Waits until emulated time `emu_ns` is due; returns how late (wall time) the wait ended.
+    pub(crate) fn wait_until(&self, emu_ns: u64) -> Duration {
+        let deadline = self.deadline(emu_ns);
+        let mut now = Instant::now();
+        if now >= deadline {
+            return now - deadline;
+        }
+        match self.strategy {
+            WaitStrategy::Spin | WaitStrategy::Auto => {
+                while now < deadline {
+                    std::hint::spin_loop();
+                    now = Instant::now();
+                }
+            }
+            WaitStrategy::Sleep => {
+                while now < deadline {
+                    std::thread::sleep(deadline - now);
+                    now = Instant::now();
+                }
+            }
+            WaitStrategy::Hybrid => {
+                let spin_from = deadline.checked_sub(HYBRID_MARGIN).unwrap_or(deadline);
+                if now < spin_from {
+                    std::thread::sleep(spin_from - now);
+                    now = Instant::now();
+                }
+                while now < deadline {
+                    std::hint::spin_loop();
+                    now = Instant::now();
+                }
+            }
+        }
+        now - deadline
+    }
+}
+
+/// CPU time consumed by the calling thread so far.
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID is supported on Linux.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Asks the kernel to wake this thread's sleeps as close to their deadline as it can
+/// (`PR_SET_TIMERSLACK` = 1 ns). Returns whether it took effect.
+pub fn minimise_timer_slack() -> bool {
+    // SAFETY: prctl with PR_SET_TIMERSLACK takes one unsigned long argument and no pointers.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) == 0 }
+}
+
+const BUCKETS: usize = 48;
+
+/// Lateness of deadline waits in emulated nanoseconds, as a log₂ histogram.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LatenessStats {
+    /// Waits that had a deadline (every emulated cost, every delivery wait).
+    pub waits: u64,
+    /// Waits that ended later than the run's tolerance.
+    pub late: u64,
+    /// Sum of lateness over all waits, emulated ns.
+    pub total_ns: u64,
+    /// Largest lateness, emulated ns.
+    pub max_ns: u64,
+    #[serde(skip)]
+    hist: Vec<u64>,
+}
+
+impl LatenessStats {
+    pub(crate) fn record(&mut self, lateness_ns: u64, tolerance_ns: u64) {
+        if self.hist.is_empty() {
+            self.hist = vec![0; BUCKETS];
+        }
+        self.waits += 1;
+        if lateness_ns > tolerance_ns {
+            self.late += 1;
+        }
+        self.total_ns = self.total_ns.saturating_add(lateness_ns);
+        self.max_ns = self.max_ns.max(lateness_ns);
+        let b = (64 - lateness_ns.leading_zeros() as usize).min(BUCKETS - 1);
+        self.hist[b] += 1;
+    }
+
+    pub(crate) fn merge(&mut self, other: &LatenessStats) {
+        if self.hist.is_empty() {
+            self.hist = vec![0; BUCKETS];
+        }
+        self.waits += other.waits;
+        self.late += other.late;
+        self.total_ns = self.total_ns.saturating_add(other.total_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        for (a, b) in self.hist.iter_mut().zip(&other.hist) {
+            *a += b;
+        }
+    }
+
+    /// An upper bound of the q-quantile (0 ≤ q ≤ 1) of lateness, emulated ns (to within ×2).
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        if self.waits == 0 {
+            return 0;
+        }
+        let target = (q.clamp(0.0, 1.0) * self.waits as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (b, &count) in self.hist.iter().enumerate() {
+            seen += count;
+            if seen >= target {
+                return if b == 0 {
+                    0
+                } else {
+                    ((1u128 << b) - 1).min(self.max_ns as u128) as u64
+                };
+            }
+        }
+        self.max_ns
+    }
+
+    /// Mean lateness, emulated ns.
+    pub fn mean_ns(&self) -> f64 {
+        if self.waits == 0 {
+            0.0
+        } else {
+            self.total_ns as f64 / self.waits as f64
+        }
+    }
+}
+
+/// How faithfully a run kept real time in step with emulated time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fidelity {
+    /// The dilation factor D of the run.
+    pub dilation: f64,
+    /// The wait strategy used.
+    pub strategy: WaitStrategy,
+    /// Deadline waits over all processors.
+    pub waits: u64,
+    /// Waits that ended more than `tolerance_ns` (emulated) after their deadline.
+    pub late_waits: u64,
+    /// The tolerance, emulated ns.
+    pub tolerance_ns: u64,
+    /// Mean lateness, emulated ns.
+    pub mean_lateness_ns: f64,
+    /// 99th percentile of lateness (upper bound within ×2), emulated ns.
+    pub p99_lateness_ns: u64,
+    /// Largest lateness, emulated ns.
+    pub max_lateness_ns: u64,
+    /// A warning when fidelity is poor (more than 5 % of waits late), else `None`.
+    pub warning: Option<String>,
+}
+
+impl Fidelity {
+    pub(crate) fn from_stats(
+        stats: &LatenessStats,
+        dilation: f64,
+        strategy: WaitStrategy,
+        tolerance_ns: u64,
+    ) -> Self {
+        let late_share = if stats.waits == 0 {
+            0.0
+        } else {
+            stats.late as f64 / stats.waits as f64
+        };
+        let warning = (late_share > 0.05).then(|| {
+            format!(
+                "{:.1} % of {} waits ended more than {:.1} µs (emulated) late; the order of events \
+                 may differ from the emulated machine's: raise the dilation factor (--dilation) \
+                 or use fewer processors",
+                100.0 * late_share,
+                stats.waits,
+                tolerance_ns as f64 / 1e3
+            )
+        });
+        Self {
+            dilation,
+            strategy,
+            waits: stats.waits,
+            late_waits: stats.late,
+            tolerance_ns,
+            mean_lateness_ns: stats.mean_ns(),
+            p99_lateness_ns: stats.quantile_ns(0.99),
+            max_lateness_ns: stats.max_ns,
+            warning,
+        }
+    }
+
+    /// True when no warning was raised.
+    pub fn is_good(&self) -> bool {
+        self.warning.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dilation_grows_with_processors_and_small_costs() {
+        let us = Duration::from_micros;
+        // Pure emulated costs of 1 ms with 50 µs wake-ups: 10 × 50/1000 = 0.5 → D = 1.
+        assert_eq!(choose_dilation(256, 2, us(1000), 0.0, us(50)), 1.0);
+        // 50 µs costs: 10 × 50/50 = 10.
+        assert_eq!(choose_dilation(4, 2, us(50), 0.0, us(50)), 10.0);
+        // All real compute, 16 processors on 2 cores: 1.25 × 16/2 = 10.
+        assert_eq!(choose_dilation(16, 2, us(10_000), 1.0, us(50)), 10.0);
+        // Zero smallest cost does not divide by zero.
+        assert_eq!(choose_dilation(2, 2, Duration::ZERO, 0.0, us(50)), 1.0);
+    }
+
+    #[test]
+    fn auto_strategy_spins_only_natively() {
+        assert_eq!(WaitStrategy::Auto.resolve(true, 2, 2), WaitStrategy::Spin);
+        assert_eq!(
+            WaitStrategy::Auto.resolve(false, 1, 2),
+            WaitStrategy::Hybrid
+        );
+        assert_eq!(
+            WaitStrategy::Auto.resolve(false, 64, 2),
+            WaitStrategy::Sleep
+        );
+        assert_eq!(WaitStrategy::Sleep.resolve(true, 1, 2), WaitStrategy::Sleep);
+    }
+
+    #[test]
+    fn deadlines_are_stretched_by_the_dilation_factor() {
+        let start = Instant::now();
+        let base = TimeBase {
+            start,
+            dilation: 4.0,
+            strategy: WaitStrategy::Sleep,
+        };
+        assert_eq!(base.deadline(1_000) - start, Duration::from_nanos(4_000));
+        assert_eq!(base.emulated_of(Duration::from_nanos(4_000)), 1_000);
+        let native = TimeBase {
+            start,
+            dilation: 1.0,
+            strategy: WaitStrategy::Spin,
+        };
+        assert_eq!(
+            native.deadline(123_456) - start,
+            Duration::from_nanos(123_456)
+        );
+    }
+
+    #[test]
+    fn lateness_histogram_counts_and_bounds_quantiles() {
+        let mut s = LatenessStats::default();
+        for _ in 0..99 {
+            s.record(100, 1_000);
+        }
+        s.record(50_000, 1_000);
+        assert_eq!(s.waits, 100);
+        assert_eq!(s.late, 1);
+        assert_eq!(s.max_ns, 50_000);
+        // 99 % of waits were 100 ns late: the p99 bound is the top of 100's bucket, [64, 128).
+        assert_eq!(s.quantile_ns(0.99), 127);
+        assert_eq!(s.quantile_ns(1.0), 50_000);
+        let f = Fidelity::from_stats(&s, 1.0, WaitStrategy::Spin, 1_000);
+        assert!(f.is_good());
+        let mut bad = LatenessStats::default();
+        for i in 0..10 {
+            bad.record(if i < 2 { 5_000 } else { 0 }, 1_000);
+        }
+        assert!(!Fidelity::from_stats(&bad, 2.0, WaitStrategy::Sleep, 1_000).is_good());
+    }
+
+    #[test]
+    fn thread_cpu_time_advances_with_work() {
+        let before = thread_cpu_time();
+        let mut x = 0u64;
+        for i in 0..2_000_000u64 {
+            x = std::hint::black_box(x.wrapping_add(i * i));
+        }
+        assert!(thread_cpu_time() > before, "{x}");
+    }
+}

@@ -1,0 +1,201 @@
+//! Typed errors: invalid topologies and configurations, and the ways a run can fail.
+
+use std::fmt;
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// A topology that cannot be built.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum TopologyError {
+    /// A topology with no processors (chain or array of 0, empty parent list).
+    #[error("a topology needs at least one processor")]
+    Empty,
+    /// A k-ary tree with k = 0.
+    #[error("tree arity k must be at least 1, got 0")]
+    ZeroArity,
+    /// A k-ary tree with 0 levels.
+    #[error("a tree needs at least 1 level, got 0")]
+    ZeroLevels,
+    /// More processors than this runtime will start.
+    #[error("{requested} processors requested; at most {max} can be emulated (one OS thread each)")]
+    TooLarge {
+        /// Processors the description asks for (saturated at `u64::MAX`).
+        requested: u64,
+        /// The limit.
+        max: usize,
+    },
+    /// A parent relation without a root, or with more than one.
+    #[error("a parent relation needs exactly one root ('-'), found {0}")]
+    Roots(usize),
+    /// A parent index outside the processor range, or a processor its own parent.
+    #[error("processor {processor} has parent {parent}, which is not a valid processor")]
+    BadParent {
+        /// The processor.
+        processor: usize,
+        /// Its claimed parent.
+        parent: usize,
+    },
+    /// The parent relation contains a cycle.
+    #[error("the parent relation has a cycle through processor {0}")]
+    Cycle(usize),
+    /// A topology description that cannot be parsed.
+    #[error("cannot parse topology '{spec}': {reason}")]
+    Parse {
+        /// What was given.
+        spec: String,
+        /// Why it was rejected, with the accepted forms.
+        reason: String,
+    },
+}
+
+/// A machine configuration that cannot be run.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ConfigError {
+    /// Native mode asked for more processors than cores this thread may use.
+    #[error(
+        "native mode needs a free core per processor: {processors} processors, {cores} cores \
+         available (use dilated or auto mode to emulate more processors than cores)"
+    )]
+    NotEnoughCores {
+        /// Processors in the topology.
+        processors: usize,
+        /// Cores available to this process.
+        cores: usize,
+    },
+    /// A dilation factor that is not finite and ≥ 1.
+    #[error("dilation factor must be a finite number ≥ 1, got {0}")]
+    BadDilation(f64),
+    /// A link capacity of zero (rendezvous) is not supported.
+    #[error("link capacity must be at least 1 (rendezvous channels are not emulated)")]
+    ZeroCapacity,
+    /// A negative or non-finite per-byte transfer time.
+    #[error("per-byte transfer time must be finite and ≥ 0 ns, got {0}")]
+    BadPerByte(f64),
+}
+
+/// What a processor was blocked on when a deadlock was detected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Waiting {
+    /// Blocked in a receive on links from these processors.
+    Receive {
+        /// Peers it would accept a message from.
+        from: Vec<usize>,
+    },
+    /// Blocked in a send to this processor (its link buffer full).
+    Send {
+        /// The receiving peer.
+        to: usize,
+    },
+}
+
+/// One processor's state in a deadlock report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WaitReport {
+    /// Processor index.
+    pub processor: usize,
+    /// What it waited on.
+    pub waiting: Waiting,
+}
+
+impl fmt::Display for WaitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.waiting {
+            Waiting::Receive { from } => {
+                let peers: Vec<String> = from.iter().map(|p| format!("P{p}")).collect();
+                write!(
+                    f,
+                    "P{} waits to receive from {}",
+                    self.processor,
+                    if peers.is_empty() {
+                        "nobody".to_string()
+                    } else {
+                        peers.join(" or ")
+                    }
+                )
+            }
+            Waiting::Send { to } => {
+                write!(
+                    f,
+                    "P{} waits to send to P{to} (link buffer full)",
+                    self.processor
+                )
+            }
+        }
+    }
+}
+
+fn join_reports(reports: &[WaitReport]) -> String {
+    reports
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Why a run ended without results.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum RunError {
+    /// The configuration was rejected before any thread started.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A processor's program panicked; the others were stopped.
+    #[error("processor P{processor} panicked: {message}")]
+    Panic {
+        /// Index of the processor that panicked first.
+        processor: usize,
+        /// The panic message.
+        message: String,
+    },
+    /// A processor's program returned an error of its own.
+    #[error("processor P{processor} failed: {error}")]
+    Processor {
+        /// Index of the processor.
+        processor: usize,
+        /// What it returned.
+        error: ProcessorError,
+    },
+    /// Every live processor was blocked and no message could move.
+    #[error("deadlock: {}", join_reports(.waits))]
+    Deadlock {
+        /// What each blocked processor waited on.
+        waits: Vec<WaitReport>,
+    },
+    /// No message moved for the configured stall timeout.
+    #[error("no progress for {seconds:.1} s: {}", join_reports(.waits))]
+    Stalled {
+        /// How long nothing moved, in seconds of wall time.
+        seconds: f64,
+        /// What the blocked processors waited on (running ones are not listed).
+        waits: Vec<WaitReport>,
+    },
+    /// A processor thread could not be started.
+    #[error("could not start processor thread P{processor}: {message}")]
+    Spawn {
+        /// Index of the processor.
+        processor: usize,
+        /// The OS error.
+        message: String,
+    },
+}
+
+/// An error a processor's program sees from a send or receive.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ProcessorError {
+    /// The run is being stopped (another processor panicked or a deadlock was found).
+    #[error("the run was aborted")]
+    Aborted,
+    /// The peer at the other end of the link has finished and its link is drained.
+    #[error("the link to P{peer} is closed (the peer has finished)")]
+    LinkClosed {
+        /// The peer.
+        peer: usize,
+    },
+    /// A link index that this processor does not have.
+    #[error("no link {0} on this processor")]
+    NoSuchLink(usize),
+    /// A program-level failure, with its message.
+    #[error("{0}")]
+    Program(String),
+}
