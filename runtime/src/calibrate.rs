@@ -70,6 +70,8 @@ pub struct MachineProfile {
     pub message_parked_ns: f64,
     /// Lateness of a 1 ms sleep with minimal timer slack (median), ns.
     pub wakeup_ns: f64,
+    /// Thread CPU time of one sleep/wake cycle (median), ns.
+    pub wake_cpu_ns: f64,
     /// Median absolute occupy error per strategy, ns.
     pub occupy_error_ns: OccupyErrorByStrategy,
     /// Occupy error per strategy and target.
@@ -101,6 +103,11 @@ impl MachineProfile {
     /// The wake-up latency as a duration.
     pub fn wakeup(&self) -> Duration {
         Duration::from_nanos(self.wakeup_ns.max(0.0) as u64)
+    }
+
+    /// The CPU time of one sleep/wake cycle as a duration.
+    pub fn wake_cpu(&self) -> Duration {
+        Duration::from_nanos(self.wake_cpu_ns.max(0.0) as u64)
     }
 }
 
@@ -206,20 +213,24 @@ fn message_parked_ns(samples: usize) -> f64 {
     receiver.join().map(median).unwrap_or(f64::NAN)
 }
 
-fn wakeup_ns(samples: usize) -> f64 {
+/// Median lateness and median thread CPU time of 1 ms sleeps, ns.
+fn wakeup_ns(samples: usize) -> (f64, f64) {
     std::thread::scope(|s| {
         s.spawn(move || {
             minimise_timer_slack();
-            let mut v = Vec::with_capacity(samples);
+            let mut late = Vec::with_capacity(samples);
+            let mut cpu = Vec::with_capacity(samples);
             for _ in 0..samples.max(5) {
+                let c = thread_cpu_time();
                 let t = Instant::now();
                 std::thread::sleep(Duration::from_millis(1));
-                v.push(t.elapsed().as_nanos() as f64 - 1e6);
+                late.push(t.elapsed().as_nanos() as f64 - 1e6);
+                cpu.push(thread_cpu_time().saturating_sub(c).as_nanos() as f64);
             }
-            median(v)
+            (median(late), median(cpu))
         })
         .join()
-        .unwrap_or(f64::NAN)
+        .unwrap_or((f64::NAN, f64::NAN))
     })
 }
 
@@ -279,7 +290,7 @@ pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
     });
     let message_spin_ns = message_spin_ns(samples, &cores);
     let message_parked_ns = message_parked_ns(samples);
-    let wakeup_ns = wakeup_ns(samples);
+    let (wakeup_ns, wake_cpu_ns) = wakeup_ns(samples);
     let targets = [10u64, 100, 1_000, 10_000].map(Duration::from_micros);
     let mut occupy = Vec::new();
     for strategy in [
@@ -321,6 +332,7 @@ pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
         message_spin_ns,
         message_parked_ns,
         wakeup_ns,
+        wake_cpu_ns,
         occupy_error_ns,
         occupy,
         loop_ns_per_iteration,

@@ -66,15 +66,19 @@ impl WaitStrategy {
     }
 }
 
+/// The share of the smallest emulated cost that `auto` mode allows a typical late wake-up to
+/// take (see [`choose_dilation`]).
+pub const AUTO_LATENESS_SHARE: f64 = 0.1;
+
 /// Picks a dilation factor D for `auto` mode.
 ///
 /// Two things must hold for a faithful run:
-/// 1. the host's wake-up latency must be small against the smallest emulated cost once
-///    stretched: `D ≥ 10 × wakeup / smallest_cost` keeps a typical late wake-up under 10 % of
-///    the smallest cost;
+/// 1. a wake-up must be late by a small share ([`AUTO_LATENESS_SHARE`]) of the smallest
+///    emulated cost once stretched. A wake-up is late by the host's `wakeup` latency plus, when
+///    many processors' deadlines fall together, the CPU time of waking those ahead of it on its
+///    core: `⌈P / cores⌉ × wake_cpu`. So `D ≥ (wakeup + ⌈P/cores⌉·wake_cpu) / (share × smallest)`;
 /// 2. real compute must fit on the cores: with `compute_share` the fraction of each processor's
-///    emulated time spent in real compute, `D ≥ compute_share × processors / cores`, with 25 %
-///    headroom.
+///    emulated time spent in real compute, `D ≥ 1.25 × compute_share × P / cores`.
 ///
 /// The result is at least 1 and rounded up to a whole number.
 pub fn choose_dilation(
@@ -83,14 +87,16 @@ pub fn choose_dilation(
     smallest_cost: Duration,
     compute_share: f64,
     wakeup: Duration,
+    wake_cpu: Duration,
 ) -> f64 {
-    let cores = cores.max(1) as f64;
+    let cores = cores.max(1);
+    let herd = processors.div_ceil(cores) as f64 * wake_cpu.as_secs_f64();
     let by_wakeup = if smallest_cost.is_zero() {
         1.0
     } else {
-        10.0 * wakeup.as_secs_f64() / smallest_cost.as_secs_f64()
+        (wakeup.as_secs_f64() + herd) / (AUTO_LATENESS_SHARE * smallest_cost.as_secs_f64())
     };
-    let by_compute = 1.25 * compute_share.clamp(0.0, 1.0) * processors as f64 / cores;
+    let by_compute = 1.25 * compute_share.clamp(0.0, 1.0) * processors as f64 / cores as f64;
     by_wakeup.max(by_compute).max(1.0).ceil()
 }
 
@@ -323,14 +329,27 @@ mod tests {
     #[test]
     fn dilation_grows_with_processors_and_small_costs() {
         let us = Duration::from_micros;
-        // Pure emulated costs of 1 ms with 50 µs wake-ups: 10 × 50/1000 = 0.5 → D = 1.
-        assert_eq!(choose_dilation(256, 2, us(1000), 0.0, us(50)), 1.0);
-        // 50 µs costs: 10 × 50/50 = 10.
-        assert_eq!(choose_dilation(4, 2, us(50), 0.0, us(50)), 10.0);
+        // 10 ms costs, one processor per core, 50 µs wake-ups: (50 + 5)/1000 < 1 → D = 1.
+        assert_eq!(choose_dilation(2, 2, us(10_000), 0.0, us(50), us(5)), 1.0);
+        // 256 processors on 2 cores: (50 + 128 × 5)/1000 = 0.69 → still 1.
+        assert_eq!(choose_dilation(256, 2, us(10_000), 0.0, us(50), us(5)), 1.0);
+        // 1024 on 2 cores: (50 + 512 × 5)/1000 = 2.61 → 3.
+        assert_eq!(
+            choose_dilation(1024, 2, us(10_000), 0.0, us(50), us(5)),
+            3.0
+        );
+        // 50 µs costs, 4 processors: (50 + 2 × 5)/5 = 12.
+        assert_eq!(choose_dilation(4, 2, us(50), 0.0, us(50), us(5)), 12.0);
         // All real compute, 16 processors on 2 cores: 1.25 × 16/2 = 10.
-        assert_eq!(choose_dilation(16, 2, us(10_000), 1.0, us(50)), 10.0);
+        assert_eq!(
+            choose_dilation(16, 2, us(100_000), 1.0, us(50), us(5)),
+            10.0
+        );
         // Zero smallest cost does not divide by zero.
-        assert_eq!(choose_dilation(2, 2, Duration::ZERO, 0.0, us(50)), 1.0);
+        assert_eq!(
+            choose_dilation(2, 2, Duration::ZERO, 0.0, us(50), us(5)),
+            1.0
+        );
     }
 
     #[test]

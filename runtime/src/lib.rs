@@ -75,12 +75,14 @@ mod trace;
 
 pub use calibrate::{CalibrateOptions, MachineProfile, OccupyError, calibrate};
 pub use clock::{
-    Fidelity, HYBRID_MARGIN, LatenessStats, TimeMode, WaitStrategy, choose_dilation,
-    minimise_timer_slack, thread_cpu_time,
+    AUTO_LATENESS_SHARE, Fidelity, HYBRID_MARGIN, LatenessStats, TimeMode, WaitStrategy,
+    choose_dilation, minimise_timer_slack, thread_cpu_time,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use link::{LinkCost, Payload};
-pub use machine::{DEFAULT_WAKEUP, Machine, MachineConfig, ProcessorReport, RunRecord, RunReport};
+pub use machine::{
+    DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, Machine, MachineConfig, ProcessorReport, RunRecord, RunReport,
+};
 pub use processor::{Interrupt, LinkId, Processor, busy_loop};
 pub use topology::{MAX_PROCESSORS, Topology, TopologyKind};
 pub use trace::{Accounting, Activity, Trace, TraceEvent};

@@ -135,9 +135,11 @@ pub(crate) struct LinkShared {
 }
 
 impl LinkShared {
+    /// Records a take. Only the receiver calls this and its clock never goes back, so a
+    /// plain store keeps the value monotonic.
     #[inline]
     pub(crate) fn note_take(&self, emu_ns: u64) {
-        self.last_take_ns.fetch_max(emu_ns, Ordering::Relaxed);
+        self.last_take_ns.store(emu_ns, Ordering::Relaxed);
     }
 }
 

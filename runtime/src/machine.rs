@@ -29,8 +29,8 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde::Serialize;
 
 use crate::clock::{
-    Fidelity, LatenessStats, TimeBase, TimeMode, WaitStrategy, choose_dilation,
-    minimise_timer_slack,
+    AUTO_LATENESS_SHARE, Fidelity, LatenessStats, TimeBase, TimeMode, WaitStrategy,
+    choose_dilation, minimise_timer_slack,
 };
 use crate::error::{ConfigError, ProcessorError, RunError, WaitReport, Waiting};
 use crate::link::{Envelope, InLink, LinkCost, OutLink, Payload, directed_link};
@@ -42,6 +42,9 @@ use crate::trace::{Accounting, Trace};
 
 /// Host wake-up latency assumed by `auto` mode when no calibrated profile is given.
 pub const DEFAULT_WAKEUP: Duration = Duration::from_micros(60);
+
+/// CPU time of one sleep/wake cycle assumed by `auto` mode when no profile is given.
+pub const DEFAULT_WAKE_CPU: Duration = Duration::from_micros(5);
 
 /// How a machine runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,8 +59,10 @@ pub struct MachineConfig {
     pub capacity: usize,
     /// Record an event trace.
     pub trace: bool,
-    /// A wait that ends later than this (emulated) counts as late in the fidelity report.
-    pub tolerance: Duration,
+    /// A wait that ends later than this (emulated) counts as late in the fidelity report;
+    /// `None`: [`AUTO_LATENESS_SHARE`] of the smallest emulated cost (at least 1 µs), or 10 µs
+    /// if none is known.
+    pub tolerance: Option<Duration>,
     /// How often the deadlock monitor looks (wall time).
     pub deadlock_check: Duration,
     /// Report a stall when no message moves for this long (wall time); `None` = never.
@@ -68,6 +73,8 @@ pub struct MachineConfig {
     pub smallest_cost: Option<Duration>,
     /// For `auto`: the host's wake-up latency (from `calibrate`).
     pub wakeup: Duration,
+    /// For `auto`: the CPU time of one sleep/wake cycle (from `calibrate`).
+    pub wake_cpu: Duration,
 }
 
 impl Default for MachineConfig {
@@ -78,12 +85,13 @@ impl Default for MachineConfig {
             link: LinkCost::default(),
             capacity: 2,
             trace: false,
-            tolerance: Duration::from_micros(10),
+            tolerance: None,
             deadlock_check: Duration::from_millis(20),
             stall_timeout: None,
             compute_share: 0.0,
             smallest_cost: None,
             wakeup: DEFAULT_WAKEUP,
+            wake_cpu: DEFAULT_WAKE_CPU,
         }
     }
 }
@@ -96,6 +104,7 @@ pub struct Machine {
     native: bool,
     dilation: f64,
     strategy: WaitStrategy,
+    tolerance: Duration,
     cores: Vec<core_affinity::CoreId>,
 }
 
@@ -187,6 +196,10 @@ impl Machine {
             cores.len()
         };
         let p = topology.len();
+        let smallest = [config.link.smallest_cost(), config.smallest_cost]
+            .into_iter()
+            .flatten()
+            .min();
         let (native, dilation) = match config.mode {
             TimeMode::Native => {
                 if p > ncores {
@@ -207,17 +220,23 @@ impl Machine {
                 if p <= ncores {
                     (true, 1.0)
                 } else {
-                    let smallest = [config.link.smallest_cost(), config.smallest_cost]
-                        .into_iter()
-                        .flatten()
-                        .min()
-                        .unwrap_or(Duration::ZERO);
-                    let d =
-                        choose_dilation(p, ncores, smallest, config.compute_share, config.wakeup);
+                    let d = choose_dilation(
+                        p,
+                        ncores,
+                        smallest.unwrap_or(Duration::ZERO),
+                        config.compute_share,
+                        config.wakeup,
+                        config.wake_cpu,
+                    );
                     (false, d)
                 }
             }
         };
+        let tolerance = config.tolerance.unwrap_or_else(|| {
+            smallest.map_or(Duration::from_micros(10), |s| {
+                s.mul_f64(AUTO_LATENESS_SHARE).max(Duration::from_micros(1))
+            })
+        });
         let strategy = config.wait.resolve(native, p, ncores);
         Ok(Self {
             topology,
@@ -225,6 +244,7 @@ impl Machine {
             native,
             dilation,
             strategy,
+            tolerance,
             cores,
         })
     }
@@ -301,7 +321,7 @@ impl Machine {
         });
         let (abort_tx, abort_rx) = crossbeam_channel::bounded::<()>(0);
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<Outcome<R>>();
-        let tolerance_ns = self.config.tolerance.as_nanos() as u64;
+        let tolerance_ns = self.tolerance.as_nanos() as u64;
         let program = &program;
 
         std::thread::scope(|scope| {

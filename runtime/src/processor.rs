@@ -40,6 +40,9 @@ pub(crate) const BLOCKED_RECV: u8 = 1;
 pub(crate) const BLOCKED_SEND: u8 = 2;
 pub(crate) const DONE: u8 = 3;
 
+/// Polls a spinning receiver makes before it tells the deadlock monitor it is blocked.
+const SPIN_BEFORE_ANNOUNCE: u32 = 4096;
+
 /// What the deadlock monitor can see of one processor (on its own cache line).
 #[repr(align(128))]
 #[derive(Debug, Default)]
@@ -324,12 +327,12 @@ impl<M: Payload> Processor<M> {
             .store(p, Ordering::Relaxed);
     }
 
-    fn set_blocked(&self, state: u8, links: &[usize]) {
+    fn set_blocked(&self, state: u8, links: &[LinkId]) {
         let status = &self.shared.status[self.id];
         {
             let mut w = status.waiting.lock();
             w.clear();
-            w.extend_from_slice(links);
+            w.extend(links.iter().map(|l| l.0));
         }
         status.state.store(state, Ordering::Release);
     }
@@ -342,7 +345,7 @@ impl<M: Payload> Processor<M> {
 
     fn blocked_send(&mut self, l: usize, mut envelope: Envelope<M>) -> Result<(), ProcessorError> {
         let peer = self.peers[l];
-        self.set_blocked(BLOCKED_SEND, &[l]);
+        self.set_blocked(BLOCKED_SEND, &[LinkId(l)]);
         let result = loop {
             if self.is_aborted() {
                 break Err(ProcessorError::Aborted);
@@ -431,13 +434,17 @@ impl<M: Payload> Processor<M> {
         links: &[LinkId],
         until: Option<Instant>,
     ) -> Result<bool, ProcessorError> {
-        let ids: Vec<usize> = links.iter().map(|l| l.0).collect();
-        if until.is_none() {
-            self.set_blocked(BLOCKED_RECV, &ids);
-        }
+        // A blocking wait is announced to the deadlock monitor, but a spinning processor first
+        // polls for a while unannounced: most waits in native mode are shorter than that.
+        let mut announced = false;
+        let mut polls: u32 = 0;
         let result = loop {
             if self.is_aborted() {
                 break Err(ProcessorError::Aborted);
+            }
+            if until.is_none() && !announced && (!self.spin || polls >= SPIN_BEFORE_ANNOUNCE) {
+                self.set_blocked(BLOCKED_RECV, links);
+                announced = true;
             }
             if self.spin {
                 let (best, open) = self.poll(links);
@@ -447,10 +454,11 @@ impl<M: Payload> Processor<M> {
                 if until.is_some_and(|u| Instant::now() >= u) {
                     break Ok(false);
                 }
+                polls = polls.saturating_add(1);
                 std::hint::spin_loop();
             } else {
                 let mut sel = Select::new();
-                for &l in &ids {
+                for &LinkId(l) in links {
                     if !self.inl[l].closed {
                         sel.recv(&self.inl[l].rx);
                     }
@@ -465,7 +473,7 @@ impl<M: Payload> Processor<M> {
                 }
             }
         };
-        if until.is_none() {
+        if announced {
             self.set_running();
         }
         result

@@ -1,0 +1,201 @@
+//! Command-line arguments as clap parses them (the "low-level" arguments). Each command turns
+//! its arguments into a validated configuration before anything runs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use multicomputer_runtime::Topology;
+
+/// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
+/// threads, run parallel programs on it and compare them with analytic performance models.
+///
+/// With no command, runs a short tour: calibrates this host, emulates a few machines, and
+/// writes its results to the results folder.
+#[derive(Debug, Parser)]
+#[command(name = "multicomputer", version, propagate_version = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+    /// Folder for result files (profiles, CSV, JSON, SVG); files are written atomically.
+    #[arg(long, global = true, default_value = "results", value_name = "DIR")]
+    pub(crate) out: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Measure this host's own costs (message, wake-up, occupy error, clock) and save them as a
+    /// machine profile that `auto` mode and the models use.
+    Calibrate(CalibrateArgs),
+    /// Run a synthetic program on an emulated machine: every processor occupies itself for a
+    /// set time each round, optionally reducing to the root between rounds. Shows emulated
+    /// against wall time, the dilation factor and the run's fidelity.
+    Emulate(Box<EmulateArgs>),
+    /// Compare the runtime's per-message cost with a bare crossbeam ping-pong, in one run.
+    Pingpong(PingpongArgs),
+    /// The default tour (what running with no command does).
+    Tour,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CalibrateArgs {
+    /// Samples per measured quantity (more is slower and steadier).
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(5..))]
+    pub(crate) samples: u32,
+    /// Print one JSON object on stdout instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Where to save the profile [default: <out>/machine-profile.json].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) profile: Option<PathBuf>,
+}
+
+/// How emulated time maps to wall time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ModeArg {
+    /// Processors ≤ cores, pinned, spinning, D = 1: real speedup.
+    Native,
+    /// Stretch every cost by --dilation D (more processors than cores).
+    Dilated,
+    /// Native if the processors fit on the cores, else dilated with D chosen for fidelity.
+    Auto,
+}
+
+/// How processors wait for deadlines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WaitArg {
+    /// Busy-wait (exact; a core per processor).
+    Spin,
+    /// Sleep with minimal timer slack (tens of µs late; no CPU).
+    Sleep,
+    /// Sleep, then spin the last 100 µs.
+    Hybrid,
+    /// Spin natively, else hybrid or sleep.
+    Auto,
+}
+
+/// Options every emulated run shares.
+#[derive(Debug, Args)]
+pub(crate) struct MachineArgs {
+    /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS or parents:FILE.
+    #[arg(long, short, value_parser = parse_topology, default_value = "binary:3")]
+    pub(crate) topology: Topology,
+    /// Time mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
+    pub(crate) mode: ModeArg,
+    /// Dilation factor D for --mode dilated (a number ≥ 1).
+    #[arg(long, value_name = "D")]
+    pub(crate) dilation: Option<f64>,
+    /// Wait strategy.
+    #[arg(long, value_enum, default_value_t = WaitArg::Auto)]
+    pub(crate) wait: WaitArg,
+    /// Non-overlapped start-up cost per message, charged to the sender (β), e.g. 50us.
+    #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) send_overhead: Duration,
+    /// Non-overlapped cost per message charged to the receiver.
+    #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) recv_overhead: Duration,
+    /// Overlapped transfer time per byte (τ), e.g. 1us or 500ns.
+    #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) per_byte: Duration,
+    /// Overlapped fixed delay per message.
+    #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) latency: Duration,
+    /// Busy-loop iterations per send (degrades the message system, as the scalability paper).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) loop_count: u64,
+    /// Messages a link buffers before its sender blocks.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) capacity: u64,
+    /// Write the run's processor timeline as Chrome trace-event JSON (open in Perfetto).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
+    /// Machine profile from `calibrate` (its wake-up latency guides auto mode)
+    /// [default: <out>/machine-profile.json if it exists].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) profile: Option<PathBuf>,
+}
+
+/// What the synthetic program does between occupations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PatternArg {
+    /// No messages: each processor's occupations are chained by absolute deadlines.
+    Independent,
+    /// After each round, children send one message to their parent (a reduction to the root).
+    Reduce,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EmulateArgs {
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    /// Rounds per processor.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) rounds: u64,
+    /// Emulated occupation per round, e.g. 10ms.
+    #[arg(long, value_parser = parse_duration, default_value = "10ms", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) occupy: Duration,
+    /// Communication pattern between rounds.
+    #[arg(long, value_enum, default_value_t = PatternArg::Independent)]
+    pub(crate) pattern: PatternArg,
+    /// Print one JSON object on stdout instead of tables.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PingpongArgs {
+    /// Round trips per measurement.
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(100..))]
+    pub(crate) round_trips: u64,
+    /// Repetitions of each measurement (the median is reported).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) repeat: u32,
+    /// Print one JSON object on stdout instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// Parses a duration with a unit (`250us`, `1ms`, `2s`, `500ns`).
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}' is negative; durations must be ≥ 0"));
+    }
+    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return Err(format!(
+            "'{s}' has no unit; write e.g. {t}us, {t}ms or {t}s"
+        ));
+    }
+    humantime::parse_duration(t)
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 250us, 1ms, 1.5s"))
+}
+
+fn parse_topology(s: &str) -> Result<Topology, String> {
+    Topology::parse(s).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_need_units_and_must_not_be_negative() {
+        assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
+        assert_eq!(parse_duration("1ms"), Ok(Duration::from_millis(1)));
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert!(parse_duration("250").unwrap_err().contains("no unit"));
+        assert!(parse_duration("-1ms").unwrap_err().contains("negative"));
+        assert!(
+            parse_duration("fast")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+    }
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per command.
+
+pub(crate) mod calibrate;
+pub(crate) mod emulate;
+pub(crate) mod pingpong;
+pub(crate) mod tour;

@@ -1,0 +1,95 @@
+//! Validation of command-line arguments into runtime configurations (the "high-level" side:
+//! every check that clap cannot do alone, with errors that name the argument).
+
+use std::path::Path;
+use std::time::Duration;
+
+use multicomputer_runtime::{
+    DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, LinkCost, Machine, MachineConfig, MachineProfile, TimeMode,
+    WaitStrategy,
+};
+
+use crate::UsageError;
+use crate::cli::{MachineArgs, ModeArg, WaitArg};
+use crate::commands::calibrate::default_profile_path;
+
+/// The machine profile to use: the one named, else the default one if it exists.
+pub(crate) fn load_profile(
+    named: Option<&Path>,
+    out: &Path,
+) -> Result<Option<MachineProfile>, UsageError> {
+    match named {
+        Some(p) => MachineProfile::load(p)
+            .map(Some)
+            .map_err(|e| UsageError(format!("--profile {}: {e}", p.display()))),
+        None => Ok(MachineProfile::load(&default_profile_path(out)).ok()),
+    }
+}
+
+/// Builds a machine from validated arguments.
+pub(crate) fn machine(
+    args: &MachineArgs,
+    out: &Path,
+    compute_share: f64,
+    smallest_cost: Option<Duration>,
+) -> Result<Machine, UsageError> {
+    let mode = match (args.mode, args.dilation) {
+        (ModeArg::Dilated, Some(d)) if d.is_finite() && d >= 1.0 => TimeMode::Dilated(d),
+        (ModeArg::Dilated, Some(d)) => {
+            return Err(UsageError(format!(
+                "--dilation must be a number ≥ 1, got {d}"
+            )));
+        }
+        (ModeArg::Dilated, None) => {
+            return Err(UsageError(
+                "--mode dilated needs --dilation D (a number ≥ 1)".into(),
+            ));
+        }
+        (_, Some(_)) => {
+            return Err(UsageError(
+                "--dilation is only used with --mode dilated".into(),
+            ));
+        }
+        (ModeArg::Native, None) => TimeMode::Native,
+        (ModeArg::Auto, None) => TimeMode::Auto,
+    };
+    let wait = match args.wait {
+        WaitArg::Spin => WaitStrategy::Spin,
+        WaitArg::Sleep => WaitStrategy::Sleep,
+        WaitArg::Hybrid => WaitStrategy::Hybrid,
+        WaitArg::Auto => WaitStrategy::Auto,
+    };
+    let profile = load_profile(args.profile.as_deref(), out)?;
+    let link = LinkCost {
+        send_overhead: args.send_overhead,
+        recv_overhead: args.recv_overhead,
+        latency: args.latency,
+        per_byte_ns: args.per_byte.as_nanos() as f64,
+        loop_count: args.loop_count,
+    };
+    let config = MachineConfig {
+        mode,
+        wait,
+        link,
+        capacity: usize::try_from(args.capacity).unwrap_or(usize::MAX),
+        trace: args.trace.is_some(),
+        compute_share,
+        smallest_cost,
+        wakeup: profile
+            .as_ref()
+            .map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
+        wake_cpu: profile
+            .as_ref()
+            .map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),
+        ..MachineConfig::default()
+    };
+    Machine::new(args.topology.clone(), config).map_err(|e| {
+        let arg = match e {
+            multicomputer_runtime::ConfigError::NotEnoughCores { .. } => "--mode native",
+            multicomputer_runtime::ConfigError::BadDilation(_) => "--dilation",
+            multicomputer_runtime::ConfigError::ZeroCapacity => "--capacity",
+            multicomputer_runtime::ConfigError::BadPerByte(_) => "--per-byte",
+        };
+        UsageError(format!("{arg}: {e}"))
+    })
+}

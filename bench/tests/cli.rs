@@ -1,0 +1,168 @@
+//! The command line as a user meets it: exit codes, messages naming the argument, JSON output.
+
+use std::process::{Command, Output};
+
+fn multicomputer(args: &[&str]) -> Output {
+    let out_dir = std::env::temp_dir().join(format!("mc-cli-{}", std::process::id()));
+    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(args)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[track_caller]
+fn assert_usage_error(args: &[&str], needle: &str) {
+    let o = multicomputer(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains(needle),
+        "{args:?}: expected '{needle}' in: {}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty(), "{args:?} printed to stdout on error");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_argument() {
+    assert_usage_error(&["emulate", "--topology", "ring:4"], "--topology");
+    assert_usage_error(
+        &["emulate", "--topology", "ring:4"],
+        "unknown topology kind 'ring'",
+    );
+    assert_usage_error(&["emulate", "--topology", "tree:0:3"], "arity");
+    assert_usage_error(&["emulate", "--occupy", "-1ms"], "negative");
+    assert_usage_error(&["emulate", "--occupy", "250"], "no unit");
+    assert_usage_error(&["emulate", "--rounds", "0"], "--rounds");
+    assert_usage_error(
+        &["emulate", "--mode", "dilated"],
+        "--mode dilated needs --dilation",
+    );
+    assert_usage_error(
+        &["emulate", "--mode", "dilated", "--dilation", "0.5"],
+        "--dilation",
+    );
+    assert_usage_error(
+        &["emulate", "--mode", "native", "-t", "chain:4096"],
+        "--mode native",
+    );
+    assert_usage_error(
+        &["emulate", "--profile", "/nonexistent/profile.json"],
+        "--profile",
+    );
+    assert_usage_error(&["frobnicate"], "unrecognized subcommand");
+}
+
+#[test]
+fn emulate_json_reports_exact_emulated_makespan() {
+    let o = multicomputer(&[
+        "emulate",
+        "-t",
+        "binary:3",
+        "--rounds",
+        "5",
+        "--occupy",
+        "1ms",
+        "--mode",
+        "dilated",
+        "--dilation",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["processors"], 7);
+    assert_eq!(v["makespan_s"], 0.005);
+    assert_eq!(v["error_pct"], 0.0);
+    assert_eq!(v["dilation"], 1.0);
+    assert!(v["report"]["fidelity"]["waits"].as_u64().unwrap() >= 35);
+}
+
+#[test]
+fn reduce_pattern_counts_every_message() {
+    let o = multicomputer(&[
+        "emulate",
+        "-t",
+        "tree:3:3",
+        "--rounds",
+        "4",
+        "--occupy",
+        "200us",
+        "--pattern",
+        "reduce",
+        "--send-overhead",
+        "20us",
+        "--mode",
+        "dilated",
+        "--dilation",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 13 processors, 12 links, one message per link per round.
+    assert_eq!(v["report"]["totals"]["messages_sent"], 48);
+    assert_eq!(v["report"]["totals"]["messages_received"], 48);
+}
+
+#[test]
+fn calibrate_json_has_the_keys_other_tools_rely_on() {
+    let profile = std::env::temp_dir().join(format!("mc-cli-profile-{}.json", std::process::id()));
+    let o = multicomputer(&[
+        "calibrate",
+        "--samples",
+        "5",
+        "--json",
+        "--profile",
+        profile.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in [
+        "message_spin_ns",
+        "message_parked_ns",
+        "wakeup_ns",
+        "clock_read_ns",
+    ] {
+        assert!(v[key].is_number(), "{key} missing");
+    }
+    for s in ["spin", "sleep", "hybrid"] {
+        assert!(
+            v["occupy_error_ns"][s].is_number(),
+            "occupy_error_ns.{s} missing"
+        );
+    }
+    assert!(profile.exists());
+    std::fs::remove_file(profile).unwrap();
+}
+
+#[test]
+fn trace_file_is_chrome_trace_json() {
+    let trace = std::env::temp_dir().join(format!("mc-cli-trace-{}.json", std::process::id()));
+    let o = multicomputer(&[
+        "emulate",
+        "-t",
+        "chain:3",
+        "--rounds",
+        "2",
+        "--occupy",
+        "100us",
+        "--pattern",
+        "reduce",
+        "--mode",
+        "dilated",
+        "--dilation",
+        "1",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    assert!(v["traceEvents"].as_array().unwrap().len() > 3);
+    std::fs::remove_file(trace).unwrap();
+}
