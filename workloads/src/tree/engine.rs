@@ -1,0 +1,727 @@
+//! The engine's processor loop; the protocol is described in the module above.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use multicomputer_runtime::{
+    Interrupt, LinkId, Machine, Payload, Processor, ProcessorError, RunError, RunReport,
+};
+use thiserror::Error;
+
+/// A kind of task the engine can run: how to execute, split and join it, and what it costs.
+///
+/// A *synthetic* job (`is_real` false) charges emulated times; its `execute`, `split` and
+/// `join` must be cheap bookkeeping. A *real* job does its work in those methods, and the
+/// engine charges their thread CPU time.
+pub trait Job: Sync {
+    /// A task (or subtask) as it travels on a link.
+    type Task: Payload;
+    /// A result as it travels back.
+    type Output: Payload;
+
+    /// Whether `execute`, `split` and `join` do real work to be charged by CPU time.
+    fn is_real(&self) -> bool;
+
+    /// Emulated time to execute `task` locally on a processor of `level` (synthetic jobs).
+    fn execute_time(&self, task: &Self::Task, level: u32) -> Duration;
+
+    /// Executes a task, producing its result.
+    fn execute(&self, task: Self::Task) -> Self::Output;
+
+    /// Splits a task into subtasks for up to `children` children, or gives it back if it
+    /// cannot be split (it must then be executed where it is). A farm forwards a task whole:
+    /// one subtask, itself.
+    fn split(&self, task: Self::Task, children: usize) -> Result<Vec<Self::Task>, Self::Task>;
+
+    /// Emulated time `T_s(i)` to split a task on a processor of `level` (synthetic jobs).
+    fn split_time(&self, _level: u32) -> Duration {
+        Duration::ZERO
+    }
+
+    /// Emulated time `T_j(i)` to join results on a processor of `level` (synthetic jobs).
+    fn join_time(&self, _level: u32) -> Duration {
+        Duration::ZERO
+    }
+
+    /// Joins the results of a split's subtasks, in subtask order.
+    fn join(&self, parts: Vec<Self::Output>) -> Self::Output;
+
+    /// The share of one top-level task that `task` represents (1 for farm tasks; 1/k per split
+    /// level for divide and conquer), for the per-level fractions f_i.
+    fn share(&self, _task: &Self::Task) -> f64 {
+        1.0
+    }
+}
+
+/// How the engine runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineConfig {
+    /// β_e: start-up overhead per locally executed task.
+    pub beta_e: Duration,
+    /// β_f: start-up overhead per split (per forwarded task in a farm).
+    pub beta_f: Duration,
+    /// Capacity of each processor's queue of unprocessed tasks (≥ 1; the paper used 1–2).
+    pub queue: usize,
+    /// Model-guided mode for small M: the most splits each processor may make (by index).
+    pub split_limits: Option<Vec<u64>>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            beta_e: Duration::ZERO,
+            beta_f: Duration::ZERO,
+            queue: 2,
+            split_limits: None,
+        }
+    }
+}
+
+/// A message of the engine's protocol.
+#[derive(Debug)]
+pub enum Message<T, R> {
+    /// A child asks for one task.
+    Request,
+    /// A task for a child, with the key its result must carry back.
+    Task {
+        /// The parent's key for this task.
+        key: u64,
+        /// The task.
+        task: T,
+    },
+    /// The parent has no more tasks.
+    NoMore,
+    /// A result for the parent.
+    Result {
+        /// The key the task came with.
+        key: u64,
+        /// The result.
+        output: R,
+    },
+    /// The child and its subtree are done; nothing more will come on this link.
+    Finished,
+}
+
+/// Bytes of a control message or of a task/result header.
+const HEADER_BYTES: u64 = 8;
+
+impl<T: Payload, R: Payload> Payload for Message<T, R> {
+    fn size_bytes(&self) -> u64 {
+        HEADER_BYTES
+            + match self {
+                Message::Task { task, .. } => task.size_bytes(),
+                Message::Result { output, .. } => output.size_bytes(),
+                _ => 0,
+            }
+    }
+}
+
+/// Why the engine could not produce a verified result.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum EngineError {
+    /// No tasks were given.
+    #[error("at least one task is needed (M = 0)")]
+    NoTasks,
+    /// A queue of capacity 0 cannot hold the task being handed over.
+    #[error("queue capacity must be at least 1")]
+    ZeroQueue,
+    /// Split limits given for a different number of processors.
+    #[error("split limits for {given} processors, but the machine has {processors}")]
+    LimitsLength {
+        /// Limits given.
+        given: usize,
+        /// Processors in the machine.
+        processors: usize,
+    },
+    /// The machine failed (panic, deadlock, link error).
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// A task's result did not come back.
+    #[error("{count} task results never reached the root (first: task {first})")]
+    Lost {
+        /// How many.
+        count: usize,
+        /// The first missing task index.
+        first: u64,
+    },
+    /// A task's result came back twice.
+    #[error("task {0} returned a result twice")]
+    Duplicate(u64),
+}
+
+/// A verified run of the engine.
+#[derive(Debug)]
+pub struct EngineRun<R> {
+    /// The result of each top-level task, by task index.
+    pub outputs: Vec<R>,
+    /// The machine's run report (emulated makespan, accounting, fidelity).
+    pub report: RunReport,
+    /// Share of the M tasks executed by each processor (Σ = 1).
+    pub executed_share: Vec<f64>,
+    /// Splits (forwards, in a farm) made by each processor.
+    pub splits: Vec<u64>,
+}
+
+struct NodeResult<R> {
+    outputs: Vec<(u64, R)>,
+    executed_share: f64,
+    splits: u64,
+}
+
+struct PendingSplit<R> {
+    parent_key: u64,
+    parts: Vec<Option<R>>,
+    remaining: usize,
+}
+
+/// Subtask keys are `split id << SUB_BITS | subtask index`.
+const SUB_BITS: u32 = 16;
+
+struct Node<'a, J: Job> {
+    job: &'a J,
+    config: &'a EngineConfig,
+    parent: Option<LinkId>,
+    children: Vec<LinkId>,
+    links: Vec<LinkId>,
+    level: u32,
+    queue: VecDeque<(u64, J::Task)>,
+    ready: VecDeque<(u64, J::Task)>,
+    waiting: VecDeque<LinkId>,
+    splits: HashMap<u64, PendingSplit<J::Output>>,
+    next_split: u64,
+    split_count: u64,
+    split_limit: u64,
+    requests_out: usize,
+    exhausted: bool,
+    finished_children: usize,
+    current: Option<(u64, J::Task, Duration)>,
+    outputs: Vec<(u64, J::Output)>,
+    executed_share: f64,
+}
+
+type Proc<J> = Processor<Message<<J as Job>::Task, <J as Job>::Output>>;
+
+impl<J: Job> Node<'_, J> {
+    fn handle(
+        &mut self,
+        p: &mut Proc<J>,
+        link: LinkId,
+        msg: Message<J::Task, J::Output>,
+    ) -> Result<(), ProcessorError> {
+        match msg {
+            Message::Request => self.waiting.push_back(link),
+            Message::Task { key, task } => {
+                self.requests_out = self.requests_out.saturating_sub(1);
+                self.queue.push_back((key, task));
+            }
+            Message::NoMore => {
+                self.exhausted = true;
+                self.requests_out = 0;
+            }
+            Message::Result { key, output } => self.subtask_done(p, key, output)?,
+            Message::Finished => self.finished_children += 1,
+        }
+        Ok(())
+    }
+
+    fn deliver(
+        &mut self,
+        p: &mut Proc<J>,
+        key: u64,
+        output: J::Output,
+    ) -> Result<(), ProcessorError> {
+        match self.parent {
+            Some(up) => p.send(up, Message::Result { key, output }),
+            None => {
+                self.outputs.push((key, output));
+                Ok(())
+            }
+        }
+    }
+
+    fn subtask_done(
+        &mut self,
+        p: &mut Proc<J>,
+        key: u64,
+        output: J::Output,
+    ) -> Result<(), ProcessorError> {
+        let id = key >> SUB_BITS;
+        let index = (key & ((1 << SUB_BITS) - 1)) as usize;
+        let Some(pending) = self.splits.get_mut(&id) else {
+            return Err(ProcessorError::Program(format!(
+                "result for unknown split {id}"
+            )));
+        };
+        if pending.parts.get(index).is_none_or(Option::is_some) {
+            return Err(ProcessorError::Program(format!(
+                "unexpected result {index} of split {id}"
+            )));
+        }
+        pending.parts[index] = Some(output);
+        pending.remaining -= 1;
+        if pending.remaining > 0 {
+            return Ok(());
+        }
+        let Some(done) = self.splits.remove(&id) else {
+            unreachable!("split {id} was present")
+        };
+        let parts: Vec<J::Output> = done.parts.into_iter().flatten().collect();
+        let joined = if self.job.is_real() {
+            let job = self.job;
+            p.compute(|| job.join(parts))
+        } else {
+            p.occupy(self.job.join_time(self.level));
+            self.job.join(parts)
+        };
+        self.deliver(p, done.parent_key, joined)
+    }
+
+    /// Step 4: hand subtasks to waiting children, splitting queued tasks as needed.
+    fn serve_children(&mut self, p: &mut Proc<J>) -> Result<(), ProcessorError> {
+        while let Some(&child) = self.waiting.front() {
+            if let Some((key, task)) = self.ready.pop_front() {
+                p.send(child, Message::Task { key, task })?;
+                p.record_forwarded(1);
+                self.waiting.pop_front();
+                continue;
+            }
+            if self.split_count < self.split_limit {
+                if let Some((parent_key, task)) = self.queue.pop_front() {
+                    let job = self.job;
+                    let fanout = self.children.len();
+                    let split = if job.is_real() {
+                        p.compute(|| job.split(task, fanout))
+                    } else {
+                        job.split(task, fanout)
+                    };
+                    match split {
+                        Ok(subtasks) if !subtasks.is_empty() && subtasks.len() < 1 << SUB_BITS => {
+                            if !job.is_real() {
+                                p.occupy(job.split_time(self.level));
+                            }
+                            p.occupy_comm(self.config.beta_f);
+                            let id = self.next_split;
+                            self.next_split += 1;
+                            self.split_count += 1;
+                            let n = subtasks.len();
+                            for (i, sub) in subtasks.into_iter().enumerate() {
+                                self.ready.push_back(((id << SUB_BITS) | i as u64, sub));
+                            }
+                            self.splits.insert(
+                                id,
+                                PendingSplit {
+                                    parent_key,
+                                    parts: (0..n).map(|_| None).collect(),
+                                    remaining: n,
+                                },
+                            );
+                            continue;
+                        }
+                        Ok(_) => {
+                            return Err(ProcessorError::Program(
+                                "a split produced no subtasks or too many".into(),
+                            ));
+                        }
+                        Err(task) => {
+                            // Cannot be split: it stays here to be executed locally.
+                            self.queue.push_front((parent_key, task));
+                            break;
+                        }
+                    }
+                }
+            }
+            // Nothing to hand out now. If nothing will come either, say so.
+            let more_coming =
+                self.split_count < self.split_limit && (!self.exhausted || !self.queue.is_empty());
+            if more_coming {
+                break;
+            }
+            p.send(child, Message::NoMore)?;
+            self.waiting.pop_front();
+        }
+        Ok(())
+    }
+
+    fn finished(&self) -> bool {
+        self.exhausted
+            && self.queue.is_empty()
+            && self.ready.is_empty()
+            && self.current.is_none()
+            && self.splits.is_empty()
+            && self.waiting.is_empty()
+            && self.finished_children == self.children.len()
+    }
+
+    fn run(&mut self, p: &mut Proc<J>) -> Result<(), ProcessorError> {
+        loop {
+            // Step 2: messages first.
+            while let Some((link, msg)) = p.try_recv_from(&self.links)? {
+                self.handle(p, link, msg)?;
+            }
+            // Step 3: flood fill.
+            if let Some(up) = self.parent {
+                while !self.exhausted && self.queue.len() + self.requests_out < self.config.queue {
+                    p.send(up, Message::Request)?;
+                    self.requests_out += 1;
+                }
+            }
+            // Step 4: forwarding before execution.
+            self.serve_children(p)?;
+            // Step 5: local execution.
+            let next = match self.current.take() {
+                Some(c) => Some(c),
+                None => self.queue.pop_front().map(|(key, task)| {
+                    let t = self.job.execute_time(&task, self.level);
+                    (key, task, t)
+                }),
+            };
+            if let Some((key, task, remaining)) = next {
+                let job = self.job;
+                let share = job.share(&task);
+                let output = if job.is_real() {
+                    p.compute(|| job.execute(task))
+                } else {
+                    match p.occupy_or_recv(remaining, &self.links)? {
+                        Interrupt::Completed => job.execute(task),
+                        Interrupt::Message {
+                            link,
+                            message,
+                            remaining,
+                        } => {
+                            self.current = Some((key, task, remaining));
+                            self.handle(p, link, message)?;
+                            continue;
+                        }
+                    }
+                };
+                p.occupy_comm(self.config.beta_e);
+                p.record_executed(1);
+                self.executed_share += share;
+                self.deliver(p, key, output)?;
+                continue;
+            }
+            // Step 7: termination.
+            if self.finished() {
+                if let Some(up) = self.parent {
+                    p.send(up, Message::Finished)?;
+                }
+                return Ok(());
+            }
+            let (link, msg) = p.recv_any()?;
+            self.handle(p, link, msg)?;
+        }
+    }
+}
+
+/// Runs `tasks` on `machine` with the engine, and checks that every task's result reached the
+/// root exactly once. Outputs are returned by task index.
+pub fn run<J: Job>(
+    machine: &Machine,
+    job: &J,
+    tasks: Vec<J::Task>,
+    config: &EngineConfig,
+) -> Result<EngineRun<J::Output>, EngineError>
+where
+    J::Task: Send,
+{
+    if tasks.is_empty() {
+        return Err(EngineError::NoTasks);
+    }
+    if config.queue == 0 {
+        return Err(EngineError::ZeroQueue);
+    }
+    let n = machine.topology().len();
+    if let Some(limits) = &config.split_limits {
+        if limits.len() != n {
+            return Err(EngineError::LimitsLength {
+                given: limits.len(),
+                processors: n,
+            });
+        }
+    }
+    let m = tasks.len();
+    let root = machine.topology().root();
+    let source = parking_lot::Mutex::new(Some(tasks));
+    let record = machine.run(|p: &mut Proc<J>| {
+        let queue: VecDeque<(u64, J::Task)> = if p.id() == root {
+            let tasks = source.lock().take().unwrap_or_default();
+            tasks
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (i as u64, t))
+                .collect()
+        } else {
+            VecDeque::new()
+        };
+        let mut node = Node {
+            job,
+            config,
+            parent: p.parent(),
+            children: p.children().to_vec(),
+            links: p.links().to_vec(),
+            level: p.level(),
+            queue,
+            ready: VecDeque::new(),
+            waiting: VecDeque::new(),
+            splits: HashMap::new(),
+            next_split: 0,
+            split_count: 0,
+            split_limit: config.split_limits.as_ref().map_or(u64::MAX, |l| l[p.id()]),
+            requests_out: 0,
+            exhausted: p.parent().is_none(),
+            finished_children: 0,
+            current: None,
+            outputs: Vec::new(),
+            executed_share: 0.0,
+        };
+        node.run(p)?;
+        Ok(NodeResult {
+            outputs: node.outputs,
+            executed_share: node.executed_share,
+            splits: node.split_count,
+        })
+    })?;
+    let mut results = record.results;
+    let root_outputs = std::mem::take(&mut results[root].outputs);
+    let mut outputs: Vec<Option<J::Output>> = (0..m).map(|_| None).collect();
+    for (key, out) in root_outputs {
+        let slot = outputs
+            .get_mut(key as usize)
+            .ok_or(EngineError::Duplicate(key))?;
+        if slot.is_some() {
+            return Err(EngineError::Duplicate(key));
+        }
+        *slot = Some(out);
+    }
+    let missing: Vec<u64> = outputs
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.is_none())
+        .map(|(i, _)| i as u64)
+        .collect();
+    if let Some(&first) = missing.first() {
+        return Err(EngineError::Lost {
+            count: missing.len(),
+            first,
+        });
+    }
+    let total_share: f64 = results.iter().map(|r| r.executed_share).sum();
+    Ok(EngineRun {
+        outputs: outputs.into_iter().flatten().collect(),
+        report: record.report,
+        executed_share: results
+            .iter()
+            .map(|r| r.executed_share / total_share.max(f64::MIN_POSITIVE))
+            .collect(),
+        splits: results.iter().map(|r| r.splits).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use multicomputer_runtime::{MachineConfig, TimeMode, Topology, WaitStrategy};
+
+    /// A synthetic farm: each task is its index and takes a fixed emulated time.
+    struct Farm(Duration);
+
+    impl Job for Farm {
+        type Task = u64;
+        type Output = u64;
+        fn is_real(&self) -> bool {
+            false
+        }
+        fn execute_time(&self, _: &u64, _: u32) -> Duration {
+            self.0
+        }
+        fn execute(&self, task: u64) -> u64 {
+            task * task
+        }
+        fn split(&self, task: u64, _: usize) -> Result<Vec<u64>, u64> {
+            Ok(vec![task])
+        }
+        fn join(&self, mut parts: Vec<u64>) -> u64 {
+            parts.pop().unwrap_or_default()
+        }
+    }
+
+    /// Real mergesort: split halves, sort leaves locally, merge on the way back.
+    struct MergeSort;
+
+    impl Job for MergeSort {
+        type Task = Vec<i64>;
+        type Output = Vec<i64>;
+        fn is_real(&self) -> bool {
+            true
+        }
+        fn execute_time(&self, _: &Vec<i64>, _: u32) -> Duration {
+            Duration::ZERO
+        }
+        fn execute(&self, mut task: Vec<i64>) -> Vec<i64> {
+            task.sort_unstable();
+            task
+        }
+        fn split(&self, task: Vec<i64>, children: usize) -> Result<Vec<Vec<i64>>, Vec<i64>> {
+            if task.len() < 2 || children == 0 {
+                return Err(task);
+            }
+            let k = children.min(task.len());
+            let chunk = task.len().div_ceil(k);
+            Ok(task.chunks(chunk).map(<[i64]>::to_vec).collect())
+        }
+        fn join(&self, parts: Vec<Vec<i64>>) -> Vec<i64> {
+            let mut out: Vec<i64> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+            for part in parts {
+                // Merge `part` into `out`.
+                let mut merged = Vec::with_capacity(out.len() + part.len());
+                let (mut i, mut j) = (0, 0);
+                while i < out.len() && j < part.len() {
+                    if out[i] <= part[j] {
+                        merged.push(out[i]);
+                        i += 1;
+                    } else {
+                        merged.push(part[j]);
+                        j += 1;
+                    }
+                }
+                merged.extend_from_slice(&out[i..]);
+                merged.extend_from_slice(&part[j..]);
+                out = merged;
+            }
+            out
+        }
+        fn share(&self, task: &Vec<i64>) -> f64 {
+            task.len() as f64
+        }
+    }
+
+    fn machine(topology: Topology) -> Machine {
+        let config = MachineConfig {
+            mode: TimeMode::Dilated(1.0),
+            wait: WaitStrategy::Sleep,
+            capacity: 4,
+            ..MachineConfig::default()
+        };
+        Machine::new(topology, config).unwrap()
+    }
+
+    #[test]
+    fn farm_executes_every_task_exactly_once_and_returns_every_result() {
+        let m = machine(Topology::kary_tree(2, 3).unwrap());
+        let config = EngineConfig {
+            beta_e: Duration::from_micros(50),
+            beta_f: Duration::from_micros(100),
+            ..EngineConfig::default()
+        };
+        let tasks: Vec<u64> = (0..200).collect();
+        let run = run(&m, &Farm(Duration::from_millis(1)), tasks, &config).unwrap();
+        assert_eq!(run.outputs, (0..200u64).map(|t| t * t).collect::<Vec<_>>());
+        assert_eq!(run.report.totals.tasks_executed, 200);
+        let share: f64 = run.executed_share.iter().sum();
+        assert!((share - 1.0).abs() < 1e-12);
+        // Every processor took part; forwarded tasks equal splits in a farm.
+        assert!(
+            run.report
+                .per_processor
+                .iter()
+                .all(|p| p.accounting.tasks_executed > 0)
+        );
+        assert_eq!(
+            run.report.totals.tasks_forwarded,
+            run.splits.iter().sum::<u64>()
+        );
+    }
+
+    #[test]
+    fn single_processor_farm_takes_m_times_te_plus_beta_e() {
+        let m = machine(Topology::chain(1).unwrap());
+        let config = EngineConfig {
+            beta_e: Duration::from_micros(50),
+            ..EngineConfig::default()
+        };
+        let run = run(
+            &m,
+            &Farm(Duration::from_millis(1)),
+            (0..20).collect(),
+            &config,
+        )
+        .unwrap();
+        assert_eq!(run.report.makespan(), Duration::from_micros(20 * 1050));
+    }
+
+    #[test]
+    fn split_limits_keep_tasks_where_the_model_puts_them() {
+        let m = machine(Topology::chain(3).unwrap());
+        let config = EngineConfig {
+            split_limits: Some(vec![5, 2, 0]),
+            ..EngineConfig::default()
+        };
+        let run = run(
+            &m,
+            &Farm(Duration::from_micros(500)),
+            (0..30).collect(),
+            &config,
+        )
+        .unwrap();
+        assert_eq!(run.splits, vec![5, 2, 0]);
+        let executed: Vec<u64> = run
+            .report
+            .per_processor
+            .iter()
+            .map(|p| p.accounting.tasks_executed)
+            .collect();
+        assert_eq!(executed, vec![25, 3, 2]);
+    }
+
+    #[test]
+    fn mergesort_on_a_tree_equals_the_sequential_sort() {
+        let m = machine(Topology::kary_tree(2, 3).unwrap());
+        // Pseudo-random values, with repeats and negatives.
+        let tasks: Vec<Vec<i64>> = (0..6)
+            .map(|t| {
+                (0..500)
+                    .map(|i| ((i * 7919 + t * 104_729) % 1001) as i64 - 500)
+                    .collect()
+            })
+            .collect();
+        let expected: Vec<Vec<i64>> = tasks
+            .iter()
+            .map(|t| {
+                let mut s = t.clone();
+                s.sort();
+                s
+            })
+            .collect();
+        let run = run(&m, &MergeSort, tasks, &EngineConfig::default()).unwrap();
+        assert_eq!(run.outputs, expected);
+    }
+
+    #[test]
+    fn engine_rejects_empty_work_and_bad_limits() {
+        let m = machine(Topology::chain(2).unwrap());
+        let farm = Farm(Duration::from_micros(10));
+        assert_eq!(
+            run(&m, &farm, vec![], &EngineConfig::default()).unwrap_err(),
+            EngineError::NoTasks
+        );
+        let zero = EngineConfig {
+            queue: 0,
+            ..EngineConfig::default()
+        };
+        assert_eq!(
+            run(&m, &farm, vec![1], &zero).unwrap_err(),
+            EngineError::ZeroQueue
+        );
+        let limits = EngineConfig {
+            split_limits: Some(vec![1]),
+            ..EngineConfig::default()
+        };
+        assert!(matches!(
+            run(&m, &farm, vec![1], &limits).unwrap_err(),
+            EngineError::LimitsLength {
+                given: 1,
+                processors: 2
+            }
+        ));
+    }
+}
