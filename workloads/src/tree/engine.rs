@@ -154,6 +154,8 @@ pub enum EngineError {
 pub struct EngineRun<R> {
     /// The result of each top-level task, by task index.
     pub outputs: Vec<R>,
+    /// Emulated times at which results reached the root, in arrival order.
+    pub result_times: Vec<Duration>,
     /// The machine's run report (emulated makespan, accounting, fidelity).
     pub report: RunReport,
     /// Share of the M tasks executed by each processor (Σ = 1).
@@ -163,7 +165,7 @@ pub struct EngineRun<R> {
 }
 
 struct NodeResult<R> {
-    outputs: Vec<(u64, R)>,
+    outputs: Vec<(u64, R, Duration)>,
     executed_share: f64,
     splits: u64,
 }
@@ -195,7 +197,7 @@ struct Node<'a, J: Job> {
     exhausted: bool,
     finished_children: usize,
     current: Option<(u64, J::Task, Duration)>,
-    outputs: Vec<(u64, J::Output)>,
+    outputs: Vec<(u64, J::Output, Duration)>,
     executed_share: f64,
 }
 
@@ -233,7 +235,7 @@ impl<J: Job> Node<'_, J> {
         match self.parent {
             Some(up) => p.send(up, Message::Result { key, output }),
             None => {
-                self.outputs.push((key, output));
+                self.outputs.push((key, output, p.now()));
                 Ok(())
             }
         }
@@ -276,59 +278,30 @@ impl<J: Job> Node<'_, J> {
         self.deliver(p, done.parent_key, joined)
     }
 
-    /// Step 4: hand subtasks to waiting children, splitting queued tasks as needed.
+    /// Step 4: the forwarder. Like the paper's high-priority forwarding process, it takes the
+    /// next queued task as soon as its slot (`ready`) is empty, splits it, and hands the
+    /// subtasks to children as their requests come in.
     fn serve_children(&mut self, p: &mut Proc<J>) -> Result<(), ProcessorError> {
-        while let Some(&child) = self.waiting.front() {
+        if self.children.is_empty() {
+            return Ok(());
+        }
+        loop {
+            if self.ready.is_empty() && self.split_count < self.split_limit {
+                if let Some((parent_key, task)) = self.queue.pop_front() {
+                    if let Err(task) = self.split(p, parent_key, task)? {
+                        // Cannot be split: it stays here to be executed locally.
+                        self.queue.push_front((parent_key, task));
+                    }
+                }
+            }
+            let Some(&child) = self.waiting.front() else {
+                break;
+            };
             if let Some((key, task)) = self.ready.pop_front() {
                 p.send(child, Message::Task { key, task })?;
                 p.record_forwarded(1);
                 self.waiting.pop_front();
                 continue;
-            }
-            if self.split_count < self.split_limit {
-                if let Some((parent_key, task)) = self.queue.pop_front() {
-                    let job = self.job;
-                    let fanout = self.children.len();
-                    let split = if job.is_real() {
-                        p.compute(|| job.split(task, fanout))
-                    } else {
-                        job.split(task, fanout)
-                    };
-                    match split {
-                        Ok(subtasks) if !subtasks.is_empty() && subtasks.len() < 1 << SUB_BITS => {
-                            if !job.is_real() {
-                                p.occupy(job.split_time(self.level));
-                            }
-                            p.occupy_comm(self.config.beta_f);
-                            let id = self.next_split;
-                            self.next_split += 1;
-                            self.split_count += 1;
-                            let n = subtasks.len();
-                            for (i, sub) in subtasks.into_iter().enumerate() {
-                                self.ready.push_back(((id << SUB_BITS) | i as u64, sub));
-                            }
-                            self.splits.insert(
-                                id,
-                                PendingSplit {
-                                    parent_key,
-                                    parts: (0..n).map(|_| None).collect(),
-                                    remaining: n,
-                                },
-                            );
-                            continue;
-                        }
-                        Ok(_) => {
-                            return Err(ProcessorError::Program(
-                                "a split produced no subtasks or too many".into(),
-                            ));
-                        }
-                        Err(task) => {
-                            // Cannot be split: it stays here to be executed locally.
-                            self.queue.push_front((parent_key, task));
-                            break;
-                        }
-                    }
-                }
             }
             // Nothing to hand out now. If nothing will come either, say so.
             let more_coming =
@@ -338,6 +311,62 @@ impl<J: Job> Node<'_, J> {
             }
             p.send(child, Message::NoMore)?;
             self.waiting.pop_front();
+        }
+        Ok(())
+    }
+
+    /// Splits a task into the forwarder's slot (`T_s + β_f`), or gives it back.
+    fn split(
+        &mut self,
+        p: &mut Proc<J>,
+        parent_key: u64,
+        task: J::Task,
+    ) -> Result<Result<(), J::Task>, ProcessorError> {
+        let job = self.job;
+        let fanout = self.children.len();
+        let split = if job.is_real() {
+            p.compute(|| job.split(task, fanout))
+        } else {
+            job.split(task, fanout)
+        };
+        let subtasks = match split {
+            Ok(s) if !s.is_empty() && s.len() < 1 << SUB_BITS => s,
+            Ok(_) => {
+                return Err(ProcessorError::Program(
+                    "a split produced no subtasks or too many".into(),
+                ));
+            }
+            Err(task) => return Ok(Err(task)),
+        };
+        if !job.is_real() {
+            p.occupy(job.split_time(self.level));
+        }
+        p.occupy_comm(self.config.beta_f);
+        let id = self.next_split;
+        self.next_split += 1;
+        self.split_count += 1;
+        let n = subtasks.len();
+        for (i, sub) in subtasks.into_iter().enumerate() {
+            self.ready.push_back(((id << SUB_BITS) | i as u64, sub));
+        }
+        self.splits.insert(
+            id,
+            PendingSplit {
+                parent_key,
+                parts: (0..n).map(|_| None).collect(),
+                remaining: n,
+            },
+        );
+        Ok(Ok(()))
+    }
+
+    /// Step 3: top the queue plus outstanding requests up to the queue's capacity.
+    fn flood_fill(&mut self, p: &mut Proc<J>) -> Result<(), ProcessorError> {
+        if let Some(up) = self.parent {
+            while !self.exhausted && self.queue.len() + self.requests_out < self.config.queue {
+                p.send(up, Message::Request)?;
+                self.requests_out += 1;
+            }
         }
         Ok(())
     }
@@ -358,15 +387,10 @@ impl<J: Job> Node<'_, J> {
             while let Some((link, msg)) = p.try_recv_from(&self.links)? {
                 self.handle(p, link, msg)?;
             }
-            // Step 3: flood fill.
-            if let Some(up) = self.parent {
-                while !self.exhausted && self.queue.len() + self.requests_out < self.config.queue {
-                    p.send(up, Message::Request)?;
-                    self.requests_out += 1;
-                }
-            }
             // Step 4: forwarding before execution.
             self.serve_children(p)?;
+            // Step 3: flood fill (after forwarding, which may have freed queue slots).
+            self.flood_fill(p)?;
             // Step 5: local execution.
             let next = match self.current.take() {
                 Some(c) => Some(c),
@@ -376,6 +400,8 @@ impl<J: Job> Node<'_, J> {
                 }),
             };
             if let Some((key, task, remaining)) = next {
+                // Taking a task frees a slot: ask for the next one before starting on this.
+                self.flood_fill(p)?;
                 let job = self.job;
                 let share = job.share(&task);
                 let output = if job.is_real() {
@@ -484,7 +510,8 @@ where
     let mut results = record.results;
     let root_outputs = std::mem::take(&mut results[root].outputs);
     let mut outputs: Vec<Option<J::Output>> = (0..m).map(|_| None).collect();
-    for (key, out) in root_outputs {
+    let result_times: Vec<Duration> = root_outputs.iter().map(|(_, _, t)| *t).collect();
+    for (key, out, _) in root_outputs {
         let slot = outputs
             .get_mut(key as usize)
             .ok_or(EngineError::Duplicate(key))?;
@@ -508,6 +535,7 @@ where
     let total_share: f64 = results.iter().map(|r| r.executed_share).sum();
     Ok(EngineRun {
         outputs: outputs.into_iter().flatten().collect(),
+        result_times,
         report: record.report,
         executed_share: results
             .iter()
@@ -647,6 +675,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(run.report.makespan(), Duration::from_micros(20 * 1050));
+        assert_eq!(run.result_times[0], Duration::from_micros(1050));
+        assert_eq!(run.result_times.len(), 20);
     }
 
     #[test]
