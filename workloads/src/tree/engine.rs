@@ -573,56 +573,6 @@ mod tests {
         }
     }
 
-    /// Real mergesort: split halves, sort leaves locally, merge on the way back.
-    struct MergeSort;
-
-    impl Job for MergeSort {
-        type Task = Vec<i64>;
-        type Output = Vec<i64>;
-        fn is_real(&self) -> bool {
-            true
-        }
-        fn execute_time(&self, _: &Vec<i64>, _: u32) -> Duration {
-            Duration::ZERO
-        }
-        fn execute(&self, mut task: Vec<i64>) -> Vec<i64> {
-            task.sort_unstable();
-            task
-        }
-        fn split(&self, task: Vec<i64>, children: usize) -> Result<Vec<Vec<i64>>, Vec<i64>> {
-            if task.len() < 2 || children == 0 {
-                return Err(task);
-            }
-            let k = children.min(task.len());
-            let chunk = task.len().div_ceil(k);
-            Ok(task.chunks(chunk).map(<[i64]>::to_vec).collect())
-        }
-        fn join(&self, parts: Vec<Vec<i64>>) -> Vec<i64> {
-            let mut out: Vec<i64> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-            for part in parts {
-                // Merge `part` into `out`.
-                let mut merged = Vec::with_capacity(out.len() + part.len());
-                let (mut i, mut j) = (0, 0);
-                while i < out.len() && j < part.len() {
-                    if out[i] <= part[j] {
-                        merged.push(out[i]);
-                        i += 1;
-                    } else {
-                        merged.push(part[j]);
-                        j += 1;
-                    }
-                }
-                merged.extend_from_slice(&out[i..]);
-                merged.extend_from_slice(&part[j..]);
-                out = merged;
-            }
-            out
-        }
-        fn share(&self, task: &Vec<i64>) -> f64 {
-            task.len() as f64
-        }
-    }
-
     fn machine(topology: Topology) -> Machine {
         let config = MachineConfig {
             mode: TimeMode::Dilated(1.0),
@@ -701,29 +651,6 @@ mod tests {
             .map(|p| p.accounting.tasks_executed)
             .collect();
         assert_eq!(executed, vec![25, 3, 2]);
-    }
-
-    #[test]
-    fn mergesort_on_a_tree_equals_the_sequential_sort() {
-        let m = machine(Topology::kary_tree(2, 3).unwrap());
-        // Pseudo-random values, with repeats and negatives.
-        let tasks: Vec<Vec<i64>> = (0..6)
-            .map(|t| {
-                (0..500)
-                    .map(|i| ((i * 7919 + t * 104_729) % 1001) as i64 - 500)
-                    .collect()
-            })
-            .collect();
-        let expected: Vec<Vec<i64>> = tasks
-            .iter()
-            .map(|t| {
-                let mut s = t.clone();
-                s.sort();
-                s
-            })
-            .collect();
-        let run = run(&m, &MergeSort, tasks, &EngineConfig::default()).unwrap();
-        assert_eq!(run.outputs, expected);
     }
 
     #[test]
