@@ -7,8 +7,9 @@
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use crossbeam_channel::{TryRecvError, bounded};
-use multicomputer_runtime::{Machine, MachineConfig, TimeMode, Topology, WaitStrategy};
+use multicomputer_runtime::{
+    Machine, MachineConfig, TimeMode, Topology, WaitStrategy, bare_pingpong,
+};
 
 fn native(strategy: WaitStrategy, processors: usize) -> Option<Machine> {
     let config = MachineConfig {
@@ -21,40 +22,9 @@ fn native(strategy: WaitStrategy, processors: usize) -> Option<Machine> {
 }
 
 /// Time of `iters` one-way messages (half round trips) between two pinned spinning threads.
-fn bare_pingpong(iters: u64) -> Duration {
+fn bare(iters: u64) -> Duration {
     let cores = core_affinity::get_core_ids().unwrap_or_default();
-    let (ping_tx, ping_rx) = bounded::<u64>(1);
-    let (pong_tx, pong_rx) = bounded::<u64>(1);
-    let round_trips = iters.div_ceil(2);
-    std::thread::scope(|s| {
-        let c1 = cores.get(1).copied();
-        s.spawn(move || {
-            if let Some(c) = c1 {
-                core_affinity::set_for_current(c);
-            }
-            loop {
-                match ping_rx.try_recv() {
-                    Ok(v) => while pong_tx.try_send(v).is_err() {},
-                    Err(TryRecvError::Empty) => std::hint::spin_loop(),
-                    Err(TryRecvError::Disconnected) => return,
-                }
-            }
-        });
-        let c0 = cores.first().copied();
-        s.spawn(move || {
-            if let Some(c) = c0 {
-                core_affinity::set_for_current(c);
-            }
-            let t = Instant::now();
-            for i in 0..round_trips {
-                while ping_tx.try_send(i).is_err() {}
-                while pong_rx.try_recv().is_err() {}
-            }
-            t.elapsed()
-        })
-        .join()
-        .unwrap_or_default()
-    })
+    bare_pingpong(iters.div_ceil(2), &cores)
 }
 
 fn runtime_pingpong(machine: &Machine, iters: u64) -> Duration {
@@ -87,7 +57,7 @@ fn messages(c: &mut Criterion) {
         return;
     };
     let mut g = c.benchmark_group("one_way_message");
-    g.bench_function("bare_crossbeam_spin", |b| b.iter_custom(bare_pingpong));
+    g.bench_function("bare_crossbeam_spin", |b| b.iter_custom(bare));
     g.bench_function("runtime_native_spin", |b| {
         b.iter_custom(|iters| runtime_pingpong(&machine, iters))
     });

@@ -142,15 +142,14 @@ fn host_name() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-/// One-way cost of a message between two threads spinning on `try_recv`, ns (half the median
-/// round trip over batches).
-pub(crate) fn message_spin_ns(samples: usize, cores: &[core_affinity::CoreId]) -> f64 {
-    const BATCH: usize = 200;
+/// Wall time of `round_trips` round trips of a bare crossbeam `bounded(1)` ping-pong between
+/// two threads spinning on `try_recv`/`try_send`, pinned to the first two of `cores` (if
+/// given). The yardstick for the runtime's own per-message cost.
+pub fn bare_pingpong(round_trips: u64, cores: &[core_affinity::CoreId]) -> Duration {
     let (ping_tx, ping_rx) = crossbeam_channel::bounded::<u64>(1);
     let (pong_tx, pong_rx) = crossbeam_channel::bounded::<u64>(1);
     let echo_core = cores.get(1).copied();
     let main_core = cores.first().copied();
-    let rounds = samples.max(5);
     std::thread::scope(|s| {
         s.spawn(move || {
             if let Some(c) = echo_core {
@@ -168,31 +167,34 @@ pub(crate) fn message_spin_ns(samples: usize, cores: &[core_affinity::CoreId]) -
                 }
             }
         });
-        let handle = s.spawn(move || {
+        s.spawn(move || {
             if let Some(c) = main_core {
                 core_affinity::set_for_current(c);
             }
-            let mut batches = Vec::with_capacity(rounds);
-            for _ in 0..rounds {
-                let t = Instant::now();
-                for i in 0..BATCH as u64 {
-                    while ping_tx.try_send(i).is_err() {
-                        std::hint::spin_loop();
-                    }
-                    loop {
-                        if pong_rx.try_recv().is_ok() {
-                            break;
-                        }
-                        std::hint::spin_loop();
-                    }
+            let t = Instant::now();
+            for i in 0..round_trips {
+                while ping_tx.try_send(i).is_err() {
+                    std::hint::spin_loop();
                 }
-                batches.push(t.elapsed().as_nanos() as f64 / BATCH as f64 / 2.0);
+                while pong_rx.try_recv().is_err() {
+                    std::hint::spin_loop();
+                }
             }
-            drop(ping_tx);
-            median(batches)
-        });
-        handle.join().unwrap_or(f64::NAN)
+            t.elapsed()
+        })
+        .join()
+        .unwrap_or_default()
     })
+}
+
+/// One-way cost of a message between two spinning threads, ns: half the median round trip
+/// over batches.
+fn message_spin_ns(samples: usize, cores: &[core_affinity::CoreId]) -> f64 {
+    const BATCH: u64 = 200;
+    let batches = (0..samples.max(5))
+        .map(|_| bare_pingpong(BATCH, cores).as_nanos() as f64 / BATCH as f64 / 2.0)
+        .collect();
+    median(batches)
 }
 
 /// One-way cost of a message to a receiver parked in `recv`, ns (median).

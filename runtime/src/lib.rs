@@ -73,7 +73,7 @@ mod processor;
 mod topology;
 mod trace;
 
-pub use calibrate::{CalibrateOptions, MachineProfile, OccupyError, calibrate};
+pub use calibrate::{CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate};
 pub use clock::{
     AUTO_LATENESS_SHARE, Fidelity, HYBRID_MARGIN, LatenessStats, TimeMode, WaitStrategy,
     choose_dilation, minimise_timer_slack, thread_cpu_time,

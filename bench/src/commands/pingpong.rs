@@ -4,8 +4,9 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use crossbeam_channel::{TryRecvError, bounded};
-use multicomputer_runtime::{Machine, MachineConfig, TimeMode, Topology, WaitStrategy};
+use multicomputer_runtime::{
+    Machine, MachineConfig, TimeMode, Topology, WaitStrategy, bare_pingpong,
+};
 use serde::Serialize;
 
 use crate::cli::PingpongArgs;
@@ -27,43 +28,7 @@ pub(crate) struct PingpongResult {
 }
 
 fn bare(round_trips: u64, cores: &[core_affinity::CoreId]) -> f64 {
-    let (ping_tx, ping_rx) = bounded::<u64>(1);
-    let (pong_tx, pong_rx) = bounded::<u64>(1);
-    let (c0, c1) = (cores[0], cores[1]);
-    std::thread::scope(|s| {
-        s.spawn(move || {
-            core_affinity::set_for_current(c1);
-            loop {
-                match ping_rx.try_recv() {
-                    Ok(v) => {
-                        while pong_tx.try_send(v).is_err() {
-                            std::hint::spin_loop();
-                        }
-                    }
-                    Err(TryRecvError::Empty) => std::hint::spin_loop(),
-                    Err(TryRecvError::Disconnected) => return,
-                }
-            }
-        });
-        s.spawn(move || {
-            core_affinity::set_for_current(c0);
-            let t = Instant::now();
-            for i in 0..round_trips {
-                while ping_tx.try_send(i).is_err() {
-                    std::hint::spin_loop();
-                }
-                loop {
-                    match pong_rx.try_recv() {
-                        Ok(_) => break,
-                        Err(_) => std::hint::spin_loop(),
-                    }
-                }
-            }
-            t.elapsed().as_nanos() as f64 / round_trips as f64 / 2.0
-        })
-        .join()
-        .unwrap_or(f64::NAN)
-    })
+    bare_pingpong(round_trips, cores).as_nanos() as f64 / round_trips as f64 / 2.0
 }
 
 fn runtime(round_trips: u64) -> Result<f64> {

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Machine, Payload, Topology};
+use multicomputer_runtime::{Machine, Payload};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use serde::Serialize;
@@ -257,17 +257,6 @@ pub struct DncRun<R> {
     pub engine: EngineRun<R>,
 }
 
-impl<R> DncRun<R> {
-    /// Shares of the work executed per level, index 0 = level 1: the measured f_i.
-    pub fn fractions_by_level(&self, topology: &Topology) -> Vec<f64> {
-        let mut f = vec![0.0; topology.levels() as usize];
-        for (i, share) in self.engine.executed_share.iter().enumerate() {
-            f[topology.level(i) as usize - 1] += share;
-        }
-        f
-    }
-}
-
 /// Runs a synthetic divide-and-conquer program and checks that every task's work units came
 /// back whole (each piece executed exactly once).
 pub fn run_synthetic(
@@ -334,7 +323,7 @@ pub fn run_mergesort(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use multicomputer_runtime::{MachineConfig, TimeMode, WaitStrategy};
+    use multicomputer_runtime::{MachineConfig, TimeMode, Topology, WaitStrategy};
 
     fn machine(t: Topology) -> Machine {
         let config = MachineConfig {
@@ -373,7 +362,7 @@ mod tests {
             )
             .unwrap();
             assert_eq!(run.engine.outputs.len(), 40);
-            let f: f64 = run.fractions_by_level(&t).iter().sum();
+            let f: f64 = run.engine.fractions_by_level(&t).iter().sum();
             assert!((f - 1.0).abs() < 1e-9, "{splitting:?}: Σ f = {f}");
             assert!(run.engine.splits[0] > 0, "the root split some tasks");
         }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Machine, Payload, Topology};
+use multicomputer_runtime::{Machine, Payload};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use serde::Serialize;
@@ -232,18 +232,6 @@ pub struct FarmRun {
     pub engine: EngineRun<PacketResult>,
 }
 
-impl FarmRun {
-    /// Shares of the M tasks executed per level, index 0 = level 1 (the leaves): the measured
-    /// f_i.
-    pub fn fractions_by_level(&self, topology: &Topology) -> Vec<f64> {
-        let mut f = vec![0.0; topology.levels() as usize];
-        for (i, share) in self.engine.executed_share.iter().enumerate() {
-            f[topology.level(i) as usize - 1] += share;
-        }
-        f
-    }
-}
-
 /// Runs a farm on `machine` with the engine's overheads, and checks every task's value
 /// against the sequential reference's.
 pub fn run(
@@ -293,7 +281,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use multicomputer_runtime::{MachineConfig, TimeMode, WaitStrategy};
+    use multicomputer_runtime::{MachineConfig, TimeMode, Topology, WaitStrategy};
 
     fn machine(t: Topology) -> Machine {
         let config = MachineConfig {
@@ -345,7 +333,7 @@ mod tests {
         let run = run(&machine(t.clone()), &spec, &EngineConfig::default()).unwrap();
         assert_eq!(run.values, sequential(&spec));
         assert_eq!(run.values.iter().sum::<u64>(), count_primes(0, 30_000));
-        let f: f64 = run.fractions_by_level(&t).iter().sum();
+        let f: f64 = run.engine.fractions_by_level(&t).iter().sum();
         assert!((f - 1.0).abs() < 1e-12);
     }
 

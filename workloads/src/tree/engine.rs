@@ -164,6 +164,18 @@ pub struct EngineRun<R> {
     pub splits: Vec<u64>,
 }
 
+impl<R> EngineRun<R> {
+    /// Shares of the work executed per level, index 0 = level 1 (the leaves): the measured
+    /// f_i of the paper (Σ = 1).
+    pub fn fractions_by_level(&self, topology: &multicomputer_runtime::Topology) -> Vec<f64> {
+        let mut f = vec![0.0; topology.levels() as usize];
+        for (i, share) in self.executed_share.iter().enumerate() {
+            f[topology.level(i) as usize - 1] += share;
+        }
+        f
+    }
+}
+
 struct NodeResult<R> {
     outputs: Vec<(u64, R, Duration)>,
     executed_share: f64,
