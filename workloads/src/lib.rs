@@ -2,4 +2,5 @@
 //! analytic model, and the analysis (least squares) shared by all of them.
 
 pub mod analysis;
+pub mod dnc;
 pub mod farm;
