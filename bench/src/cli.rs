@@ -7,6 +7,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use multicomputer_runtime::Topology;
 
+use crate::commands::farm::{FarmArgs, PredictFarmArgs};
+
 /// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
 /// threads, run parallel programs on it and compare them with analytic performance models.
 ///
@@ -33,8 +35,21 @@ pub(crate) enum Command {
     Emulate(Box<EmulateArgs>),
     /// Compare the runtime's per-message cost with a bare crossbeam ping-pong, in one run.
     Pingpong(PingpongArgs),
+    /// Run a processor farm on the tree task engine and print measured beside predicted
+    /// (throughput, speedup, makespan, per-level task fractions f_i).
+    Farm(Box<FarmArgs>),
+    /// Print a model's prediction alone (no run).
+    #[command(subcommand)]
+    Predict(PredictCommand),
     /// The default tour (what running with no command does).
     Tour,
+}
+
+/// What `predict` predicts.
+#[derive(Debug, Subcommand)]
+pub(crate) enum PredictCommand {
+    /// The processor-farm model (steady state, start-up, speedup, f_i).
+    Farm(Box<PredictFarmArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -75,7 +90,7 @@ pub(crate) enum WaitArg {
 }
 
 /// Options every emulated run shares.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct MachineArgs {
     /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS or parents:FILE.
     #[arg(long, short, value_parser = parse_topology, default_value = "binary:3")]
@@ -171,7 +186,7 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 250us, 1ms, 1.5s"))
 }
 
-fn parse_topology(s: &str) -> Result<Topology, String> {
+pub(crate) fn parse_topology(s: &str) -> Result<Topology, String> {
     Topology::parse(s).map_err(|e| e.to_string())
 }
 

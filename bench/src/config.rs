@@ -26,12 +26,39 @@ pub(crate) fn load_profile(
     }
 }
 
+/// Overlapped transfer time of a message of `bytes` bytes with these link costs, in seconds.
+pub(crate) fn transfer_s(args: &MachineArgs, bytes: u64) -> f64 {
+    args.latency.as_secs_f64() + args.per_byte.as_secs_f64() * bytes as f64
+}
+
+/// Builds a machine for the tree engine: links must buffer a processor's whole flood-fill
+/// window (queue + a request + a no-more), so the capacity is raised to `queue + 2` if lower.
+pub(crate) fn machine_for_engine(
+    args: &MachineArgs,
+    out: &Path,
+    queue: usize,
+    compute_share: f64,
+    smallest_cost: Option<Duration>,
+) -> Result<Machine, UsageError> {
+    build(args, out, compute_share, smallest_cost, queue + 2)
+}
+
 /// Builds a machine from validated arguments.
 pub(crate) fn machine(
     args: &MachineArgs,
     out: &Path,
     compute_share: f64,
     smallest_cost: Option<Duration>,
+) -> Result<Machine, UsageError> {
+    build(args, out, compute_share, smallest_cost, 1)
+}
+
+fn build(
+    args: &MachineArgs,
+    out: &Path,
+    compute_share: f64,
+    smallest_cost: Option<Duration>,
+    min_capacity: usize,
 ) -> Result<Machine, UsageError> {
     let mode = match (args.mode, args.dilation) {
         (ModeArg::Dilated, Some(d)) if d.is_finite() && d >= 1.0 => TimeMode::Dilated(d),
@@ -71,7 +98,9 @@ pub(crate) fn machine(
         mode,
         wait,
         link,
-        capacity: usize::try_from(args.capacity).unwrap_or(usize::MAX),
+        capacity: usize::try_from(args.capacity)
+            .unwrap_or(usize::MAX)
+            .max(min_capacity),
         trace: args.trace.is_some(),
         compute_share,
         smallest_cost,

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, PredictCommand};
 
 /// Bad input found after parsing: reported with the argument it concerns, exit code 2.
 #[derive(Debug)]
@@ -29,6 +29,8 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Calibrate(a)) => commands::calibrate::run(a, &cli.out),
         Some(Command::Emulate(a)) => commands::emulate::run(a, &cli.out),
         Some(Command::Pingpong(a)) => commands::pingpong::run(a),
+        Some(Command::Farm(a)) => commands::farm::run(a, &cli.out),
+        Some(Command::Predict(PredictCommand::Farm(a))) => commands::farm::predict(a),
     }
 }
 

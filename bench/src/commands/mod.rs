@@ -2,5 +2,6 @@
 
 pub(crate) mod calibrate;
 pub(crate) mod emulate;
+pub(crate) mod farm;
 pub(crate) mod pingpong;
 pub(crate) mod tour;

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use multicomputer_runtime::{
     Interrupt, LinkId, Machine, Payload, Processor, ProcessorError, RunError, RunReport,
+    thread_cpu_time,
 };
 use thiserror::Error;
 
@@ -208,9 +209,23 @@ struct Node<'a, J: Job> {
     requests_out: usize,
     exhausted: bool,
     finished_children: usize,
-    current: Option<(u64, J::Task, Duration)>,
+    current: Option<Current<J>>,
     outputs: Vec<(u64, J::Output, Duration)>,
     executed_share: f64,
+}
+
+/// A task being executed locally: synthetic work still to be done, or real work already
+/// computed whose CPU time is being spent in emulated time.
+enum Work<J: Job> {
+    Pending(J::Task),
+    Done(J::Output),
+}
+
+struct Current<J: Job> {
+    key: u64,
+    share: f64,
+    work: Work<J>,
+    remaining: Duration,
 }
 
 type Proc<J> = Processor<Message<<J as Job>::Task, <J as Job>::Output>>;
@@ -403,39 +418,55 @@ impl<J: Job> Node<'_, J> {
             self.serve_children(p)?;
             // Step 3: flood fill (after forwarding, which may have freed queue slots).
             self.flood_fill(p)?;
-            // Step 5: local execution.
+            // Step 5: local execution, pre-emptible in emulated time.
             let next = match self.current.take() {
                 Some(c) => Some(c),
                 None => self.queue.pop_front().map(|(key, task)| {
-                    let t = self.job.execute_time(&task, self.level);
-                    (key, task, t)
+                    let job = self.job;
+                    let share = job.share(&task);
+                    let work = if job.is_real() {
+                        // Real work runs now, uncharged; its CPU time becomes the emulated
+                        // duration below, during which messages pre-empt it as usual.
+                        let before = thread_cpu_time();
+                        let output = job.execute(task);
+                        let spent = thread_cpu_time().saturating_sub(before);
+                        (Work::Done(output), spent)
+                    } else {
+                        let t = job.execute_time(&task, self.level);
+                        (Work::Pending(task), t)
+                    };
+                    Current {
+                        key,
+                        share,
+                        work: work.0,
+                        remaining: work.1,
+                    }
                 }),
             };
-            if let Some((key, task, remaining)) = next {
+            if let Some(mut current) = next {
                 // Taking a task frees a slot: ask for the next one before starting on this.
                 self.flood_fill(p)?;
-                let job = self.job;
-                let share = job.share(&task);
-                let output = if job.is_real() {
-                    p.compute(|| job.execute(task))
-                } else {
-                    match p.occupy_or_recv(remaining, &self.links)? {
-                        Interrupt::Completed => job.execute(task),
-                        Interrupt::Message {
-                            link,
-                            message,
-                            remaining,
-                        } => {
-                            self.current = Some((key, task, remaining));
-                            self.handle(p, link, message)?;
-                            continue;
-                        }
+                match p.occupy_or_recv(current.remaining, &self.links)? {
+                    Interrupt::Completed => {}
+                    Interrupt::Message {
+                        link,
+                        message,
+                        remaining,
+                    } => {
+                        current.remaining = remaining;
+                        self.current = Some(current);
+                        self.handle(p, link, message)?;
+                        continue;
                     }
+                }
+                let output = match current.work {
+                    Work::Done(output) => output,
+                    Work::Pending(task) => self.job.execute(task),
                 };
                 p.occupy_comm(self.config.beta_e);
                 p.record_executed(1);
-                self.executed_share += share;
-                self.deliver(p, key, output)?;
+                self.executed_share += current.share;
+                self.deliver(p, current.key, output)?;
                 continue;
             }
             // Step 7: termination.

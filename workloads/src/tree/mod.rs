@@ -33,10 +33,11 @@
 //!    subtask, splitting the next queued task if no subtask is ready (`T_s + β_f`). With
 //!    model-guided limits (for small M), processor i splits no more than its limit. When the
 //!    supply is exhausted and nothing is left to hand out, waiting children are told *no-more*.
-//! 5. **Local execution.** Otherwise the processor executes the next queued task. Emulated
-//!    execution is low priority: a message arriving part-way pre-empts it (as the transputer's
-//!    high-priority forwarding process did); the processor handles it (steps 2–4) and resumes
-//!    the rest. Real work runs to completion between messages.
+//! 5. **Local execution.** Otherwise the processor executes the next queued task. Execution is
+//!    low priority: a message arriving part-way pre-empts it (as the transputer's high-priority
+//!    forwarding process did); the processor handles it (steps 2–4) and resumes the rest. Real
+//!    work is computed first, uncharged, and its CPU time then spent as a pre-emptible emulated
+//!    interval, so real tasks are pre-empted at the right emulated instants too.
 //! 6. **Result gathering.** A locally executed task's result goes to the parent; subtask
 //!    results are joined (`T_j`) once all have returned, then go up; the root collects results.
 //! 7. **Termination.** A processor whose supply is exhausted, whose queue, subtasks and

@@ -1,0 +1,446 @@
+//! `multicomputer farm` and `predict farm`: a processor farm measured beside its model.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use multicomputer_runtime::{Fidelity, Machine, Topology, TopologyKind, thread_cpu_time};
+use multicomputer_workloads::farm::{
+    self, FarmModel, FarmSpec, FarmTopology, Kernel, Prediction, ProcessorCosts, TaskTimes,
+    TreeShape, flood_fill_tree,
+};
+use multicomputer_workloads::tree::EngineConfig;
+use serde::Serialize;
+
+use crate::UsageError;
+use crate::cli::{MachineArgs, parse_duration};
+use crate::config;
+use crate::output::{human_ns, print_json, table};
+
+/// Distribution of synthetic task times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+pub(crate) enum TimesArg {
+    /// Every task takes T_e.
+    Constant,
+    /// Uniform on [0, 2 T_e].
+    Uniform,
+    /// Exponential with mean T_e.
+    Exponential,
+}
+
+/// What the tasks compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+pub(crate) enum KernelArg {
+    /// Emulated work of T_e per task.
+    Synthetic,
+    /// Real work: count the primes in --grain integers per task (charged by CPU time).
+    Primes,
+}
+
+/// The engine's overheads and flow control, shared by farm and dnc.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct EngineArgs {
+    /// β_e: start-up overhead per locally executed task (message), e.g. 50us.
+    #[arg(long, value_parser = parse_duration, default_value = "50us", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) beta_e: Duration,
+    /// β_f: start-up overhead per forwarded (split) task, e.g. 100us.
+    #[arg(long, value_parser = parse_duration, default_value = "100us", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) beta_f: Duration,
+    /// Queue of unprocessed tasks per processor (flood fill); the paper used 1–2.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) queue: u64,
+    /// Model-guided flow control (for small M): processor i forwards no more than the model's
+    /// share of its subtree, F_{i−1}·M.
+    #[arg(long)]
+    pub(crate) guided: bool,
+}
+
+/// `multicomputer farm`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct FarmArgs {
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    #[command(flatten)]
+    pub(crate) engine: EngineArgs,
+    #[command(flatten)]
+    pub(crate) work: FarmWorkArgs,
+    /// Print one JSON object on stdout instead of tables.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// The farm's tasks.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct FarmWorkArgs {
+    /// M, the number of tasks.
+    #[arg(long, short = 'm', default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) tasks: u64,
+    /// T_e, the (mean) execution time of a task.
+    #[arg(long, value_parser = parse_duration, default_value = "1ms", value_name = "DURATION", allow_hyphen_values = true)]
+    pub(crate) te: Duration,
+    /// Distribution of task times around T_e (synthetic kernel).
+    #[arg(long, value_enum, default_value_t = TimesArg::Constant)]
+    pub(crate) times: TimesArg,
+    /// What tasks compute.
+    #[arg(long, value_enum, default_value_t = KernelArg::Synthetic)]
+    pub(crate) kernel: KernelArg,
+    /// Integers examined per task by the prime kernel (its grain).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) grain: u64,
+    /// g, tasks packed into one message.
+    #[arg(long, short = 'g', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) granularity: u32,
+    /// Bytes of one task in a message (its transfer time is bytes × --per-byte).
+    #[arg(long, default_value_t = 64)]
+    pub(crate) task_bytes: u64,
+    /// Bytes of one task's result.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) result_bytes: u64,
+    /// Seed of the task-time draws.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+}
+
+/// Measured quantities, with the same keys as the prediction.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Measured {
+    pub(crate) throughput_per_s: f64,
+    pub(crate) speedup: f64,
+    pub(crate) makespan_s: f64,
+    pub(crate) fractions_by_level: Vec<f64>,
+    pub(crate) startup_s: f64,
+}
+
+/// Relative errors of measured against predicted, in percent.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Errors {
+    pub(crate) speedup: f64,
+    pub(crate) throughput: f64,
+    pub(crate) makespan: f64,
+    /// Per level: (measured − predicted) fraction, in percent of M.
+    pub(crate) fractions_of_m: Vec<f64>,
+}
+
+/// What `farm --json` (and `dnc --json`) prints.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Comparison {
+    pub(crate) topology: String,
+    pub(crate) processors: usize,
+    pub(crate) measured: Measured,
+    pub(crate) predicted: Prediction,
+    /// Speedup error, percent.
+    pub(crate) error_pct: f64,
+    pub(crate) errors_pct: Errors,
+    pub(crate) fidelity: Fidelity,
+    pub(crate) dilation: f64,
+    pub(crate) wall_s: f64,
+}
+
+fn pct(measured: f64, predicted: f64) -> f64 {
+    100.0 * (measured - predicted) / predicted
+}
+
+impl Comparison {
+    pub(crate) fn new(
+        machine: &Machine,
+        measured: Measured,
+        predicted: Prediction,
+        fidelity: Fidelity,
+        wall_s: f64,
+    ) -> Self {
+        let errors_pct = Errors {
+            speedup: pct(measured.speedup, predicted.speedup),
+            throughput: pct(measured.throughput_per_s, predicted.throughput_per_s),
+            makespan: pct(measured.makespan_s, predicted.makespan_s),
+            fractions_of_m: measured
+                .fractions_by_level
+                .iter()
+                .zip(&predicted.fractions_by_level)
+                .map(|(m, p)| 100.0 * (m - p))
+                .collect(),
+        };
+        Self {
+            topology: machine.topology().to_string(),
+            processors: machine.topology().len(),
+            error_pct: errors_pct.speedup,
+            errors_pct,
+            measured,
+            predicted,
+            fidelity,
+            dilation: machine.dilation(),
+            wall_s,
+        }
+    }
+
+    /// Prints the comparison for people.
+    pub(crate) fn print(&self) {
+        let m = &self.measured;
+        let p = &self.predicted;
+        println!(
+            "{} ({} processors), D = {}, wall {:.2} s",
+            self.topology, self.processors, self.dilation, self.wall_s
+        );
+        let mut t = table(&["quantity", "measured", "predicted", "error"]);
+        t.add_row(vec![
+            "throughput (tasks/s)".into(),
+            format!("{:.1}", m.throughput_per_s),
+            format!("{:.1}", p.throughput_per_s),
+            format!("{:+.2} %", self.errors_pct.throughput),
+        ]);
+        t.add_row(vec![
+            "speedup".into(),
+            format!("{:.3}", m.speedup),
+            format!("{:.3}", p.speedup),
+            format!("{:+.2} %", self.errors_pct.speedup),
+        ]);
+        t.add_row(vec![
+            "makespan".into(),
+            human_ns(m.makespan_s * 1e9),
+            human_ns(p.makespan_s * 1e9),
+            format!("{:+.2} %", self.errors_pct.makespan),
+        ]);
+        t.add_row(vec![
+            "start-up (first result)".into(),
+            human_ns(m.startup_s * 1e9),
+            human_ns(p.startup_s * 1e9),
+            String::new(),
+        ]);
+        for (i, (fm, fp)) in m
+            .fractions_by_level
+            .iter()
+            .zip(&p.fractions_by_level)
+            .enumerate()
+        {
+            t.add_row(vec![
+                format!("f_{} (level {})", i + 1, i + 1),
+                format!("{fm:.4}"),
+                format!("{fp:.4}"),
+                format!("{:+.2} % of M", 100.0 * (fm - fp)),
+            ]);
+        }
+        println!("{t}");
+        println!("throughput bound: {:?}", p.bound);
+        if let Some(w) = &self.fidelity.warning {
+            eprintln!("warning: {w}");
+        }
+    }
+}
+
+/// The model's topology for a machine topology.
+pub(crate) fn model_topology(topology: &Topology) -> FarmTopology {
+    match topology.kind() {
+        TopologyKind::Chain { processors } | TopologyKind::Array { processors } => {
+            FarmTopology::Tree(TreeShape {
+                k: 1,
+                levels: *processors as u32,
+            })
+        }
+        TopologyKind::Tree { arity, levels } => FarmTopology::Tree(TreeShape {
+            k: *arity as u32,
+            levels: *levels,
+        }),
+        TopologyKind::Parents => FarmTopology::Parents {
+            parents: topology.parents().to_vec(),
+            processor_te_s: None,
+        },
+    }
+}
+
+/// The model for these arguments.
+pub(crate) fn model(
+    topology: &Topology,
+    machine: &MachineArgs,
+    engine: &EngineArgs,
+    work: &FarmWorkArgs,
+) -> FarmModel {
+    FarmModel {
+        topology: model_topology(topology),
+        te_s: work.te.as_secs_f64(),
+        beta_e_s: engine.beta_e.as_secs_f64(),
+        beta_f_s: engine.beta_f.as_secs_f64(),
+        tau_s: config::transfer_s(machine, work.task_bytes),
+        tasks_m: work.tasks,
+        granularity: work.granularity,
+    }
+}
+
+/// Per-processor split limits from the model (model-guided flow control), in messages.
+pub(crate) fn guided_limits(
+    topology: &Topology,
+    model: &FarmModel,
+) -> Result<Vec<u64>, UsageError> {
+    let costs =
+        vec![ProcessorCosts::farm(model.te_s * f64::from(model.granularity)); topology.len()];
+    let solution = flood_fill_tree(topology.parents(), &costs, model.beta_e_s, model.beta_f_s)
+        .map_err(|e| UsageError(format!("--guided: {e}")))?;
+    let messages = model.messages() as f64;
+    // Each processor forwards what its descendants execute.
+    let mut subtree = solution.fractions.clone();
+    let order = bfs_order(topology);
+    for &v in order.iter().rev() {
+        if let Some(p) = topology.parent(v) {
+            subtree[p] += subtree[v];
+        }
+    }
+    Ok((0..topology.len())
+        .map(|v| ((subtree[v] - solution.fractions[v]).max(0.0) * messages).round() as u64)
+        .collect())
+}
+
+fn bfs_order(topology: &Topology) -> Vec<usize> {
+    let mut order = vec![topology.root()];
+    let mut i = 0;
+    while i < order.len() {
+        order.extend_from_slice(topology.children(order[i]));
+        i += 1;
+    }
+    order
+}
+
+/// The engine configuration for these arguments.
+pub(crate) fn engine_config(engine: &EngineArgs, limits: Option<Vec<u64>>) -> EngineConfig {
+    EngineConfig {
+        beta_e: engine.beta_e,
+        beta_f: engine.beta_f,
+        queue: engine.queue as usize,
+        split_limits: limits,
+    }
+}
+
+/// Runs one farm and compares it with the model.
+pub(crate) fn compare(args: &FarmArgs, out: &Path) -> Result<Comparison> {
+    let work = &args.work;
+    let model = model(&args.machine.topology, &args.machine, &args.engine, work);
+    let predicted = model.predict().map_err(|e| UsageError(e.to_string()))?;
+    let real = work.kernel == KernelArg::Primes;
+    let machine = config::machine_for_engine(
+        &args.machine,
+        out,
+        args.engine.queue as usize,
+        if real { 1.0 } else { 0.0 },
+        (!real).then_some(work.te),
+    )?;
+    let limits = if args.engine.guided {
+        Some(guided_limits(machine.topology(), &model)?)
+    } else {
+        None
+    };
+    let spec = FarmSpec {
+        tasks: work.tasks as usize,
+        te: work.te,
+        times: match work.times {
+            TimesArg::Constant => TaskTimes::Constant,
+            TimesArg::Uniform => TaskTimes::Uniform,
+            TimesArg::Exponential => TaskTimes::Exponential,
+        },
+        kernel: if real {
+            Kernel::Primes { grain: work.grain }
+        } else {
+            Kernel::Synthetic
+        },
+        granularity: work.granularity as usize,
+        task_bytes: work.task_bytes,
+        result_bytes: work.result_bytes,
+        seed: work.seed,
+    };
+    // The sequential reference: its values to check, its time as the speedup's numerator.
+    let before = thread_cpu_time();
+    let reference = farm::sequential(&spec);
+    let sequential_s = if real {
+        thread_cpu_time().saturating_sub(before).as_secs_f64()
+    } else {
+        reference.iter().sum::<u64>() as f64 / 1e9
+    };
+    let run = farm::run(&machine, &spec, &engine_config(&args.engine, limits))?;
+    anyhow::ensure!(
+        run.values == reference,
+        "the farm's results differ from the sequential reference"
+    );
+    let r = &run.engine;
+    let times = &r.result_times;
+    let g = f64::from(work.granularity);
+    let span = times
+        .last()
+        .copied()
+        .unwrap_or_default()
+        .saturating_sub(times[0])
+        .as_secs_f64();
+    let throughput_per_s = if times.len() > 1 && span > 0.0 {
+        (times.len() - 1) as f64 * g / span
+    } else {
+        f64::NAN
+    };
+    let measured = Measured {
+        throughput_per_s,
+        speedup: sequential_s / r.report.makespan_s,
+        makespan_s: r.report.makespan_s,
+        fractions_by_level: r.fractions_by_level(machine.topology()),
+        startup_s: times[0].as_secs_f64(),
+    };
+    let mut predicted = predicted;
+    if real {
+        // The model's T_e is the measured mean task time of the real kernel.
+        let mut m = model;
+        m.te_s = sequential_s / work.tasks as f64;
+        predicted = m.predict().map_err(|e| UsageError(e.to_string()))?;
+    }
+    Ok(Comparison::new(
+        &machine,
+        measured,
+        predicted,
+        r.report.fidelity.clone(),
+        r.report.wall_s,
+    ))
+}
+
+pub(crate) fn run(args: &FarmArgs, out: &Path) -> Result<()> {
+    let c = compare(args, out)?;
+    if args.json {
+        print_json(&c)
+    } else {
+        c.print();
+        Ok(())
+    }
+}
+
+/// `multicomputer predict farm`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PredictFarmArgs {
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    #[command(flatten)]
+    pub(crate) engine: EngineArgs,
+    #[command(flatten)]
+    pub(crate) work: FarmWorkArgs,
+    /// Print the prediction as one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+pub(crate) fn predict(args: &PredictFarmArgs) -> Result<()> {
+    let model = model(
+        &args.machine.topology,
+        &args.machine,
+        &args.engine,
+        &args.work,
+    );
+    let p = model.predict().map_err(|e| UsageError(e.to_string()))?;
+    if args.json {
+        return print_json(&p);
+    }
+    let mut t = table(&["quantity", "predicted"]);
+    t.add_row(vec![
+        "throughput (tasks/s)".into(),
+        format!("{:.1}", p.throughput_per_s),
+    ]);
+    t.add_row(vec!["speedup".into(), format!("{:.3}", p.speedup)]);
+    t.add_row(vec!["makespan".into(), human_ns(p.makespan_s * 1e9)]);
+    t.add_row(vec!["start-up".into(), human_ns(p.startup_s * 1e9)]);
+    for (i, f) in p.fractions_by_level.iter().enumerate() {
+        t.add_row(vec![format!("f_{}", i + 1), format!("{f:.4}")]);
+    }
+    t.add_row(vec!["bound".into(), format!("{:?}", p.bound)]);
+    println!("{t}");
+    Ok(())
+}
