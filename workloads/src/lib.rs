@@ -4,4 +4,5 @@
 pub mod analysis;
 pub mod dnc;
 pub mod farm;
+pub mod ising;
 pub mod tree;
