@@ -213,10 +213,14 @@ pub(crate) fn saturating_unchecked(shape: TreeShape, costs: &FarmCosts) -> (Vec<
 
 /// Level fractions `f_i` (element `i − 1`, `Σ f_i = 1`, all `≥ 0`) of the saturating model
 /// [`saturating_throughput_by_level_per_s`]. Where a level saturates, the subtrees below it
-/// receive less than they could absorb; the convention is that every processor of such a
-/// subtree is idle for the same share of time (its rates scale by the same factor), which
-/// keeps the split between local execution and forwarding of each processor. Equals
-/// [`level_fractions`] whenever those are all non-negative.
+/// receive less than they could absorb. Forwarding has priority over local execution (§4.1:
+/// split and forward run at high priority, execution at low), so the supply flows as deep as
+/// the subtrees take it: a processor receiving `r` tasks/s forwards `min(r, k S'_{i−1})` and
+/// executes the rest. Equals [`level_fractions`] whenever those are all non-negative.
+///
+/// (The paper never meets this case: its fractions simply turn negative. The engine in
+/// `crate::tree` shows the priority rule's allocation, e.g. on a binary tree of 4 levels with
+/// T_e = 1 ms, β_e = 50 µs, β_f = 100 µs the level-3 processors only forward.)
 pub fn saturating_level_fractions(
     shape: TreeShape,
     costs: &FarmCosts,
@@ -227,16 +231,14 @@ pub fn saturating_level_fractions(
     let n = shape.levels as usize;
     let k = f64::from(shape.k);
     let total = s[n - 1];
-    // rate[i]: tasks/s actually entering one subtree rooted at level i + 1.
+    // rate: tasks/s entering one subtree rooted at level i + 1.
     let mut rate = total;
     let mut fractions = vec![0.0; n];
     for i in (0..n).rev() {
-        let own = rate * (s[i] - fwd[i]) / s[i];
+        let forwarded = rate.min(fwd[i]);
         let processors = k.powi((n - 1 - i) as i32);
-        fractions[i] = processors * own / total;
-        if i > 0 {
-            rate = rate * fwd[i] / s[i] / k;
-        }
+        fractions[i] = processors * (rate - forwarded) / total;
+        rate = forwarded / k;
     }
     Ok(fractions)
 }
@@ -471,11 +473,11 @@ mod tests {
         // Saturating: the root forwards 1/β_f = 4 and executes nothing: S_3 = 4.
         let s = saturating_throughput_by_level_per_s(shape, &HAND).unwrap();
         assert!(close(s[2], 4.0, 1e-15));
-        // Each level-2 subtree receives 2 of its capacity 2.5 (factor 0.8): the level-2
-        // processors execute 0.8·0.5 = 0.4 each (f_2 = 0.8/4 = 0.2), the four leaves 0.8 each
-        // (f_1 = 3.2/4 = 0.8), the root nothing.
+        // Each level-2 processor receives 2 tasks per unit time. Forwarding has priority and
+        // its two leaves absorb 2·S_1 = 2, so it forwards all 2 and executes nothing; each
+        // leaf executes 1 (its capacity). f_1 = 4·1/4 = 1, f_2 = f_3 = 0.
         let g = saturating_level_fractions(shape, &HAND).unwrap();
-        assert!(close(g[0], 0.8, 1e-14) && close(g[1], 0.2, 1e-14), "{g:?}");
+        assert!(close(g[0], 1.0, 1e-14) && g[1].abs() < 1e-15, "{g:?}");
         assert!(g[2].abs() < 1e-15);
         // Where nothing saturates both models agree.
         let shape = TreeShape { k: 2, levels: 2 };

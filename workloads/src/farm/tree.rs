@@ -277,11 +277,13 @@ pub fn flood_fill_tree(
     rate[tree.root] = total;
     let mut fractions = vec![0.0; n];
     for &p in &tree.order {
-        let scale = rate[p] / s[p];
-        fractions[p] = scale * (s[p] - forwarded[p]) / total;
+        // Forwarding has priority (§4.1): of the r tasks/s a processor receives it forwards
+        // as many as its children absorb (up to its forwarding capacity) and executes the rest.
+        let fwd = rate[p].min(forwarded[p]);
+        fractions[p] = (rate[p] - fwd) / total;
         let wanted: f64 = tree.children[p].iter().map(|&c| s[c]).sum();
         for &c in &tree.children[p] {
-            rate[c] = scale * forwarded[p] * s[c] / wanted;
+            rate[c] = fwd * s[c] / wanted;
         }
     }
     Ok(TreeSolution {
