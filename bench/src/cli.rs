@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use multicomputer_runtime::Topology;
 
 use crate::commands::farm::{FarmArgs, PredictFarmArgs};
+use crate::commands::sweep::SweepCommand;
 
 /// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
 /// threads, run parallel programs on it and compare them with analytic performance models.
@@ -41,6 +42,9 @@ pub(crate) enum Command {
     /// Print a model's prediction alone (no run).
     #[command(subcommand)]
     Predict(PredictCommand),
+    /// Run a grid of configurations with a progress bar; write CSV, JSON and SVG plots.
+    #[command(subcommand)]
+    Sweep(SweepCommand),
     /// The default tour (what running with no command does).
     Tour,
 }

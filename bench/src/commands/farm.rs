@@ -105,7 +105,11 @@ pub(crate) struct FarmWorkArgs {
 /// Measured quantities, with the same keys as the prediction.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Measured {
+    /// (results − 1) / (last result − first result), tasks/s: the rate of (g).
     pub(crate) throughput_per_s: f64,
+    /// Rate over the middle half of the results (steady state, no start-up or wind-down),
+    /// tasks/s: the quantity β_e and β_f are fitted to.
+    pub(crate) steady_throughput_per_s: f64,
     pub(crate) speedup: f64,
     pub(crate) makespan_s: f64,
     pub(crate) fractions_by_level: Vec<f64>,
@@ -225,6 +229,16 @@ impl Comparison {
             eprintln!("warning: {w}");
         }
     }
+}
+
+/// Results per second over the middle half of the result times, times `g` tasks per result.
+pub(crate) fn steady_rate(times: &[Duration], g: f64) -> f64 {
+    let (a, b) = (times.len() / 4, 3 * times.len() / 4);
+    if b <= a || b >= times.len() {
+        return f64::NAN;
+    }
+    let span = times[b].saturating_sub(times[a]).as_secs_f64();
+    if span > 0.0 { (b - a) as f64 * g / span } else { f64::NAN }
 }
 
 /// The model's topology for a machine topology.
@@ -373,6 +387,7 @@ pub(crate) fn compare(args: &FarmArgs, out: &Path) -> Result<Comparison> {
     };
     let measured = Measured {
         throughput_per_s,
+        steady_throughput_per_s: steady_rate(times, g),
         speedup: sequential_s / r.report.makespan_s,
         makespan_s: r.report.makespan_s,
         fractions_by_level: r.fractions_by_level(machine.topology()),

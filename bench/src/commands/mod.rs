@@ -4,4 +4,5 @@ pub(crate) mod calibrate;
 pub(crate) mod emulate;
 pub(crate) mod farm;
 pub(crate) mod pingpong;
+pub(crate) mod sweep;
 pub(crate) mod tour;

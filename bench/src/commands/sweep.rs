@@ -1,0 +1,285 @@
+//! `multicomputer sweep farm`: a grid of farm runs (topologies × T_e × g × task-time
+//! distributions), each measured beside its model, written as CSV, JSON and SVG plots.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use multicomputer_runtime::{Topology, TopologyKind};
+use serde::Serialize;
+
+use crate::UsageError;
+use crate::cli::{MachineArgs, parse_duration};
+use crate::commands::farm::{self, EngineArgs, FarmArgs, FarmWorkArgs, TimesArg};
+use crate::output::{human_ns, in_out, print_json, table, write_atomic, write_json};
+
+/// What `sweep` sweeps.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SweepCommand {
+    /// Processor farms over a grid of topologies, task times and granularities.
+    Farm(Box<SweepFarmArgs>),
+}
+
+/// `multicomputer sweep farm`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SweepFarmArgs {
+    /// Topologies, comma-separated; a range of sizes is written lo-hi: `chain:1-16,binary:1-5`.
+    #[arg(long, default_value = "chain:1-8,binary:1-4", value_name = "LIST")]
+    pub(crate) topologies: String,
+    /// Mean task times T_e, comma-separated.
+    #[arg(long, default_value = "1ms,5ms", value_name = "LIST")]
+    pub(crate) te: String,
+    /// Granularities g (tasks per message), comma-separated.
+    #[arg(long, default_value = "1", value_name = "LIST")]
+    pub(crate) granularity: String,
+    /// Task-time distributions, comma-separated: constant, uniform, exponential.
+    #[arg(long, default_value = "constant", value_name = "LIST")]
+    pub(crate) times: String,
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    #[command(flatten)]
+    pub(crate) engine: EngineArgs,
+    /// M, tasks per run.
+    #[arg(long, short = 'm', default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) tasks: u64,
+    /// Bytes of one task in a message.
+    #[arg(long, default_value_t = 64)]
+    pub(crate) task_bytes: u64,
+    /// Seed of the task-time draws.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Name of the output files in the results folder (<name>.csv, .json, -*.svg).
+    #[arg(long, default_value = "sweep-farm")]
+    pub(crate) name: String,
+    /// Print the rows as one JSON object on stdout as well.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// One cell of a sweep: a flat row for CSV.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SweepRow {
+    pub(crate) topology: String,
+    pub(crate) k: u32,
+    pub(crate) levels: u32,
+    pub(crate) processors: usize,
+    pub(crate) te_s: f64,
+    pub(crate) times: String,
+    pub(crate) granularity: u32,
+    pub(crate) tasks: u64,
+    pub(crate) tau_s: f64,
+    pub(crate) beta_e_s: f64,
+    pub(crate) beta_f_s: f64,
+    pub(crate) queue: u64,
+    pub(crate) guided: bool,
+    pub(crate) measured_throughput_per_s: f64,
+    pub(crate) steady_throughput_per_s: f64,
+    pub(crate) predicted_throughput_per_s: f64,
+    pub(crate) measured_speedup: f64,
+    pub(crate) predicted_speedup: f64,
+    pub(crate) measured_makespan_s: f64,
+    pub(crate) predicted_makespan_s: f64,
+    pub(crate) error_pct: f64,
+    pub(crate) steady_throughput_error_pct: f64,
+    pub(crate) max_fraction_error_pct_of_m: f64,
+    pub(crate) bound: String,
+    pub(crate) dilation: f64,
+    pub(crate) late_waits: u64,
+    pub(crate) waits: u64,
+    pub(crate) wall_s: f64,
+}
+
+/// Splits a comma-separated list, rejecting empty items.
+pub(crate) fn split_list<'a>(arg: &str, list: &'a str) -> Result<Vec<&'a str>, UsageError> {
+    let items: Vec<&str> = list.split(',').map(str::trim).collect();
+    if items.iter().any(|s| s.is_empty()) {
+        return Err(UsageError(format!("{arg}: empty item in '{list}'")));
+    }
+    Ok(items)
+}
+
+/// Expands `chain:1-16,binary:1-5,tree:3:1-3,parents:FILE` into topologies.
+pub(crate) fn parse_topologies(list: &str) -> Result<Vec<Topology>, UsageError> {
+    let mut out = Vec::new();
+    for item in split_list("--topologies", list)? {
+        let (head, last) = item.rsplit_once(':').unwrap_or((item, ""));
+        let range = last.split_once('-').filter(|_| !item.starts_with("parents:"));
+        let specs: Vec<String> = match range {
+            Some((lo, hi)) => {
+                let lo: u64 = lo.parse().map_err(|_| UsageError(format!("--topologies: bad range in '{item}'")))?;
+                let hi: u64 = hi.parse().map_err(|_| UsageError(format!("--topologies: bad range in '{item}'")))?;
+                if lo > hi {
+                    return Err(UsageError(format!("--topologies: empty range in '{item}'")));
+                }
+                (lo..=hi).map(|n| format!("{head}:{n}")).collect()
+            }
+            None => vec![item.to_string()],
+        };
+        for spec in specs {
+            out.push(Topology::parse(&spec).map_err(|e| UsageError(format!("--topologies: {e}")))?);
+        }
+    }
+    Ok(out)
+}
+
+fn shape(t: &Topology) -> (u32, u32) {
+    match t.kind() {
+        TopologyKind::Chain { processors } | TopologyKind::Array { processors } => (1, *processors as u32),
+        TopologyKind::Tree { arity, levels } => (*arity as u32, *levels),
+        TopologyKind::Parents => (0, t.levels()),
+    }
+}
+
+fn parse_times(s: &str) -> Result<TimesArg, UsageError> {
+    match s {
+        "constant" => Ok(TimesArg::Constant),
+        "uniform" => Ok(TimesArg::Uniform),
+        "exponential" => Ok(TimesArg::Exponential),
+        other => Err(UsageError(format!(
+            "--times: unknown distribution '{other}' (constant, uniform, exponential)"
+        ))),
+    }
+}
+
+/// Runs the grid and returns its rows (with a progress bar on a terminal).
+pub(crate) fn sweep_farm(args: &SweepFarmArgs, out: &Path) -> Result<Vec<SweepRow>> {
+    let topologies = parse_topologies(&args.topologies)?;
+    let tes: Vec<Duration> = split_list("--te", &args.te)?
+        .into_iter()
+        .map(|s| parse_duration(s).map_err(|e| UsageError(format!("--te: {e}"))))
+        .collect::<Result<_, _>>()?;
+    let gs: Vec<u32> = split_list("--granularity", &args.granularity)?
+        .into_iter()
+        .map(|s| match s.parse::<u32>() {
+            Ok(g) if g >= 1 => Ok(g),
+            _ => Err(UsageError(format!("--granularity: '{s}' is not a whole number ≥ 1"))),
+        })
+        .collect::<Result<_, _>>()?;
+    let times: Vec<TimesArg> =
+        split_list("--times", &args.times)?.into_iter().map(parse_times).collect::<Result<_, _>>()?;
+    let cells = topologies.len() * tes.len() * gs.len() * times.len();
+    let bar = ProgressBar::new(cells as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} cells, {elapsed} elapsed, ~{eta} left  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut rows = Vec::with_capacity(cells);
+    for t in &topologies {
+        for &te in &tes {
+            for &g in &gs {
+                for &tm in &times {
+                    bar.set_message(format!("{t} T_e={} g={g} {tm:?}", human_ns(te.as_nanos() as f64)));
+                    let mut machine = args.machine.clone();
+                    machine.topology = t.clone();
+                    let farm_args = FarmArgs {
+                        machine,
+                        engine: args.engine.clone(),
+                        work: FarmWorkArgs {
+                            tasks: args.tasks,
+                            te,
+                            times: tm,
+                            kernel: farm::KernelArg::Synthetic,
+                            grain: 1,
+                            granularity: g,
+                            task_bytes: args.task_bytes,
+                            result_bytes: 8,
+                            seed: args.seed,
+                        },
+                        json: false,
+                    };
+                    let c = farm::compare(&farm_args, out)?;
+                    let (k, levels) = shape(t);
+                    let model = farm::model(t, &farm_args.machine, &farm_args.engine, &farm_args.work);
+                    rows.push(SweepRow {
+                        topology: t.to_string(),
+                        k,
+                        levels,
+                        processors: t.len(),
+                        te_s: te.as_secs_f64(),
+                        times: format!("{tm:?}").to_lowercase(),
+                        granularity: g,
+                        tasks: args.tasks,
+                        tau_s: model.tau_s,
+                        beta_e_s: model.beta_e_s,
+                        beta_f_s: model.beta_f_s,
+                        queue: args.engine.queue,
+                        guided: args.engine.guided,
+                        measured_throughput_per_s: c.measured.throughput_per_s,
+                        steady_throughput_per_s: c.measured.steady_throughput_per_s,
+                        predicted_throughput_per_s: c.predicted.throughput_per_s,
+                        measured_speedup: c.measured.speedup,
+                        predicted_speedup: c.predicted.speedup,
+                        measured_makespan_s: c.measured.makespan_s,
+                        predicted_makespan_s: c.predicted.makespan_s,
+                        error_pct: c.error_pct,
+                        steady_throughput_error_pct: 100.0
+                            * (c.measured.steady_throughput_per_s - c.predicted.throughput_per_s)
+                            / c.predicted.throughput_per_s,
+                        max_fraction_error_pct_of_m: c
+                            .errors_pct
+                            .fractions_of_m
+                            .iter()
+                            .fold(0.0_f64, |m, e| m.max(e.abs())),
+                        bound: format!("{:?}", c.predicted.bound).to_lowercase(),
+                        dilation: c.dilation,
+                        late_waits: c.fidelity.late_waits,
+                        waits: c.fidelity.waits,
+                        wall_s: c.wall_s,
+                    });
+                    bar.inc(1);
+                }
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}
+
+/// Writes rows as CSV, atomically.
+pub(crate) fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)?;
+    }
+    write_atomic(path, &w.into_inner()?)
+}
+
+fn print_rows(rows: &[SweepRow]) {
+    let mut t = table(&["topology", "P", "T_e", "times", "g", "speedup meas.", "pred.", "error", "f error (% of M)", "D"]);
+    for r in rows {
+        t.add_row(vec![
+            r.topology.clone(),
+            r.processors.to_string(),
+            human_ns(r.te_s * 1e9),
+            r.times.clone(),
+            r.granularity.to_string(),
+            format!("{:.3}", r.measured_speedup),
+            format!("{:.3}", r.predicted_speedup),
+            format!("{:+.2} %", r.error_pct),
+            format!("{:.2}", r.max_fraction_error_pct_of_m),
+            format!("{}", r.dilation),
+        ]);
+    }
+    println!("{t}");
+    let worst = rows.iter().fold(0.0_f64, |m, r| m.max(r.error_pct.abs()));
+    println!("{} cells; largest |speedup error| {:.2} %", rows.len(), worst);
+}
+
+pub(crate) fn run(cmd: &SweepCommand, out: &Path) -> Result<()> {
+    match cmd {
+        SweepCommand::Farm(args) => {
+            let rows = sweep_farm(args, out)?;
+            write_csv(&in_out(out, &format!("{}.csv", args.name)), &rows)?;
+            write_json(&in_out(out, &format!("{}.json", args.name)), &rows)?;
+            if args.json {
+                print_json(&serde_json::json!({ "rows": rows }))?;
+            } else {
+                print_rows(&rows);
+                println!("written: {0}/{1}.csv, {0}/{1}.json", out.display(), args.name);
+            }
+            Ok(())
+        }
+    }
+}
