@@ -2,3 +2,4 @@
 //! analytic model, and the analysis (least squares) shared by all of them.
 
 pub mod analysis;
+pub mod ocl;
