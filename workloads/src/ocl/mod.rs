@@ -91,6 +91,12 @@
 //!
 //! `[1,1]` is the fine-grained program, `[M,1]` is §3.1 and `[K,K]` is §3.2.
 //!
+//! # Models and fits
+//!
+//! [`model`] holds the sequence functions σ, the output times `t(L)`, `t_M(L)`, `t_K(L)`,
+//! `t_{M,K}(L)`, the input-consumption times used in the experiments, speedup, efficiency,
+//! communication overhead, the optimal packet size and the variable counts.
+//!
 //! # Example
 //!
 //! ```
@@ -111,6 +117,7 @@
 mod cell;
 mod driver;
 mod grain;
+pub mod model;
 mod reference;
 
 pub use cell::{
