@@ -95,7 +95,8 @@
 //!
 //! [`model`] holds the sequence functions σ, the output times `t(L)`, `t_M(L)`, `t_K(L)`,
 //! `t_{M,K}(L)`, the input-consumption times used in the experiments, speedup, efficiency,
-//! communication overhead, the optimal packet size and the variable counts.
+//! communication overhead, the optimal packet size and the variable counts. [`fit`] fits
+//! `α, β` and `α0, α1, β` to timing tables, and embeds the paper's two tables.
 //!
 //! # Example
 //!
@@ -111,11 +112,18 @@
 //! assert_eq!(run.output, ocl_reference(&a, 4)?);
 //! assert_eq!(run.cells.len(), 2);
 //! assert_eq!(run.cells[0].comparisons, run.cells[0].steps * 4); // K·M comparisons a step
+//!
+//! // §4.1: consuming L = 100 000 inputs with [M,1] = [10,1], α = 12.33 µs, β = 2.88 µs:
+//! // (2L − 1)α + M(L − 1)β ≈ 5.346 s (measured on the transputers: 5.300 s and 5.301 s).
+//! use multicomputer_workloads::ocl::model::{Costs, consumption_time_s};
+//! let t = consumption_time_s(Grain::m1(500, 10)?, Costs::single(12.33e-6, 2.88e-6), 100_000);
+//! assert!((t - 5.346).abs() < 1e-3);
 //! # Ok::<(), multicomputer_workloads::ocl::OclError>(())
 //! ```
 
 mod cell;
 mod driver;
+pub mod fit;
 mod grain;
 pub mod model;
 mod reference;
