@@ -5,4 +5,5 @@ pub mod analysis;
 pub mod dnc;
 pub mod farm;
 pub mod ising;
+pub mod ocl;
 pub mod tree;

@@ -238,7 +238,11 @@ pub(crate) fn steady_rate(times: &[Duration], g: f64) -> f64 {
         return f64::NAN;
     }
     let span = times[b].saturating_sub(times[a]).as_secs_f64();
-    if span > 0.0 { (b - a) as f64 * g / span } else { f64::NAN }
+    if span > 0.0 {
+        (b - a) as f64 * g / span
+    } else {
+        f64::NAN
+    }
 }
 
 /// The model's topology for a machine topology.

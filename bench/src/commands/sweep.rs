@@ -105,11 +105,17 @@ pub(crate) fn parse_topologies(list: &str) -> Result<Vec<Topology>, UsageError> 
     let mut out = Vec::new();
     for item in split_list("--topologies", list)? {
         let (head, last) = item.rsplit_once(':').unwrap_or((item, ""));
-        let range = last.split_once('-').filter(|_| !item.starts_with("parents:"));
+        let range = last
+            .split_once('-')
+            .filter(|_| !item.starts_with("parents:"));
         let specs: Vec<String> = match range {
             Some((lo, hi)) => {
-                let lo: u64 = lo.parse().map_err(|_| UsageError(format!("--topologies: bad range in '{item}'")))?;
-                let hi: u64 = hi.parse().map_err(|_| UsageError(format!("--topologies: bad range in '{item}'")))?;
+                let lo: u64 = lo
+                    .parse()
+                    .map_err(|_| UsageError(format!("--topologies: bad range in '{item}'")))?;
+                let hi: u64 = hi
+                    .parse()
+                    .map_err(|_| UsageError(format!("--topologies: bad range in '{item}'")))?;
                 if lo > hi {
                     return Err(UsageError(format!("--topologies: empty range in '{item}'")));
                 }
@@ -126,7 +132,9 @@ pub(crate) fn parse_topologies(list: &str) -> Result<Vec<Topology>, UsageError> 
 
 fn shape(t: &Topology) -> (u32, u32) {
     match t.kind() {
-        TopologyKind::Chain { processors } | TopologyKind::Array { processors } => (1, *processors as u32),
+        TopologyKind::Chain { processors } | TopologyKind::Array { processors } => {
+            (1, *processors as u32)
+        }
         TopologyKind::Tree { arity, levels } => (*arity as u32, *levels),
         TopologyKind::Parents => (0, t.levels()),
     }
@@ -154,23 +162,32 @@ pub(crate) fn sweep_farm(args: &SweepFarmArgs, out: &Path) -> Result<Vec<SweepRo
         .into_iter()
         .map(|s| match s.parse::<u32>() {
             Ok(g) if g >= 1 => Ok(g),
-            _ => Err(UsageError(format!("--granularity: '{s}' is not a whole number ≥ 1"))),
+            _ => Err(UsageError(format!(
+                "--granularity: '{s}' is not a whole number ≥ 1"
+            ))),
         })
         .collect::<Result<_, _>>()?;
-    let times: Vec<TimesArg> =
-        split_list("--times", &args.times)?.into_iter().map(parse_times).collect::<Result<_, _>>()?;
+    let times: Vec<TimesArg> = split_list("--times", &args.times)?
+        .into_iter()
+        .map(parse_times)
+        .collect::<Result<_, _>>()?;
     let cells = topologies.len() * tes.len() * gs.len() * times.len();
     let bar = ProgressBar::new(cells as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} cells, {elapsed} elapsed, ~{eta} left  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} cells, {elapsed} elapsed, ~{eta} left  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut rows = Vec::with_capacity(cells);
     for t in &topologies {
         for &te in &tes {
             for &g in &gs {
                 for &tm in &times {
-                    bar.set_message(format!("{t} T_e={} g={g} {tm:?}", human_ns(te.as_nanos() as f64)));
+                    bar.set_message(format!(
+                        "{t} T_e={} g={g} {tm:?}",
+                        human_ns(te.as_nanos() as f64)
+                    ));
                     let mut machine = args.machine.clone();
                     machine.topology = t.clone();
                     let farm_args = FarmArgs {
@@ -191,7 +208,8 @@ pub(crate) fn sweep_farm(args: &SweepFarmArgs, out: &Path) -> Result<Vec<SweepRo
                     };
                     let c = farm::compare(&farm_args, out)?;
                     let (k, levels) = shape(t);
-                    let model = farm::model(t, &farm_args.machine, &farm_args.engine, &farm_args.work);
+                    let model =
+                        farm::model(t, &farm_args.machine, &farm_args.engine, &farm_args.work);
                     rows.push(SweepRow {
                         topology: t.to_string(),
                         k,
@@ -247,7 +265,18 @@ pub(crate) fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
 }
 
 fn print_rows(rows: &[SweepRow]) {
-    let mut t = table(&["topology", "P", "T_e", "times", "g", "speedup meas.", "pred.", "error", "f error (% of M)", "D"]);
+    let mut t = table(&[
+        "topology",
+        "P",
+        "T_e",
+        "times",
+        "g",
+        "speedup meas.",
+        "pred.",
+        "error",
+        "f error (% of M)",
+        "D",
+    ]);
     for r in rows {
         t.add_row(vec![
             r.topology.clone(),
@@ -264,7 +293,11 @@ fn print_rows(rows: &[SweepRow]) {
     }
     println!("{t}");
     let worst = rows.iter().fold(0.0_f64, |m, r| m.max(r.error_pct.abs()));
-    println!("{} cells; largest |speedup error| {:.2} %", rows.len(), worst);
+    println!(
+        "{} cells; largest |speedup error| {:.2} %",
+        rows.len(),
+        worst
+    );
 }
 
 pub(crate) fn run(cmd: &SweepCommand, out: &Path) -> Result<()> {
@@ -277,7 +310,11 @@ pub(crate) fn run(cmd: &SweepCommand, out: &Path) -> Result<()> {
                 print_json(&serde_json::json!({ "rows": rows }))?;
             } else {
                 print_rows(&rows);
-                println!("written: {0}/{1}.csv, {0}/{1}.json", out.display(), args.name);
+                println!(
+                    "written: {0}/{1}.csv, {0}/{1}.json",
+                    out.display(),
+                    args.name
+                );
             }
             Ok(())
         }
