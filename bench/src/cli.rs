@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use multicomputer_runtime::Topology;
 
 use crate::commands::farm::{FarmArgs, PredictFarmArgs};
+use crate::commands::fit::FitCommand;
 use crate::commands::sweep::SweepCommand;
 
 /// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
@@ -45,6 +46,9 @@ pub(crate) enum Command {
     /// Run a grid of configurations with a progress bar; write CSV, JSON and SVG plots.
     #[command(subcommand)]
     Sweep(SweepCommand),
+    /// Fit a model's cost parameters to measurements (a sweep's CSV or your own table).
+    #[command(subcommand)]
+    Fit(FitCommand),
     /// The default tour (what running with no command does).
     Tour,
 }

@@ -32,6 +32,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Farm(a)) => commands::farm::run(a, &cli.out),
         Some(Command::Predict(PredictCommand::Farm(a))) => commands::farm::predict(a),
         Some(Command::Sweep(c)) => commands::sweep::run(c, &cli.out),
+        Some(Command::Fit(c)) => commands::fit::run(c, &cli.out),
     }
 }
 

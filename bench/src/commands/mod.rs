@@ -3,6 +3,7 @@
 pub(crate) mod calibrate;
 pub(crate) mod emulate;
 pub(crate) mod farm;
+pub(crate) mod fit;
 pub(crate) mod pingpong;
 pub(crate) mod sweep;
 pub(crate) mod tour;
