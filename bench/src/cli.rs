@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use multicomputer_runtime::Topology;
 
+use crate::commands::dnc::{DncArgs, PredictDncArgs};
 use crate::commands::farm::{FarmArgs, PredictFarmArgs};
 use crate::commands::fit::FitCommand;
 use crate::commands::sweep::SweepCommand;
@@ -40,6 +41,9 @@ pub(crate) enum Command {
     /// Run a processor farm on the tree task engine and print measured beside predicted
     /// (throughput, speedup, makespan, per-level task fractions f_i).
     Farm(Box<FarmArgs>),
+    /// Run divide and conquer on a k-ary tree (synthetic T_s, T_e, T_j per level, or real
+    /// mergesort) and print measured beside predicted.
+    Dnc(Box<DncArgs>),
     /// Print a model's prediction alone (no run).
     #[command(subcommand)]
     Predict(PredictCommand),
@@ -58,6 +62,8 @@ pub(crate) enum Command {
 pub(crate) enum PredictCommand {
     /// The processor-farm model (steady state, start-up, speedup, f_i).
     Farm(Box<PredictFarmArgs>),
+    /// The divide-and-conquer model (recurrence (j), S_max (k), start-up, speedup).
+    Dnc(Box<PredictDncArgs>),
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! One module per command.
 
 pub(crate) mod calibrate;
+pub(crate) mod dnc;
 pub(crate) mod emulate;
 pub(crate) mod farm;
 pub(crate) mod fit;

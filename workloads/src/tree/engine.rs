@@ -166,6 +166,17 @@ pub struct EngineRun<R> {
 }
 
 impl<R> EngineRun<R> {
+    /// The same run without its outputs (for reports that need only times and shares).
+    pub fn map_outputs(self) -> EngineRun<()> {
+        EngineRun {
+            outputs: vec![(); self.outputs.len()],
+            result_times: self.result_times,
+            report: self.report,
+            executed_share: self.executed_share,
+            splits: self.splits,
+        }
+    }
+
     /// Shares of the work executed per level, index 0 = level 1 (the leaves): the measured
     /// f_i of the paper (Σ = 1).
     pub fn fractions_by_level(&self, topology: &multicomputer_runtime::Topology) -> Vec<f64> {
