@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use crate::UsageError;
 use crate::cli::{MachineArgs, parse_duration};
-use crate::commands::farm::{self, EngineArgs, FarmArgs, FarmWorkArgs, TimesArg};
+use crate::commands::dnc::{self, DncArgs, DncKernelArg, DncWorkArgs, SplitArg};
+use crate::commands::farm::{self, Comparison, EngineArgs, FarmArgs, FarmWorkArgs, TimesArg};
 use crate::output::{human_ns, in_out, print_json, table, write_atomic, write_json};
 
 /// What `sweep` sweeps.
@@ -20,6 +21,104 @@ use crate::output::{human_ns, in_out, print_json, table, write_atomic, write_jso
 pub(crate) enum SweepCommand {
     /// Processor farms over a grid of topologies, task times and granularities.
     Farm(Box<SweepFarmArgs>),
+    /// Divide and conquer over a grid of trees, whole-task times and split kinds.
+    Dnc(Box<SweepDncArgs>),
+}
+
+/// `multicomputer sweep dnc`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SweepDncArgs {
+    /// Trees, comma-separated, with ranges: `binary:1-5,tree:3:1-3`.
+    #[arg(long, default_value = "binary:1-4", value_name = "LIST")]
+    pub(crate) topologies: String,
+    /// Whole-task times T_e(N), comma-separated.
+    #[arg(long, default_value = "8ms", value_name = "LIST")]
+    pub(crate) te: String,
+    /// Split kinds, comma-separated: equal, random.
+    #[arg(long, default_value = "equal", value_name = "LIST")]
+    pub(crate) split: String,
+    /// T_s(N): time to split a whole task.
+    #[arg(long, value_parser = parse_duration, default_value = "200us", value_name = "DURATION")]
+    pub(crate) ts: Duration,
+    /// T_j(N): time to join a whole task.
+    #[arg(long, value_parser = parse_duration, default_value = "200us", value_name = "DURATION")]
+    pub(crate) tj: Duration,
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    #[command(flatten)]
+    pub(crate) engine: EngineArgs,
+    /// M, tasks per run.
+    #[arg(long, short = 'm', default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) tasks: u64,
+    /// Seed of random splits.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Name of the output files in the results folder.
+    #[arg(long, default_value = "sweep-dnc")]
+    pub(crate) name: String,
+    /// Print the rows as one JSON object on stdout as well.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// Runs the divide-and-conquer grid.
+pub(crate) fn sweep_dnc(args: &SweepDncArgs, out: &Path) -> Result<Vec<SweepRow>> {
+    let topologies = parse_topologies(&args.topologies)?;
+    let tes = parse_durations("--te", &args.te)?;
+    let splits: Vec<SplitArg> = split_list("--split", &args.split)?
+        .into_iter()
+        .map(|s| match s {
+            "equal" => Ok(SplitArg::Equal),
+            "random" => Ok(SplitArg::Random),
+            other => Err(UsageError(format!(
+                "--split: unknown split '{other}' (equal, random)"
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
+    let bar = progress(topologies.len() * tes.len() * splits.len());
+    let mut rows = Vec::new();
+    for t in &topologies {
+        for &te in &tes {
+            for &split in &splits {
+                bar.set_message(format!(
+                    "{t} T_e={} {split:?}",
+                    human_ns(te.as_nanos() as f64)
+                ));
+                let mut machine = args.machine.clone();
+                machine.topology = t.clone();
+                let dnc_args = DncArgs {
+                    machine,
+                    engine: args.engine.clone(),
+                    work: DncWorkArgs {
+                        tasks: args.tasks,
+                        te,
+                        ts: args.ts,
+                        tj: args.tj,
+                        split,
+                        kernel: DncKernelArg::Synthetic,
+                        keys: 2,
+                        task_bytes: 1024,
+                        seed: args.seed,
+                    },
+                    json: false,
+                };
+                let c = dnc::compare(&dnc_args, out)?;
+                let cell = Cell {
+                    topology: t,
+                    te,
+                    times: format!("{split:?}").to_lowercase(),
+                    granularity: 1,
+                    tasks: args.tasks,
+                    tau_s: crate::config::transfer_s(&dnc_args.machine, 1024),
+                    engine: &args.engine,
+                };
+                rows.push(cell.row(&c));
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(rows)
 }
 
 /// `multicomputer sweep farm`.
@@ -91,6 +190,77 @@ pub(crate) struct SweepRow {
     pub(crate) wall_s: f64,
 }
 
+/// The parameters of one cell of a sweep.
+struct Cell<'a> {
+    topology: &'a Topology,
+    te: Duration,
+    times: String,
+    granularity: u32,
+    tasks: u64,
+    tau_s: f64,
+    engine: &'a EngineArgs,
+}
+
+impl Cell<'_> {
+    fn row(&self, c: &Comparison) -> SweepRow {
+        let (k, levels) = shape(self.topology);
+        SweepRow {
+            topology: self.topology.to_string(),
+            k,
+            levels,
+            processors: self.topology.len(),
+            te_s: self.te.as_secs_f64(),
+            times: self.times.clone(),
+            granularity: self.granularity,
+            tasks: self.tasks,
+            tau_s: self.tau_s,
+            beta_e_s: self.engine.beta_e.as_secs_f64(),
+            beta_f_s: self.engine.beta_f.as_secs_f64(),
+            queue: self.engine.queue,
+            guided: self.engine.guided,
+            measured_throughput_per_s: c.measured.throughput_per_s,
+            steady_throughput_per_s: c.measured.steady_throughput_per_s,
+            predicted_throughput_per_s: c.predicted.throughput_per_s,
+            measured_speedup: c.measured.speedup,
+            predicted_speedup: c.predicted.speedup,
+            measured_makespan_s: c.measured.makespan_s,
+            predicted_makespan_s: c.predicted.makespan_s,
+            error_pct: c.error_pct,
+            steady_throughput_error_pct: 100.0
+                * (c.measured.steady_throughput_per_s - c.predicted.throughput_per_s)
+                / c.predicted.throughput_per_s,
+            max_fraction_error_pct_of_m: c
+                .errors_pct
+                .fractions_of_m
+                .iter()
+                .fold(0.0_f64, |m, e| m.max(e.abs())),
+            bound: format!("{:?}", c.predicted.bound).to_lowercase(),
+            dilation: c.dilation,
+            late_waits: c.fidelity.late_waits,
+            waits: c.fidelity.waits,
+            wall_s: c.wall_s,
+        }
+    }
+}
+
+fn progress(cells: usize) -> ProgressBar {
+    let bar = ProgressBar::new(cells as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} cells, {elapsed} elapsed, ~{eta} left  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+fn parse_durations(arg: &str, list: &str) -> Result<Vec<Duration>, UsageError> {
+    split_list(arg, list)?
+        .into_iter()
+        .map(|s| parse_duration(s).map_err(|e| UsageError(format!("{arg}: {e}"))))
+        .collect()
+}
+
 /// Splits a comma-separated list, rejecting empty items.
 pub(crate) fn split_list<'a>(arg: &str, list: &'a str) -> Result<Vec<&'a str>, UsageError> {
     let items: Vec<&str> = list.split(',').map(str::trim).collect();
@@ -154,10 +324,7 @@ fn parse_times(s: &str) -> Result<TimesArg, UsageError> {
 /// Runs the grid and returns its rows (with a progress bar on a terminal).
 pub(crate) fn sweep_farm(args: &SweepFarmArgs, out: &Path) -> Result<Vec<SweepRow>> {
     let topologies = parse_topologies(&args.topologies)?;
-    let tes: Vec<Duration> = split_list("--te", &args.te)?
-        .into_iter()
-        .map(|s| parse_duration(s).map_err(|e| UsageError(format!("--te: {e}"))))
-        .collect::<Result<_, _>>()?;
+    let tes = parse_durations("--te", &args.te)?;
     let gs: Vec<u32> = split_list("--granularity", &args.granularity)?
         .into_iter()
         .map(|s| match s.parse::<u32>() {
@@ -207,45 +374,18 @@ pub(crate) fn sweep_farm(args: &SweepFarmArgs, out: &Path) -> Result<Vec<SweepRo
                         json: false,
                     };
                     let c = farm::compare(&farm_args, out)?;
-                    let (k, levels) = shape(t);
                     let model =
                         farm::model(t, &farm_args.machine, &farm_args.engine, &farm_args.work);
-                    rows.push(SweepRow {
-                        topology: t.to_string(),
-                        k,
-                        levels,
-                        processors: t.len(),
-                        te_s: te.as_secs_f64(),
+                    let cell = Cell {
+                        topology: t,
+                        te,
                         times: format!("{tm:?}").to_lowercase(),
                         granularity: g,
                         tasks: args.tasks,
                         tau_s: model.tau_s,
-                        beta_e_s: model.beta_e_s,
-                        beta_f_s: model.beta_f_s,
-                        queue: args.engine.queue,
-                        guided: args.engine.guided,
-                        measured_throughput_per_s: c.measured.throughput_per_s,
-                        steady_throughput_per_s: c.measured.steady_throughput_per_s,
-                        predicted_throughput_per_s: c.predicted.throughput_per_s,
-                        measured_speedup: c.measured.speedup,
-                        predicted_speedup: c.predicted.speedup,
-                        measured_makespan_s: c.measured.makespan_s,
-                        predicted_makespan_s: c.predicted.makespan_s,
-                        error_pct: c.error_pct,
-                        steady_throughput_error_pct: 100.0
-                            * (c.measured.steady_throughput_per_s - c.predicted.throughput_per_s)
-                            / c.predicted.throughput_per_s,
-                        max_fraction_error_pct_of_m: c
-                            .errors_pct
-                            .fractions_of_m
-                            .iter()
-                            .fold(0.0_f64, |m, e| m.max(e.abs())),
-                        bound: format!("{:?}", c.predicted.bound).to_lowercase(),
-                        dilation: c.dilation,
-                        late_waits: c.fidelity.late_waits,
-                        waits: c.fidelity.waits,
-                        wall_s: c.wall_s,
-                    });
+                        engine: &args.engine,
+                    };
+                    rows.push(cell.row(&c));
                     bar.inc(1);
                 }
             }
@@ -300,23 +440,21 @@ fn print_rows(rows: &[SweepRow]) {
     );
 }
 
+fn report(rows: &[SweepRow], out: &Path, name: &str, json: bool) -> Result<()> {
+    write_csv(&in_out(out, &format!("{name}.csv")), rows)?;
+    write_json(&in_out(out, &format!("{name}.json")), &rows)?;
+    if json {
+        print_json(&serde_json::json!({ "rows": rows }))?;
+    } else {
+        print_rows(rows);
+        println!("written: {0}/{1}.csv, {0}/{1}.json", out.display(), name);
+    }
+    Ok(())
+}
+
 pub(crate) fn run(cmd: &SweepCommand, out: &Path) -> Result<()> {
     match cmd {
-        SweepCommand::Farm(args) => {
-            let rows = sweep_farm(args, out)?;
-            write_csv(&in_out(out, &format!("{}.csv", args.name)), &rows)?;
-            write_json(&in_out(out, &format!("{}.json", args.name)), &rows)?;
-            if args.json {
-                print_json(&serde_json::json!({ "rows": rows }))?;
-            } else {
-                print_rows(&rows);
-                println!(
-                    "written: {0}/{1}.csv, {0}/{1}.json",
-                    out.display(),
-                    args.name
-                );
-            }
-            Ok(())
-        }
+        SweepCommand::Farm(args) => report(&sweep_farm(args, out)?, out, &args.name, args.json),
+        SweepCommand::Dnc(args) => report(&sweep_dnc(args, out)?, out, &args.name, args.json),
     }
 }
