@@ -39,8 +39,41 @@ pub(crate) fn machine_for_engine(
     queue: usize,
     compute_share: f64,
     smallest_cost: Option<Duration>,
+    events_per_s: Option<f64>,
 ) -> Result<Machine, UsageError> {
-    build(args, out, compute_share, smallest_cost, queue + 2)
+    build(
+        args,
+        out,
+        compute_share,
+        smallest_cost,
+        queue + 2,
+        events_per_s,
+    )
+}
+
+/// Expected wake-ups per emulated second of the tree engine, from a model's prediction: a
+/// piece executed on level i of N has crossed N − i links, and each crossing costs three
+/// messages (request, task, result), plus one deadline for its execution. `pieces_per_task[i]`
+/// is how many pieces a task's share on level i + 1 is cut into (1 for a farm, k^{N−i} for
+/// divide and conquer).
+pub(crate) fn engine_events_per_s(
+    throughput_per_s: f64,
+    fractions_by_level: &[f64],
+    pieces_per_task: impl Fn(usize) -> f64,
+) -> Option<f64> {
+    let n = fractions_by_level.len();
+    let per_task: f64 = fractions_by_level
+        .iter()
+        .enumerate()
+        .map(|(i, f)| f * pieces_per_task(i) * (1.0 + 3.0 * (n - 1 - i) as f64))
+        .sum();
+    let rate = throughput_per_s * per_task;
+    (rate.is_finite() && rate > 0.0).then_some(rate)
+}
+
+/// The smallest non-zero duration among `costs`.
+pub(crate) fn smallest_nonzero(costs: &[Duration]) -> Option<Duration> {
+    costs.iter().copied().filter(|d| !d.is_zero()).min()
 }
 
 /// Builds a machine from validated arguments.
@@ -50,7 +83,7 @@ pub(crate) fn machine(
     compute_share: f64,
     smallest_cost: Option<Duration>,
 ) -> Result<Machine, UsageError> {
-    build(args, out, compute_share, smallest_cost, 1)
+    build(args, out, compute_share, smallest_cost, 1, None)
 }
 
 fn build(
@@ -59,6 +92,7 @@ fn build(
     compute_share: f64,
     smallest_cost: Option<Duration>,
     min_capacity: usize,
+    events_per_s: Option<f64>,
 ) -> Result<Machine, UsageError> {
     let mode = match (args.mode, args.dilation) {
         (ModeArg::Dilated, Some(d)) if d.is_finite() && d >= 1.0 => TimeMode::Dilated(d),
@@ -104,6 +138,7 @@ fn build(
         trace: args.trace.is_some(),
         compute_share,
         smallest_cost,
+        events_per_s,
         wakeup: profile
             .as_ref()
             .map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),

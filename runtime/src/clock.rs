@@ -70,34 +70,62 @@ impl WaitStrategy {
 /// take (see [`choose_dilation`]).
 pub const AUTO_LATENESS_SHARE: f64 = 0.1;
 
+/// Host CPU share that `auto` mode lets the emulator's own message handling and wake-ups
+/// take (see [`choose_dilation`]).
+pub const AUTO_UTILISATION: f64 = 0.25;
+
+/// What `auto` mode knows when it picks a dilation factor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DilationInputs {
+    /// Emulated processors.
+    pub processors: usize,
+    /// Host cores available.
+    pub cores: usize,
+    /// The smallest emulated cost whose timing decides the order of events.
+    pub smallest_cost: Duration,
+    /// Fraction of each processor's emulated time spent in real compute (0 to 1).
+    pub compute_share: f64,
+    /// The host's wake-up latency.
+    pub wakeup: Duration,
+    /// The host CPU time of one wake-up (a message received by a sleeping processor).
+    pub wake_cpu: Duration,
+    /// Expected wake-ups per emulated second over the whole machine, if the program knows
+    /// (a model can tell); `None`: assume every processor wakes at once at each deadline.
+    pub events_per_s: Option<f64>,
+}
+
 /// Picks a dilation factor D for `auto` mode.
 ///
-/// Two things must hold for a faithful run:
+/// Three things must hold for a faithful run:
 /// 1. a wake-up must be late by a small share ([`AUTO_LATENESS_SHARE`]) of the smallest
-///    emulated cost once stretched. A wake-up is late by the host's `wakeup` latency plus, when
-///    many processors' deadlines fall together, the CPU time of waking those ahead of it on its
-///    core: `⌈P / cores⌉ × wake_cpu`. So `D ≥ (wakeup + ⌈P/cores⌉·wake_cpu) / (share × smallest)`;
-/// 2. real compute must fit on the cores: with `compute_share` the fraction of each processor's
-///    emulated time spent in real compute, `D ≥ 1.25 × compute_share × P / cores`.
+///    emulated cost once stretched: `D ≥ (wakeup + queueing) / (share × smallest)`;
+/// 2. the host must keep up with the wake-ups. With an expected rate of `events_per_s`
+///    (emulated), the host spends `events_per_s × wake_cpu / D` of CPU per second, which must
+///    stay under [`AUTO_UTILISATION`] of the cores. Without a rate, the worst case is assumed:
+///    all processors' deadlines fall together, and a wake-up queues behind
+///    `⌈P/cores⌉ × wake_cpu` of others (the `queueing` of 1);
+/// 3. real compute must fit on the cores: `D ≥ 1.25 × compute_share × P / cores`.
 ///
 /// The result is at least 1 and rounded up to a whole number.
-pub fn choose_dilation(
-    processors: usize,
-    cores: usize,
-    smallest_cost: Duration,
-    compute_share: f64,
-    wakeup: Duration,
-    wake_cpu: Duration,
-) -> f64 {
-    let cores = cores.max(1);
-    let herd = processors.div_ceil(cores) as f64 * wake_cpu.as_secs_f64();
-    let by_wakeup = if smallest_cost.is_zero() {
+pub fn choose_dilation(inputs: &DilationInputs) -> f64 {
+    let cores = inputs.cores.max(1);
+    let wake_cpu = inputs.wake_cpu.as_secs_f64();
+    let queueing = match inputs.events_per_s {
+        Some(_) => 0.0,
+        None => inputs.processors.div_ceil(cores) as f64 * wake_cpu,
+    };
+    let by_lateness = if inputs.smallest_cost.is_zero() {
         1.0
     } else {
-        (wakeup.as_secs_f64() + herd) / (AUTO_LATENESS_SHARE * smallest_cost.as_secs_f64())
+        (inputs.wakeup.as_secs_f64() + queueing)
+            / (AUTO_LATENESS_SHARE * inputs.smallest_cost.as_secs_f64())
     };
-    let by_compute = 1.25 * compute_share.clamp(0.0, 1.0) * processors as f64 / cores as f64;
-    by_wakeup.max(by_compute).max(1.0).ceil()
+    let by_load = inputs.events_per_s.map_or(1.0, |rate| {
+        rate * wake_cpu / (AUTO_UTILISATION * cores as f64)
+    });
+    let by_compute =
+        1.25 * inputs.compute_share.clamp(0.0, 1.0) * inputs.processors as f64 / cores as f64;
+    by_lateness.max(by_load).max(by_compute).max(1.0).ceil()
 }
 
 /// The shared time base of one run.
@@ -329,27 +357,33 @@ mod tests {
     #[test]
     fn dilation_grows_with_processors_and_small_costs() {
         let us = Duration::from_micros;
+        let d = |processors, smallest, compute_share, events_per_s| {
+            choose_dilation(&DilationInputs {
+                processors,
+                cores: 2,
+                smallest_cost: us(smallest),
+                compute_share,
+                wakeup: us(50),
+                wake_cpu: us(5),
+                events_per_s,
+            })
+        };
         // 10 ms costs, one processor per core, 50 µs wake-ups: (50 + 5)/1000 < 1 → D = 1.
-        assert_eq!(choose_dilation(2, 2, us(10_000), 0.0, us(50), us(5)), 1.0);
+        assert_eq!(d(2, 10_000, 0.0, None), 1.0);
         // 256 processors on 2 cores: (50 + 128 × 5)/1000 = 0.69 → still 1.
-        assert_eq!(choose_dilation(256, 2, us(10_000), 0.0, us(50), us(5)), 1.0);
+        assert_eq!(d(256, 10_000, 0.0, None), 1.0);
         // 1024 on 2 cores: (50 + 512 × 5)/1000 = 2.61 → 3.
-        assert_eq!(
-            choose_dilation(1024, 2, us(10_000), 0.0, us(50), us(5)),
-            3.0
-        );
+        assert_eq!(d(1024, 10_000, 0.0, None), 3.0);
         // 50 µs costs, 4 processors: (50 + 2 × 5)/5 = 12.
-        assert_eq!(choose_dilation(4, 2, us(50), 0.0, us(50), us(5)), 12.0);
+        assert_eq!(d(4, 50, 0.0, None), 12.0);
+        // A known event rate replaces the worst-case queueing: 50/5 = 10 from lateness, and
+        // 400 000 wake-ups/s × 5 µs / (0.25 × 2 cores) = 4 from load.
+        assert_eq!(d(64, 50, 0.0, Some(400_000.0)), 10.0);
+        assert_eq!(d(64, 1000, 0.0, Some(400_000.0)), 4.0);
         // All real compute, 16 processors on 2 cores: 1.25 × 16/2 = 10.
-        assert_eq!(
-            choose_dilation(16, 2, us(100_000), 1.0, us(50), us(5)),
-            10.0
-        );
+        assert_eq!(d(16, 100_000, 1.0, None), 10.0);
         // Zero smallest cost does not divide by zero.
-        assert_eq!(
-            choose_dilation(2, 2, Duration::ZERO, 0.0, us(50), us(5)),
-            1.0
-        );
+        assert_eq!(d(2, 0, 0.0, None), 1.0);
     }
 
     #[test]

@@ -75,8 +75,8 @@ mod trace;
 
 pub use calibrate::{CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate};
 pub use clock::{
-    AUTO_LATENESS_SHARE, Fidelity, HYBRID_MARGIN, LatenessStats, TimeMode, WaitStrategy,
-    choose_dilation, minimise_timer_slack, thread_cpu_time,
+    AUTO_LATENESS_SHARE, AUTO_UTILISATION, DilationInputs, Fidelity, HYBRID_MARGIN, LatenessStats,
+    TimeMode, WaitStrategy, choose_dilation, minimise_timer_slack, thread_cpu_time,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use link::{LinkCost, Payload};

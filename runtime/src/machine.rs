@@ -29,7 +29,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde::Serialize;
 
 use crate::clock::{
-    AUTO_LATENESS_SHARE, Fidelity, LatenessStats, TimeBase, TimeMode, WaitStrategy,
+    AUTO_LATENESS_SHARE, DilationInputs, Fidelity, LatenessStats, TimeBase, TimeMode, WaitStrategy,
     choose_dilation, minimise_timer_slack,
 };
 use crate::error::{ConfigError, ProcessorError, RunError, WaitReport, Waiting};
@@ -71,6 +71,9 @@ pub struct MachineConfig {
     pub compute_share: f64,
     /// For `auto`: the smallest emulated cost the program charges besides the link costs.
     pub smallest_cost: Option<Duration>,
+    /// For `auto`: expected wake-ups (messages to sleeping processors, deadlines) per emulated
+    /// second over the whole machine, if known.
+    pub events_per_s: Option<f64>,
     /// For `auto`: the host's wake-up latency (from `calibrate`).
     pub wakeup: Duration,
     /// For `auto`: the CPU time of one sleep/wake cycle (from `calibrate`).
@@ -90,6 +93,7 @@ impl Default for MachineConfig {
             stall_timeout: None,
             compute_share: 0.0,
             smallest_cost: None,
+            events_per_s: None,
             wakeup: DEFAULT_WAKEUP,
             wake_cpu: DEFAULT_WAKE_CPU,
         }
@@ -220,14 +224,15 @@ impl Machine {
                 if p <= ncores {
                     (true, 1.0)
                 } else {
-                    let d = choose_dilation(
-                        p,
-                        ncores,
-                        smallest.unwrap_or(Duration::ZERO),
-                        config.compute_share,
-                        config.wakeup,
-                        config.wake_cpu,
-                    );
+                    let d = choose_dilation(&DilationInputs {
+                        processors: p,
+                        cores: ncores,
+                        smallest_cost: smallest.unwrap_or(Duration::ZERO),
+                        compute_share: config.compute_share,
+                        wakeup: config.wakeup,
+                        wake_cpu: config.wake_cpu,
+                        events_per_s: config.events_per_s,
+                    });
                     (false, d)
                 }
             }

@@ -142,12 +142,30 @@ pub(crate) fn compare(args: &DncArgs, out: &Path) -> Result<Comparison> {
     }
     let model = model(&args.machine, &args.engine, &args.work)?;
     let real = args.work.kernel == DncKernelArg::Mergesort;
+    let first_guess = predict_model(&model)?;
+    let (k, _) = arity_and_levels(&args.machine.topology)?;
+    let n = model.levels.len();
+    let leaf = model.levels[0];
     let machine = config::machine_for_engine(
         &args.machine,
         out,
         args.engine.queue as usize,
         if real { 1.0 } else { 0.0 },
-        (!real).then(|| Duration::from_secs_f64(model.levels[0].te_s)),
+        config::smallest_nonzero(&[
+            if real {
+                Duration::ZERO
+            } else {
+                Duration::from_secs_f64(leaf.te_s)
+            },
+            Duration::from_secs_f64(model.levels[n.min(2) - 1].ts_s),
+            args.engine.beta_e,
+            args.engine.beta_f,
+        ]),
+        config::engine_events_per_s(
+            first_guess.throughput_per_s,
+            &first_guess.fractions_by_level,
+            |i| f64::from(k).powi((n - 1 - i) as i32),
+        ),
     )?;
     let engine = engine_config(&args.engine, None);
     let (run, sequential_s, model) = if real {

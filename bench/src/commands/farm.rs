@@ -337,7 +337,20 @@ pub(crate) fn compare(args: &FarmArgs, out: &Path) -> Result<Comparison> {
         out,
         args.engine.queue as usize,
         if real { 1.0 } else { 0.0 },
-        (!real).then_some(work.te),
+        config::smallest_nonzero(&[
+            if real {
+                Duration::ZERO
+            } else {
+                work.te * work.granularity
+            },
+            args.engine.beta_e,
+            args.engine.beta_f,
+        ]),
+        config::engine_events_per_s(
+            predicted.throughput_per_s / f64::from(work.granularity),
+            &predicted.fractions_by_level,
+            |_| 1.0,
+        ),
     )?;
     let limits = if args.engine.guided {
         Some(guided_limits(machine.topology(), &model)?)

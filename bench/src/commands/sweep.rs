@@ -440,7 +440,7 @@ fn print_rows(rows: &[SweepRow]) {
     );
 }
 
-fn report(rows: &[SweepRow], out: &Path, name: &str, json: bool) -> Result<()> {
+pub(crate) fn report(rows: &[SweepRow], out: &Path, name: &str, json: bool) -> Result<()> {
     write_csv(&in_out(out, &format!("{name}.csv")), rows)?;
     write_json(&in_out(out, &format!("{name}.json")), &rows)?;
     if json {
