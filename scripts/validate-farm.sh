@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 out=${1:-results/validate-farm}
 mkdir -p "$out"
 cargo build --release --quiet
-mc=target/release/multicomputer
+mc="${CARGO_TARGET_DIR:-target}/release/multicomputer"
 grid=(--topologies chain:1-16,binary:1-5 --te 1ms,5ms,10ms --tasks 1000 --beta-e 50us --beta-f 100us)
 
 $mc calibrate --samples 50 --json --out "$out" >"$out/calibrate.json"

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 out=${1:-results/validate-runtime}
 mkdir -p "$out"
 cargo build --release --quiet
-mc=target/release/multicomputer
+mc="${CARGO_TARGET_DIR:-target}/release/multicomputer"
 
 $mc calibrate --samples 200 --json --out "$out" >"$out/calibrate.json"
 $mc pingpong --round-trips 200000 --repeat 9 --json >"$out/pingpong.json"
