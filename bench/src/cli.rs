@@ -139,6 +139,9 @@ pub(crate) struct MachineArgs {
     /// Write the run's processor timeline as Chrome trace-event JSON (open in Perfetto).
     #[arg(long, value_name = "FILE")]
     pub(crate) trace: Option<PathBuf>,
+    /// Draw the run's processor timeline (compute, communication, idle) as an SVG.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) timeline: Option<PathBuf>,
     /// Machine profile from `calibrate` (its wake-up latency guides auto mode)
     /// [default: <out>/machine-profile.json if it exists].
     #[arg(long, value_name = "FILE")]

@@ -135,7 +135,7 @@ fn build(
         capacity: usize::try_from(args.capacity)
             .unwrap_or(usize::MAX)
             .max(min_capacity),
-        trace: args.trace.is_some(),
+        trace: args.trace.is_some() || args.timeline.is_some(),
         compute_share,
         smallest_cost,
         events_per_s,
@@ -156,4 +156,39 @@ fn build(
         };
         UsageError(format!("{arg}: {e}"))
     })
+}
+
+/// Writes a run's trace where the arguments ask: Chrome trace-event JSON (`--trace`) and an SVG
+/// timeline (`--timeline`), both atomically.
+pub(crate) fn write_trace_files(
+    args: &MachineArgs,
+    trace: Option<&multicomputer_runtime::Trace>,
+    processors: usize,
+) -> anyhow::Result<()> {
+    let Some(trace) = trace else { return Ok(()) };
+    if let Some(path) = &args.trace {
+        let mut buf = Vec::new();
+        trace.write_chrome_json(&mut buf, processors)?;
+        crate::output::write_atomic(path, &buf)?;
+    }
+    if let Some(path) = &args.timeline {
+        let intervals: Vec<(usize, f64, f64, &str)> = trace
+            .events
+            .iter()
+            .map(|e| {
+                let kind = match e.activity {
+                    multicomputer_runtime::Activity::Compute => "compute",
+                    multicomputer_runtime::Activity::Communication => "communication",
+                    multicomputer_runtime::Activity::Idle => "idle",
+                };
+                let start = e.start_ns as f64 / 1e9;
+                (e.processor, start, start + e.duration_ns as f64 / 1e9, kind)
+            })
+            .collect();
+        let title = format!("{} — emulated time (s)", args.topology);
+        let height = (80 + 22 * processors as u32).clamp(240, 4000);
+        let svg = crate::plot::timeline_svg(&title, processors, &intervals, 1200, height)?;
+        crate::output::write_atomic(path, svg.as_bytes())?;
+    }
+    Ok(())
 }

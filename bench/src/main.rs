@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod config;
 mod output;
+mod plot;
 
 use std::process::ExitCode;
 

@@ -166,3 +166,141 @@ fn trace_file_is_chrome_trace_json() {
     assert!(v["traceEvents"].as_array().unwrap().len() > 3);
     std::fs::remove_file(trace).unwrap();
 }
+
+#[test]
+fn farm_bad_input_exits_2_naming_the_argument() {
+    assert_usage_error(&["farm", "--tasks", "0"], "--tasks");
+    assert_usage_error(&["farm", "--te", "-5ms"], "negative");
+    assert_usage_error(&["farm", "--te", "5"], "no unit");
+    assert_usage_error(
+        &["farm", "--topology", "star:3"],
+        "unknown topology kind 'star'",
+    );
+    assert_usage_error(&["farm", "--granularity", "0"], "--granularity");
+    assert_usage_error(&["dnc", "--guided"], "--guided");
+    assert_usage_error(
+        &["sweep", "farm", "--topologies", "chain:4-2"],
+        "empty range",
+    );
+    assert_usage_error(
+        &["sweep", "farm", "--times", "gaussian"],
+        "unknown distribution",
+    );
+    assert_usage_error(&["sweep", "dnc", "--split", "thirds"], "unknown split");
+}
+
+#[test]
+fn farm_json_has_measured_and_predicted_with_the_same_keys() {
+    let o = multicomputer(&[
+        "farm",
+        "-t",
+        "binary:2",
+        "--tasks",
+        "60",
+        "--te",
+        "500us",
+        "--mode",
+        "dilated",
+        "--dilation",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["processors"], 3);
+    for key in [
+        "throughput_per_s",
+        "speedup",
+        "makespan_s",
+        "fractions_by_level",
+    ] {
+        assert!(!v["measured"][key].is_null(), "measured.{key}");
+        assert!(!v["predicted"][key].is_null(), "predicted.{key}");
+    }
+    assert_eq!(
+        v["measured"]["fractions_by_level"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(v["error_pct"].is_number());
+    assert!(v["fidelity"]["waits"].is_number());
+}
+
+#[test]
+fn predict_prints_the_model_alone() {
+    let o = multicomputer(&["predict", "farm", "-t", "chain:3", "--te", "1ms", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Recurrence (d) with k = 1: S_1 = 1/1.05 ms, S_2 = S_1·0.95/1.05 + S_1, S_3 likewise.
+    let s1 = 1.0 / 1.05e-3;
+    let r = 0.95 / 1.05;
+    let s3 = s1 * (1.0 + r + r * r);
+    let got = v["throughput_per_s"].as_f64().unwrap();
+    assert!((got - s3).abs() / s3 < 1e-9, "{got} vs {s3}");
+    let o = multicomputer(&["predict", "dnc", "-t", "binary:3", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn sweep_writes_csv_that_fit_reads_and_a_missing_column_is_named() {
+    let dir = std::env::temp_dir().join(format!("mc-cli-sweep-{}", std::process::id()));
+    let out = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+            .args(args)
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let o = out(&[
+        "sweep",
+        "farm",
+        "--topologies",
+        "chain:1-3,binary:2",
+        "--te",
+        "500us,1ms",
+        "--tasks",
+        "80",
+        "--mode",
+        "dilated",
+        "--dilation",
+        "1",
+        "--name",
+        "s",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["s.csv", "s.json", "s-speedup.svg", "s-error.svg"] {
+        assert!(dir.join(f).exists(), "{f} not written");
+    }
+    let csv = dir.join("s.csv");
+    let o = out(&["fit", "farm", "--csv", csv.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["beta_e_s"].is_number() && v["beta_f_s"].is_number());
+    // A table without the throughput column is rejected, naming it.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header = text
+        .lines()
+        .next()
+        .unwrap()
+        .replace("steady_throughput_per_s", "other");
+    let broken = dir.join("broken.csv");
+    std::fs::write(
+        &broken,
+        format!(
+            "{header}\n{}",
+            text.lines().skip(1).collect::<Vec<_>>().join("\n")
+        ),
+    )
+    .unwrap();
+    let o = out(&["fit", "farm", "--csv", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("missing column 'steady_throughput_per_s'"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

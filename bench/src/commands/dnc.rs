@@ -232,6 +232,7 @@ pub(crate) fn compare(args: &DncArgs, out: &Path) -> Result<Comparison> {
         )
     };
     let predicted = predict_model(&model)?;
+    config::write_trace_files(&args.machine, run.trace.as_ref(), machine.topology().len())?;
     let times = &run.result_times;
     let span = times
         .last()

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::cli::{EmulateArgs, PatternArg};
 use crate::config;
-use crate::output::{human_ns, print_json, table, write_atomic};
+use crate::output::{human_ns, print_json, table};
 
 /// What `emulate --json` prints.
 #[derive(Debug, Serialize)]
@@ -59,11 +59,11 @@ fn program(
 pub(crate) fn emulate(args: &EmulateArgs, out: &Path) -> Result<EmulateResult> {
     let machine = config::machine(&args.machine, out, 0.0, Some(args.occupy))?;
     let record = machine.run(program(args.rounds, args.occupy, args.pattern))?;
-    if let (Some(path), Some(trace)) = (&args.machine.trace, &record.trace) {
-        let mut buf = Vec::new();
-        trace.write_chrome_json(&mut buf, machine.topology().len())?;
-        write_atomic(path, &buf)?;
-    }
+    config::write_trace_files(
+        &args.machine,
+        record.trace.as_ref(),
+        machine.topology().len(),
+    )?;
     let report = record.report;
     let expected = (args.pattern == PatternArg::Independent)
         .then_some(args.rounds as f64 * args.occupy.as_secs_f64());

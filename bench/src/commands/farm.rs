@@ -389,6 +389,7 @@ pub(crate) fn compare(args: &FarmArgs, out: &Path) -> Result<Comparison> {
         "the farm's results differ from the sequential reference"
     );
     let r = &run.engine;
+    config::write_trace_files(&args.machine, r.trace.as_ref(), machine.topology().len())?;
     let times = &r.result_times;
     let g = f64::from(work.granularity);
     let span = times

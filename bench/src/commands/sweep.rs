@@ -15,6 +15,7 @@ use crate::cli::{MachineArgs, parse_duration};
 use crate::commands::dnc::{self, DncArgs, DncKernelArg, DncWorkArgs, SplitArg};
 use crate::commands::farm::{self, Comparison, EngineArgs, FarmArgs, FarmWorkArgs, TimesArg};
 use crate::output::{human_ns, in_out, print_json, table, write_atomic, write_json};
+use crate::plot::{Bars, Chart, Scale, Series, Style};
 
 /// What `sweep` sweeps.
 #[derive(Debug, Subcommand)]
@@ -440,14 +441,132 @@ fn print_rows(rows: &[SweepRow]) {
     );
 }
 
+/// Writes the sweep's plots: speedup against processors (measured points, model dashed) per
+/// family and T_e; the speedup error of every cell; speedup against granularity if several.
+pub(crate) fn write_plots(rows: &[SweepRow], out: &Path, name: &str) -> Result<Vec<String>> {
+    let mut written = Vec::new();
+    let family = |r: &SweepRow| r.topology.split(':').next().unwrap_or("").to_string();
+    let first_times = rows.first().map(|r| r.times.clone()).unwrap_or_default();
+    let first_g = rows.first().map_or(1, |r| r.granularity);
+    let mut groups: Vec<(String, Vec<&SweepRow>)> = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.times == first_times && r.granularity == first_g)
+    {
+        let key = format!("{} T_e = {}", family(r), human_ns(r.te_s * 1e9));
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    let mut series = Vec::new();
+    for (key, rs) in &groups {
+        series.push(Series {
+            name: format!("{key} measured"),
+            points: rs
+                .iter()
+                .map(|r| (r.processors as f64, r.measured_speedup))
+                .collect(),
+            style: Style::Points,
+        });
+        series.push(Series {
+            name: format!("{key} model"),
+            points: rs
+                .iter()
+                .map(|r| (r.processors as f64, r.predicted_speedup))
+                .collect(),
+            style: Style::Dashed,
+        });
+    }
+    let speedup = Chart {
+        title: format!("Speedup against processors ({first_times} task times, g = {first_g})"),
+        x_label: "processors N".into(),
+        y_label: "speedup".into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series,
+    };
+    let mut put = |file: String, svg: String| -> Result<()> {
+        write_atomic(&in_out(out, &file), svg.as_bytes())?;
+        written.push(file);
+        Ok(())
+    };
+    put(format!("{name}-speedup.svg"), speedup.to_svg(960, 600)?)?;
+    let errors = Bars {
+        title: "Speedup error per cell: (measured − model)/model".into(),
+        y_label: "error (%)".into(),
+        categories: rows
+            .iter()
+            .map(|r| format!("{} {} {}", r.topology, human_ns(r.te_s * 1e9), r.times))
+            .collect(),
+        groups: vec![(
+            "speedup error %".into(),
+            rows.iter().map(|r| r.error_pct).collect(),
+        )],
+    };
+    put(
+        format!("{name}-error.svg"),
+        errors.to_svg((24 * rows.len() as u32).max(640), 520)?,
+    )?;
+    let gs: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.granularity).collect();
+    if gs.len() > 1 {
+        let mut series = Vec::new();
+        let mut keys: Vec<(String, f64)> = Vec::new();
+        for r in rows.iter().filter(|r| r.times == first_times) {
+            if !keys.iter().any(|(t, te)| *t == r.topology && *te == r.te_s) {
+                keys.push((r.topology.clone(), r.te_s));
+            }
+        }
+        for (t, te) in keys {
+            let rs: Vec<&SweepRow> = rows
+                .iter()
+                .filter(|r| r.topology == t && r.te_s == te && r.times == first_times)
+                .collect();
+            let label = format!("{t} T_e = {}", human_ns(te * 1e9));
+            series.push(Series {
+                name: format!("{label} measured"),
+                points: rs
+                    .iter()
+                    .map(|r| (f64::from(r.granularity), r.measured_speedup))
+                    .collect(),
+                style: Style::Points,
+            });
+            series.push(Series {
+                name: format!("{label} model"),
+                points: rs
+                    .iter()
+                    .map(|r| (f64::from(r.granularity), r.predicted_speedup))
+                    .collect(),
+                style: Style::Dashed,
+            });
+        }
+        let chart = Chart {
+            title: "Speedup against granularity g (tasks per message), start-up included".into(),
+            x_label: "granularity g".into(),
+            y_label: "speedup".into(),
+            x_scale: Scale::Log10,
+            y_scale: Scale::Linear,
+            series,
+        };
+        put(format!("{name}-granularity.svg"), chart.to_svg(960, 600)?)?;
+    }
+    Ok(written)
+}
+
 pub(crate) fn report(rows: &[SweepRow], out: &Path, name: &str, json: bool) -> Result<()> {
     write_csv(&in_out(out, &format!("{name}.csv")), rows)?;
     write_json(&in_out(out, &format!("{name}.json")), &rows)?;
+    let plots = write_plots(rows, out, name)?;
     if json {
         print_json(&serde_json::json!({ "rows": rows }))?;
     } else {
         print_rows(rows);
-        println!("written: {0}/{1}.csv, {0}/{1}.json", out.display(), name);
+        println!(
+            "written: {0}/{1}.csv, {0}/{1}.json, plots {2}",
+            out.display(),
+            name,
+            plots.join(", ")
+        );
     }
     Ok(())
 }

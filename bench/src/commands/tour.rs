@@ -30,6 +30,7 @@ fn machine_args(topology: &str) -> Result<MachineArgs> {
         loop_count: 0,
         capacity: 2,
         trace: None,
+        timeline: None,
         profile: None,
     })
 }

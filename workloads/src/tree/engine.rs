@@ -163,6 +163,8 @@ pub struct EngineRun<R> {
     pub executed_share: Vec<f64>,
     /// Splits (forwards, in a farm) made by each processor.
     pub splits: Vec<u64>,
+    /// The event trace, if the machine recorded one.
+    pub trace: Option<multicomputer_runtime::Trace>,
 }
 
 impl<R> EngineRun<R> {
@@ -174,6 +176,7 @@ impl<R> EngineRun<R> {
             report: self.report,
             executed_share: self.executed_share,
             splits: self.splits,
+            trace: self.trace,
         }
     }
 
@@ -596,6 +599,7 @@ where
             .map(|r| r.executed_share / total_share.max(f64::MIN_POSITIVE))
             .collect(),
         splits: results.iter().map(|r| r.splits).collect(),
+        trace: record.trace,
     })
 }
 
