@@ -652,7 +652,7 @@ fn no_data_note(root: &Root<'_>, px: &(Range<i32>, Range<i32>), text: &str) -> a
     root.draw(&Text::new(text, centre, style)).map_err(draw_err)
 }
 
-/// Writes "note: N <what>s skipped (<why>)" in the bottom-left corner.
+/// Writes "note: N `what`s skipped (`why`)" in the bottom-left corner.
 fn skipped_note(
     root: &Root<'_>,
     height: u32,
