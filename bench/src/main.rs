@@ -31,7 +31,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Emulate(a)) => commands::emulate::run(a, &cli.out),
         Some(Command::Pingpong(a)) => commands::pingpong::run(a),
         Some(Command::Farm(a)) => commands::farm::run(a, &cli.out),
-        Some(Command::Predict(PredictCommand::Farm(a))) => commands::farm::predict(a),
+        Some(Command::Predict(PredictCommand::Farm(a))) => commands::farm::predict(a, &cli.out),
         Some(Command::Dnc(a)) => commands::dnc::run(a, &cli.out),
         Some(Command::Predict(PredictCommand::Dnc(a))) => commands::dnc::predict(a),
         Some(Command::Sweep(c)) => commands::sweep::run(c, &cli.out),

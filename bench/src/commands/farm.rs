@@ -16,7 +16,8 @@ use serde::Serialize;
 use crate::UsageError;
 use crate::cli::{MachineArgs, parse_duration};
 use crate::config;
-use crate::output::{human_ns, print_json, table};
+use crate::output::{human_ns, print_json, table, write_atomic};
+use crate::plot::{Chart, Scale, Series, Style};
 
 /// Distribution of synthetic task times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
@@ -446,12 +447,107 @@ pub(crate) struct PredictFarmArgs {
     pub(crate) engine: EngineArgs,
     #[command(flatten)]
     pub(crate) work: FarmWorkArgs,
-    /// Print the prediction as one JSON object.
+    /// Print the prediction as one JSON object (the `predicted` object of `farm --json`).
     #[arg(long)]
     pub(crate) json: bool,
+    /// Also draw the paper's Figure 4 (speedup against N for T_e, 5 T_e and 10 T_e: the peak
+    /// operating point) and Figure 5 (speedup against granularity g for several N) for this
+    /// topology family, into the results folder.
+    #[arg(long)]
+    pub(crate) figures: bool,
+    /// Marginal efficiency (speedup bought per added processor) below which adding levels no
+    /// longer pays: defines the peak operating point.
+    #[arg(long, default_value_t = 0.1)]
+    pub(crate) min_marginal_efficiency: f64,
 }
 
-pub(crate) fn predict(args: &PredictFarmArgs) -> Result<()> {
+/// Draws Figures 4 and 5 of the farm paper for a model on a k-ary tree or chain.
+fn figures(model: &FarmModel, out: &Path) -> Result<Vec<String>> {
+    let FarmTopology::Tree(shape) = &model.topology else {
+        return Err(UsageError("--figures needs a chain or a k-ary tree".into()).into());
+    };
+    let max_levels: u32 = if shape.k == 1 {
+        32
+    } else {
+        20 / shape.k.ilog2().max(1)
+    };
+    let levels: Vec<u32> = (1..=max_levels).collect();
+    let processors = |n: u32| {
+        TreeShape {
+            k: shape.k,
+            levels: n,
+        }
+        .processors() as f64
+    };
+    let mut fig4 = Vec::new();
+    for factor in [1.0, 5.0, 10.0] {
+        let m = FarmModel {
+            te_s: model.te_s * factor,
+            ..model.clone()
+        };
+        let surface = farm::speedup_surface(&m, &[model.granularity], &levels)
+            .map_err(|e| UsageError(e.to_string()))?;
+        fig4.push(Series {
+            name: format!("T_e = {}", human_ns(m.te_s * 1e9)),
+            points: levels
+                .iter()
+                .zip(&surface[0])
+                .map(|(&n, &sp)| (processors(n), sp))
+                .collect(),
+            style: Style::LinePoints,
+        });
+    }
+    let family = if shape.k == 1 {
+        "chain".to_string()
+    } else {
+        format!("{}-ary tree", shape.k)
+    };
+    let chart4 = Chart {
+        title: format!("Speedup against processors, {family} (Figure 4)"),
+        x_label: "processors N".into(),
+        y_label: "speedup (start-up included)".into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series: fig4,
+    };
+    let gs = [1u32, 2, 4, 8, 16, 32, 64, 128];
+    let shown: Vec<u32> = levels
+        .iter()
+        .copied()
+        .filter(|n| n.is_power_of_two() || *n == max_levels)
+        .collect();
+    let surface =
+        farm::speedup_surface(model, &gs, &shown).map_err(|e| UsageError(e.to_string()))?;
+    let fig5 = shown
+        .iter()
+        .enumerate()
+        .map(|(b, &n)| Series {
+            name: format!("N = {}", processors(n)),
+            points: gs
+                .iter()
+                .enumerate()
+                .map(|(a, &g)| (f64::from(g), surface[a][b]))
+                .collect(),
+            style: Style::LinePoints,
+        })
+        .collect();
+    let chart5 = Chart {
+        title: format!("Speedup against granularity, {family} (Figure 5)"),
+        x_label: "granularity g (tasks per message)".into(),
+        y_label: "speedup (start-up included)".into(),
+        x_scale: Scale::Log10,
+        y_scale: Scale::Linear,
+        series: fig5,
+    };
+    let mut written = Vec::new();
+    for (name, chart) in [("farm-figure4.svg", chart4), ("farm-figure5.svg", chart5)] {
+        write_atomic(&out.join(name), chart.to_svg(960, 600)?.as_bytes())?;
+        written.push(out.join(name).display().to_string());
+    }
+    Ok(written)
+}
+
+pub(crate) fn predict(args: &PredictFarmArgs, out: &Path) -> Result<()> {
     let model = model(
         &args.machine.topology,
         &args.machine,
@@ -459,9 +555,25 @@ pub(crate) fn predict(args: &PredictFarmArgs) -> Result<()> {
         &args.work,
     );
     let p = model.predict().map_err(|e| UsageError(e.to_string()))?;
+    let written = if args.figures {
+        figures(&model, out)?
+    } else {
+        Vec::new()
+    };
     if args.json {
         return print_json(&p);
     }
+    let peak = match &model.topology {
+        FarmTopology::Tree(shape) => Some(
+            farm::peak_operating_point(
+                &model,
+                if shape.k == 1 { 64 } else { 12 },
+                args.min_marginal_efficiency,
+            )
+            .map_err(|e| UsageError(format!("--min-marginal-efficiency: {e}")))?,
+        ),
+        FarmTopology::Parents { .. } => None,
+    };
     let mut t = table(&["quantity", "predicted"]);
     t.add_row(vec![
         "throughput (tasks/s)".into(),
@@ -474,6 +586,18 @@ pub(crate) fn predict(args: &PredictFarmArgs) -> Result<()> {
         t.add_row(vec![format!("f_{}", i + 1), format!("{f:.4}")]);
     }
     t.add_row(vec!["bound".into(), format!("{:?}", p.bound)]);
+    if let Some(peak) = &peak {
+        t.add_row(vec![
+            "peak operating point".into(),
+            format!(
+                "{} levels, {} processors, speedup {:.2}",
+                peak.levels, peak.processors, peak.speedup
+            ),
+        ]);
+    }
     println!("{t}");
+    for w in written {
+        println!("written: {w}");
+    }
     Ok(())
 }
