@@ -86,7 +86,8 @@ pub(crate) enum ModeArg {
     Native,
     /// Stretch every cost by --dilation D (more processors than cores).
     Dilated,
-    /// Native if the processors fit on the cores, else dilated with D chosen for fidelity.
+    /// Native if the processors leave a core free for the host, else dilated with D chosen
+    /// for fidelity.
     Auto,
 }
 

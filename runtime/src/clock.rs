@@ -29,9 +29,9 @@ pub enum TimeMode {
     /// More processors than cores: every emulated cost and compute interval takes D times as
     /// long in wall time, and reported times are divided by D.
     Dilated(f64),
-    /// Native when processors fit on the cores and nothing needs stretching, else dilated with
-    /// a D chosen from processors, cores and the smallest emulated cost (see
-    /// [`choose_dilation`]).
+    /// Native when the processors leave a core free for the host (or there is one processor),
+    /// else dilated with a D chosen from processors, cores and the smallest emulated cost (see
+    /// [`choose_dilation`]). [`TimeMode::Native`] uses every core.
     #[default]
     Auto,
 }

@@ -22,7 +22,9 @@
 //!   keeps the order of events faithful. In **native** mode (processors ≤ cores) D = 1,
 //!   processors are pinned and spin: wall time is real speedup. In **dilated** mode (more
 //!   processors than cores) every cost and compute interval is stretched by D and reported times
-//!   are emulated ones. Each run reports its [`Fidelity`]: how many waits overran their deadline
+//!   are emulated ones. `auto` runs natively only when a core is left for the host (a spinning
+//!   processor that shares its core with anything else turns every preemption into emulated
+//!   time), else dilated. Each run reports its [`Fidelity`]: how many waits overran their deadline
 //!   and by how much.
 //! - **Failures.** A panic in a processor ends the run with [`RunError::Panic`] naming it; a
 //!   deadlock is detected and reported with what each processor waits on

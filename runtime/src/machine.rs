@@ -221,7 +221,10 @@ impl Machine {
                 (false, d)
             }
             TimeMode::Auto => {
-                if p <= ncores {
+                // Native only with a core to spare: a processor spinning on every core shares
+                // its core with the OS, the harness and anything else the host runs, and each
+                // preemption goes straight into emulated time. Ask for `Native` to use them all.
+                if p < ncores || p == 1 {
                     (true, 1.0)
                 } else {
                     let d = choose_dilation(&DilationInputs {

@@ -372,3 +372,26 @@ fn auto_mode_dilates_when_processors_outnumber_cores() {
     assert!(machine.is_native());
     assert_eq!(machine.strategy(), WaitStrategy::Spin);
 }
+
+#[test]
+fn auto_mode_keeps_a_core_for_the_host() {
+    // Counted as Machine::new counts them.
+    let cores = core_affinity::get_core_ids()
+        .map(|c| c.len())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if cores < 2 {
+        return; // one core: only a single processor runs natively, checked above
+    }
+    let all = Machine::new(Topology::chain(cores).unwrap(), MachineConfig::default()).unwrap();
+    assert!(
+        !all.is_native(),
+        "{cores} processors on {cores} cores must dilate"
+    );
+    let spare = Topology::chain(cores - 1).unwrap();
+    assert!(
+        Machine::new(spare, MachineConfig::default())
+            .unwrap()
+            .is_native()
+    );
+}
