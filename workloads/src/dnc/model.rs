@@ -181,8 +181,17 @@ pub fn level_fractions(
         .collect())
 }
 
-/// Fractions `f_i` of the saturating model (all `≥ 0`, `Σ = 1`); below a saturated level every
-/// processor idles for the same share of time.
+/// Fractions `f_i` of the saturating model (all `≥ 0`, `Σ = 1`). Below a saturated level the
+/// subtrees receive less than they could absorb; splitting and forwarding run at high priority
+/// (§4.1), so the supply flows as deep as the subtrees take it: a level-`i` processor receiving
+/// `r` tasks/s forwards (splits) `min(r, S'_{i−1})` of them and executes the rest. A split sends
+/// one subtask to each child, so each child subtree receives as many (smaller) tasks per second
+/// as its parent forwards, and a level-`i` processor's work share in whole tasks is
+/// `(r − forwarded)/S_N` summed over the `k^{N−i}` processors of the level, each doing
+/// `k^{−(N−i)}` of a whole task per task. Equals [`level_fractions`] whenever those are all
+/// non-negative. (The engine in `crate::tree` allocates this way: on a binary tree of 5 levels
+/// with `T_e(N) = 8 ms`, `T_s(N) = T_j(N) = 200 µs`, `β_e = 50 µs`, `β_f = 100 µs` the root
+/// saturates and levels 3 to 5 only split.)
 pub fn saturating_level_fractions(
     levels: &[DncLevelCosts],
     beta_e_s: f64,
@@ -192,11 +201,13 @@ pub fn saturating_level_fractions(
     let (s, fwd) = saturating_unchecked(levels, beta_e_s, beta_f_s);
     let n = s.len();
     let total = s[n - 1];
+    // rate: tasks/s (of the level's own size) entering one subtree rooted at level i + 1.
     let mut rate = total;
     let mut out = vec![0.0; n];
     for i in (0..n).rev() {
-        out[i] = rate * (s[i] - fwd[i]) / s[i] / total;
-        rate = rate * fwd[i] / s[i];
+        let forwarded = rate.min(fwd[i]);
+        out[i] = (rate - forwarded) / total;
+        rate = forwarded;
     }
     Ok(out)
 }
@@ -325,6 +336,27 @@ mod tests {
         let j = throughput_by_level_per_s(&levels, 0.1, 0.2).unwrap();
         assert!(close(j[1], 30.0 / 11.0, 1e-14) && j[2] > s_max);
         assert!(level_fractions(&levels, 0.1, 0.2).unwrap()[1] < 0.0);
+    }
+
+    #[test]
+    fn saturated_root_sends_the_supply_as_deep_as_it_goes() {
+        // Leaves: S_1 = 1/(0.5 + 0.1) = 5/3. Level 2: σ = 0.3, forwards min(5/3, 10/3) = 5/3,
+        // S_2 = 5/3 + (1 − 0.3·5/3)/1.1 = 70/33. Root: σ = 0.5 caps forwarding at 2 < 70/33,
+        // so S_3 = 2 with no time left to execute.
+        let levels = vec![
+            level(0.5, 0.0, 0.0, 0.0),
+            level(1.0, 0.05, 0.05, 0.0),
+            level(2.0, 0.15, 0.15, 0.0),
+        ];
+        let s = saturating_throughput_by_level_per_s(&levels, 0.1, 0.2).unwrap();
+        assert!(close(s[1], 70.0 / 33.0, 1e-14) && close(s[2], 2.0, 1e-15));
+        // Priority to splitting: the root splits all 2/s; each level-2 processor receives
+        // 2/s, splits the 5/3 its leaves absorb and executes 1/3: f = (5/6, 1/6, 0).
+        // (Equal idling below the root would have given f_2 = 3/14.)
+        let f = saturating_level_fractions(&levels, 0.1, 0.2).unwrap();
+        assert!(close(f[0], 5.0 / 6.0, 1e-14), "{f:?}");
+        assert!(close(f[1], 1.0 / 6.0, 1e-14), "{f:?}");
+        assert_eq!(f[2], 0.0);
     }
 
     #[test]
