@@ -142,6 +142,6 @@ pub use cell::{
 pub use driver::{CellChoice, SystolicRun, build_cells, run_systolic};
 pub use grain::{Grain, OclError, Transformation};
 pub use pipeline::{
-    PipelineCosts, PipelineError, PipelineRun, expected_events_per_s, run_pipeline,
+    PipelineCosts, PipelineError, PipelineRun, expected_events_per_s, random_stream, run_pipeline,
 };
 pub use reference::ocl_reference;

@@ -330,6 +330,15 @@ pub fn run_pipeline(
     })
 }
 
+/// A random stream of `len` integers drawn uniformly from `lo..=hi` (seeded, reproducible), for
+/// runs without an input file. A small range makes repeated values, which OCL counts, common.
+pub fn random_stream(len: usize, lo: i64, hi: i64, seed: u64) -> Vec<i64> {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (lo, hi) = (lo.min(hi), lo.max(hi));
+    (0..len).map(|_| rng.random_range(lo..=hi)).collect()
+}
+
 fn expect_data(m: Message) -> Result<Packet, ProcessorError> {
     match m {
         Message::Data(p) => Ok(p),
@@ -342,8 +351,6 @@ fn expect_data(m: Message) -> Result<Packet, ProcessorError> {
 #[cfg(test)]
 mod tests {
     use multicomputer_runtime::WaitStrategy;
-    use rand::{RngExt, SeedableRng};
-    use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::super::model::{consumption_time_s, output_time_s};
     use super::*;
@@ -361,9 +368,13 @@ mod tests {
         x as f64 * 1e-6
     }
 
-    fn random_stream(len: usize, range: i64, seed: u64) -> Vec<i64> {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        (0..len).map(|_| rng.random_range(-range..=range)).collect()
+    #[test]
+    fn random_streams_are_reproducible_and_in_range() {
+        let a = random_stream(200, -3, 3, 7);
+        assert_eq!(a, random_stream(200, -3, 3, 7));
+        assert_ne!(a, random_stream(200, -3, 3, 8));
+        assert!(a.iter().all(|v| (-3..=3).contains(v)));
+        assert!(a.contains(&-3) && a.contains(&3));
     }
 
     fn grains() -> Vec<Grain> {
@@ -386,8 +397,8 @@ mod tests {
     #[test]
     fn every_grain_equals_the_reference_emulated_and_native() {
         let streams: Vec<Vec<i64>> = vec![
-            random_stream(40, 3, 1),
-            random_stream(37, 100, 2),
+            random_stream(40, -3, 3, 1),
+            random_stream(37, -100, 100, 2),
             vec![5; 23],                      // repeated values
             vec![-1, -1, 0, 0, -7, 3, -1, 0], // negative values and zeros (the padding)
             vec![9, 9],                       // L < N for most grains
@@ -454,7 +465,7 @@ mod tests {
         };
         for g in grains() {
             for l in [1usize, 5, 24, 30] {
-                let a = random_stream(l, 4, l as u64);
+                let a = random_stream(l, -4, 4, l as u64);
                 let run = run_pipeline(g, &a, PipelineCosts::Emulated(c), &config()).unwrap();
                 // Every cost is a whole number of ns here, so the times agree to rounding.
                 let want_in = consumption_time_s(g, c, l as u64);
