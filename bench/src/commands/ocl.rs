@@ -479,10 +479,17 @@ fn print_report(r: &OclReport) {
     if let (Some(s), Some(e)) = (r.speedup, r.efficiency) {
         println!("measured speedup {s:.2}, efficiency {e:.3}");
     }
-    println!(
-        "output equals the sequential reference; {} mode, D = {}, wall {:.3} s, {} of {} waits late",
-        r.mode, r.dilation, r.wall_s, r.fidelity.late_waits, r.fidelity.waits
-    );
+    match r.costs {
+        CostsArg::Emulated => println!(
+            "output equals the sequential reference; {} mode, D = {}, wall {:.3} s, {} of {} \
+             waits late (emulated times do not depend on it: every receive names its link)",
+            r.mode, r.dilation, r.wall_s, r.fidelity.late_waits, r.fidelity.waits
+        ),
+        CostsArg::Native => println!(
+            "output equals the sequential reference; native costs: wall-clock times, \
+             sequential = the O(LN) reference on this host"
+        ),
+    }
 }
 
 /// Which of the paper's two tables.
@@ -529,9 +536,14 @@ pub(crate) struct SweepOclArgs {
     pub(crate) windows: String,
     /// M or K values, comma-separated, for every N (each must divide N)
     /// [default: the paper's: 1,2,5,10,25,50 for N = 50 and 10,20,25,50,100,250,500 for N = 500;
-    /// for other N, the divisors of N].
+    /// for other N, the divisors of N; with native costs only those whose N/M processes fit on
+    /// this host's cores].
     #[arg(long, value_name = "LIST")]
     pub(crate) grains: Option<String>,
+    /// Explicit cells `N:G` (G = M or K), comma-separated, instead of --windows × --grains,
+    /// e.g. `25:25,50:25,100:100,200:100` (native costs need a core per process).
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["windows", "grains"])]
+    pub(crate) cells: Option<String>,
     /// Stream length L. The paper used 100 000; the default is shortened to 2 000 (a multiple
     /// of every K in the grid) to keep the 500-process emulations short. Emulated times are
     /// exact and their model is linear in L, so a shorter L loses nothing but the paper's
@@ -601,6 +613,22 @@ fn parse_list(arg: &str, list: &str) -> Result<Vec<usize>, UsageError> {
         .collect()
 }
 
+fn parse_cells(list: &str) -> Result<Vec<(usize, usize)>, UsageError> {
+    split_list("--cells", list)?
+        .into_iter()
+        .map(|cell| {
+            let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&v| v >= 1);
+            cell.split_once(':')
+                .and_then(|(n, g)| Some((parse(n)?, parse(g)?)))
+                .ok_or_else(|| {
+                    UsageError(format!(
+                        "--cells: '{cell}' is not N:G with whole numbers ≥ 1 (e.g. 50:25)"
+                    ))
+                })
+        })
+        .collect()
+}
+
 fn parse_tables(list: &str) -> Result<Vec<TableArg>, UsageError> {
     split_list("--transforms", list)?
         .into_iter()
@@ -623,17 +651,44 @@ pub(crate) fn sweep(args: &SweepOclArgs, out: &Path) -> Result<Vec<SweepOclRow>>
         .as_deref()
         .map(|g| parse_list("--grains", g))
         .transpose()?;
+    let explicit = args.cells.as_deref().map(parse_cells).transpose()?;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     let mut cells = Vec::new();
     for &t in &tables {
-        for &n in &windows {
-            let gs = given.clone().unwrap_or_else(|| paper_grains(t, n));
-            for g in gs {
-                let grain = t
-                    .grain(n, g)
-                    .map_err(|e| UsageError(format!("--grains: {e}")))?;
+        let pairs: Vec<(usize, usize, bool)> = match &explicit {
+            Some(pairs) => pairs.iter().map(|&(n, g)| (n, g, true)).collect(),
+            None => windows
+                .iter()
+                .flat_map(|&n| match &given {
+                    Some(gs) => gs.iter().map(|&g| (n, g, true)).collect::<Vec<_>>(),
+                    None => paper_grains(t, n)
+                        .into_iter()
+                        .map(|g| (n, g, false))
+                        .collect(),
+                })
+                .collect(),
+        };
+        for (n, g, named) in pairs {
+            let arg = if args.cells.is_some() {
+                "--cells"
+            } else {
+                "--grains"
+            };
+            let grain = t
+                .grain(n, g)
+                .map_err(|e| UsageError(format!("{arg}: {e}")))?;
+            // With native costs the default grid keeps the cells that fit on the cores.
+            if named || args.machine.costs == CostsArg::Emulated || grain.processes() <= cores {
                 cells.push((t, grain));
             }
         }
+    }
+    if cells.is_empty() {
+        return Err(UsageError(format!(
+            "--costs native: no cell of the grid has at most {cores} processes (one per core); \
+             name some with --cells N:G"
+        ))
+        .into());
     }
     let models = [
         model_costs(&args.machine, false)?,
@@ -818,11 +873,19 @@ fn print_sweep(rows: &[SweepOclRow]) {
         ]);
     }
     println!("{t}");
-    let worst = rows
-        .iter()
-        .filter_map(|r| r.error_pct)
-        .fold(0.0_f64, |m, e| m.max(e.abs()));
-    println!("{} cells; largest |error| {worst:.4} %", rows.len());
+    let errors: Vec<f64> = rows.iter().filter_map(|r| r.error_pct).collect();
+    if errors.is_empty() {
+        println!(
+            "{} cells (native costs, no model given: fit the CSVs with `fit ocl`)",
+            rows.len()
+        );
+    } else {
+        let worst = errors.iter().fold(0.0_f64, |m, e| m.max(e.abs()));
+        println!(
+            "{} cells; largest |error| against the model {worst:.4} %",
+            rows.len()
+        );
+    }
 }
 
 /// `multicomputer sweep ocl`: runs, writes CSV (one per table), JSON and SVG, prints.
@@ -988,18 +1051,18 @@ fn read_table(path: &Path, table: TableArg) -> Result<(Vec<TimingRow>, Option<Co
             elapsed[i],
         ));
     }
-    let injected = if t.has("alpha0_s") && t.has("alpha1_s") && t.has("beta_s") {
-        let mean = |c: &str| -> Result<f64, UsageError> {
-            let v = t.numbers(c)?;
-            Ok(v.iter().sum::<f64>() / v.len() as f64)
-        };
-        Some(Costs {
-            alpha0_s: mean("alpha0_s")?,
-            alpha1_s: mean("alpha1_s")?,
-            beta_s: mean("beta_s")?,
-        })
-    } else {
-        None
+    // The constants an emulated sweep was run with (empty for native runs: no reference).
+    let mean = |c: &str| -> Option<f64> {
+        let v = t.numbers(c).ok()?;
+        Some(v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let injected = match (mean("alpha0_s"), mean("alpha1_s"), mean("beta_s")) {
+        (Some(alpha0_s), Some(alpha1_s), Some(beta_s)) => Some(Costs {
+            alpha0_s,
+            alpha1_s,
+            beta_s,
+        }),
+        _ => None,
     };
     Ok((rows, injected))
 }
