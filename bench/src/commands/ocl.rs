@@ -82,7 +82,7 @@ pub(crate) struct OclArgs {
     #[arg(long, default_value = "fine", value_name = "fine|m1:M|kk:K|mk:M,K")]
     pub(crate) transform: String,
     /// Stream length L of the random stream.
-    #[arg(long, short = 'l', default_value_t = 10_000, conflicts_with = "input")]
+    #[arg(long, short = 'l', default_value_t = 10_000, conflicts_with = "input", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) length: u64,
     /// Seed of the random stream.
     #[arg(long, default_value_t = 1)]
@@ -374,7 +374,17 @@ fn read_stream(path: &Path) -> Result<Vec<i64>, UsageError> {
                 ))
             })
         })
-        .collect()
+        .collect::<Result<Vec<i64>, UsageError>>()
+        .and_then(|a| {
+            if a.is_empty() {
+                Err(UsageError(format!(
+                    "--input {}: no integers in the file",
+                    path.display()
+                )))
+            } else {
+                Ok(a)
+            }
+        })
 }
 
 /// `multicomputer ocl`.
