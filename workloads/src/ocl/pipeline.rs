@@ -200,6 +200,25 @@ pub fn expected_events_per_s(grain: Grain, costs: Costs) -> f64 {
 /// replaced (links are free, capacity 2: every cost is charged by the program, see the module
 /// documentation). In emulated mode with [`TimeMode::Auto`] and no `events_per_s`, the rate of
 /// [`expected_events_per_s`] is filled in.
+///
+/// ```
+/// use multicomputer_runtime::{MachineConfig, TimeMode, WaitStrategy};
+/// use multicomputer_workloads::ocl::model::Costs;
+/// use multicomputer_workloads::ocl::{Grain, PipelineCosts, run_pipeline};
+///
+/// // [M,1] = [2,1] on a window of 4: two processors, α = 10 µs, β = 1 µs.
+/// let config = MachineConfig {
+///     mode: TimeMode::Dilated(1.0),
+///     wait: WaitStrategy::Sleep,
+///     ..MachineConfig::default()
+/// };
+/// let costs = PipelineCosts::Emulated(Costs::single(10e-6, 1e-6));
+/// let run = run_pipeline(Grain::m1(4, 2)?, &[1, 2, 1, 1, 3], costs, &config)?;
+/// assert_eq!(run.output, vec![1, 1, 2, 3, 1]);
+/// // §4.1: consuming L = 5 inputs takes (2L − 1)α + M(L − 1)β = 90 + 8 µs.
+/// assert!((run.consumption_s - 98e-6).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run_pipeline(
     grain: Grain,
     a: &[i64],
