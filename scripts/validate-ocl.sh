@@ -29,14 +29,21 @@ for t in m1 kk; do
   $mc fit ocl --transform $t --paper --json --out "$out" >"$out/fit-paper-$t.json"
   $mc fit ocl --transform $t --paper --multi-process --json --out "$out" >"$out/fit-paper-multi-$t.json"
 done
-# Native: one process per core (N/M ≤ 2 on a 2-core host), N = M and N = 2M.
+# Native: one process per core (N/M ≤ 2 on a 2-core host), N = M (one process: the
+# environment's reads and writes are local, no channel) and N = 2M (one real channel), each the
+# fastest of 3 runs. Fitted over all rows and per number of processes.
 cells() { local s=""; for g in "$@"; do s+="$g:$g,$((2 * g)):$g,"; done; echo "${s%,}"; }
-$mc sweep ocl --costs native --transforms m1 --length "$NL" \
+$mc sweep ocl --costs native --transforms m1 --length "$NL" --repeat 3 \
   --cells "$(cells 1 10 100 1000 2000 5000 10000)" --name native --out "$out" >/dev/null
-$mc sweep ocl --costs native --transforms kk --length "$NL" \
+$mc sweep ocl --costs native --transforms kk --length "$NL" --repeat 3 \
   --cells "$(cells 1 2 5 10 20 50 100 200 500 1000)" --name native --out "$out" >/dev/null
 for t in m1 kk; do
   $mc fit ocl --transform $t --csv "$out/native-$t.csv" --json --out "$out" >"$out/fit-native-$t.json"
+  for p in 1 2; do
+    python3 -c 'import csv,sys; r=csv.reader(open(sys.argv[1])); h=next(r); i=h.index("processes"); w=csv.writer(sys.stdout); w.writerow(h); [w.writerow(x) for x in r if x[i]==sys.argv[2]]' \
+      "$out/native-$t.csv" $p >"$out/native-$t-p$p.csv"
+    $mc fit ocl --transform $t --csv "$out/native-$t-p$p.csv" --json --out "$out" >"$out/fit-native-$t-p$p.json"
+  done
 done
 
 python3 - "$out" "$L" "$NL" <<'PY'
@@ -86,8 +93,16 @@ for t in ("m1", "kk"):
               f"2α/β = {f['two_alpha_over_beta']:.0f}") if t == "m1" else \
              (f"α0 = {us(f['alpha0_s'])} ± {us(f['std_errors_s'][0])}, α1 = {f['alpha1_s']*1e9:.2f} ± {f['std_errors_s'][1]*1e9:.2f} ns, "
               f"β = {f['beta_s']*1e9:.3f} ± {f['std_errors_s'][2]*1e9:.3f} ns, K* = √(2α0/β) = {f['optimal_k']:.0f}")
-    print(f"- **{'[M,1]' if t == 'm1' else '[K,K]'}**: {consts}; {f['rows']} rows, largest relative residual "
+    print(f"- **{'[M,1]' if t == 'm1' else '[K,K]'}**, all rows: {consts}; {f['rows']} rows, largest relative residual "
           f"{100*f['max_relative_error']:.1f} %, rms {100*f['rms_relative_error']:.1f} %.")
+    for p in (1, 2):
+        g = json.load(open(f"{out}/fit-native-{t}-p{p}.json"))
+        c = (f"α = {us(g['alpha_s'])} ± {us(g['std_errors_s'][0])}, β = {g['beta_s']*1e9:.3f} ± {g['std_errors_s'][1]*1e9:.3f} ns, "
+             f"2α/β = {g['two_alpha_over_beta']:.0f}") if t == "m1" else \
+            (f"α0 = {us(g['alpha0_s'])} ± {us(g['std_errors_s'][0])}, α1 = {g['alpha1_s']*1e9:.2f} ± {g['std_errors_s'][1]*1e9:.2f} ns, "
+             f"β = {g['beta_s']*1e9:.3f} ± {g['std_errors_s'][2]*1e9:.3f} ns, K* = {g['optimal_k']:.0f}")
+        print(f"  - {p} process{'es' if p > 1 else ''} only: {c}; largest relative residual "
+              f"{100*g['max_relative_error']:.1f} %, rms {100*g['rms_relative_error']:.1f} %.")
     print()
     print("  | N | M or K | processes | time to consume L | fitted model | residual |")
     print("  |---|---|---|---|---|---|")
