@@ -356,6 +356,14 @@ fn ocl_bad_input_exits_2_naming_the_argument() {
         "--grains: cell size M = 3 does not divide window length N = 10",
     );
     assert_usage_error(&["sweep", "ocl", "--transforms", "m2"], "--transforms");
+    assert_usage_error(
+        &["sweep", "ocl", "--cells", "50"],
+        "--cells: '50' is not N:G",
+    );
+    assert_usage_error(
+        &["sweep", "ocl", "--cells", "50:3"],
+        "--cells: cell size M = 3 does not divide window length N = 50",
+    );
     assert_usage_error(&["fit", "ocl", "--transform", "mk", "--paper"], "mk");
 }
 
