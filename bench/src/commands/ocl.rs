@@ -697,6 +697,14 @@ pub(crate) fn sweep(args: &SweepOclArgs, out: &Path) -> Result<Vec<SweepOclRow>>
             }
         }
     }
+    if let Some((_, g)) = cells.iter().find(|(_, g)| args.length % g.k() as u64 != 0) {
+        eprintln!(
+            "warning: --length {} is not a multiple of K = {}: the last packet is padded, and \
+             §4.2's model (which `fit ocl` uses) takes L/K whole",
+            args.length,
+            g.k()
+        );
+    }
     if cells.is_empty() {
         return Err(UsageError(format!(
             "--costs native: no cell of the grid has at most {cores} processes (one per core); \

@@ -31,7 +31,10 @@
 //! 3. the receiver takes the data (its clock moves to the same start) and is busy for `γ`.
 //!
 //! Both end the communication at `γ + max(ready to send, ready to receive)`, which is the
-//! recurrence of [`model::schedule`]. A step's comparisons cost `β` each, `KM` per step
+//! recurrence of [`model::schedule`]. (In these uniform arrays the two ready times tie exactly:
+//! `σ(D̄_{h+1}, i) + KMβ = σ(D̄_{h−1}, i−1)` by the closed form, so nobody ever waits for a
+//! partner and a buffered channel would give the same times; the rendezvous keeps the
+//! emulation right for arrays whose processes would not tie (cells of unequal cost).) A step's comparisons cost `β` each, `KM` per step
 //! ([`StepCost::comparisons`](super::StepCost::comparisons), charged with
 //! [`Processor::occupy`]); the cell's real work is done but not charged. Link costs are zero. Hence the emulated time at which the input end has
 //! consumed its last packet is `σ(D̄_{N/M}, ⌈L/K⌉ − 1)` — §4.1's `(2L−1)α + M(L−1)β` and §4.2's
