@@ -39,7 +39,8 @@
 //! A step's comparisons cost `β` each, `KM` per step
 //! ([`StepCost::comparisons`](super::StepCost::comparisons), charged with
 //! [`Processor::occupy`]); the cell's real work is done but not charged. Link costs are zero.
-//! Hence the emulated time at which the input end has consumed its last packet is `σ(D̄_{N/M}, ⌈L/K⌉ − 1)` — §4.1's `(2L−1)α + M(L−1)β` and §4.2's
+//! Hence the emulated time at which the input end has consumed its last packet is
+//! `σ(D̄_{N/M}, ⌈L/K⌉ − 1)` — §4.1's `(2L−1)α + M(L−1)β` and §4.2's
 //! `(2L/K−1)(α0+Kα1) + K²(L/K−1)β` ([`model::consumption_time_s`]) — and process 0 finishes at
 //! `t_{M,K}(L)` ([`model::output_time_s`]), up to the rounding of each cost to whole
 //! nanoseconds. Emulated times come from message stamps, not from the host, and every receive
