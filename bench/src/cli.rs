@@ -10,6 +10,7 @@ use multicomputer_runtime::Topology;
 use crate::commands::dnc::{DncArgs, PredictDncArgs};
 use crate::commands::farm::{FarmArgs, PredictFarmArgs};
 use crate::commands::fit::FitCommand;
+use crate::commands::ocl::OclArgs;
 use crate::commands::sweep::SweepCommand;
 
 /// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
@@ -44,6 +45,10 @@ pub(crate) enum Command {
     /// Run divide and conquer on a k-ary tree (synthetic T_s, T_e, T_j per level, or real
     /// mergesort) and print measured beside predicted.
     Dnc(Box<DncArgs>),
+    /// Run the OCL (Occurrence Count Last) systolic array of the grain-size paper — fine
+    /// grained, [M,1], [K,K] or [M,K] — one process per emulated processor, and print measured
+    /// beside predicted time; the output is checked against the sequential reference.
+    Ocl(Box<OclArgs>),
     /// Print a model's prediction alone (no run).
     #[command(subcommand)]
     Predict(PredictCommand),

@@ -26,6 +26,15 @@ pub(crate) fn load_profile(
     }
 }
 
+/// The host's wake-up latency and CPU time per wake-up for `auto` mode: the profile's, else
+/// the defaults.
+pub(crate) fn wake_costs(profile: Option<&MachineProfile>) -> (Duration, Duration) {
+    (
+        profile.map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
+        profile.map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),
+    )
+}
+
 /// Overlapped transfer time of a message of `bytes` bytes with these link costs, in seconds.
 pub(crate) fn transfer_s(args: &MachineArgs, bytes: u64) -> f64 {
     args.latency.as_secs_f64() + args.per_byte.as_secs_f64() * bytes as f64
@@ -76,6 +85,17 @@ pub(crate) fn smallest_nonzero(costs: &[Duration]) -> Option<Duration> {
     costs.iter().copied().filter(|d| !d.is_zero()).min()
 }
 
+impl From<WaitArg> for WaitStrategy {
+    fn from(w: WaitArg) -> Self {
+        match w {
+            WaitArg::Spin => Self::Spin,
+            WaitArg::Sleep => Self::Sleep,
+            WaitArg::Hybrid => Self::Hybrid,
+            WaitArg::Auto => Self::Auto,
+        }
+    }
+}
+
 /// Builds a machine from validated arguments.
 pub(crate) fn machine(
     args: &MachineArgs,
@@ -114,13 +134,8 @@ fn build(
         (ModeArg::Native, None) => TimeMode::Native,
         (ModeArg::Auto, None) => TimeMode::Auto,
     };
-    let wait = match args.wait {
-        WaitArg::Spin => WaitStrategy::Spin,
-        WaitArg::Sleep => WaitStrategy::Sleep,
-        WaitArg::Hybrid => WaitStrategy::Hybrid,
-        WaitArg::Auto => WaitStrategy::Auto,
-    };
-    let profile = load_profile(args.profile.as_deref(), out)?;
+    let wait = WaitStrategy::from(args.wait);
+    let (wakeup, wake_cpu) = wake_costs(load_profile(args.profile.as_deref(), out)?.as_ref());
     let link = LinkCost {
         send_overhead: args.send_overhead,
         recv_overhead: args.recv_overhead,
@@ -139,12 +154,8 @@ fn build(
         compute_share,
         smallest_cost,
         events_per_s,
-        wakeup: profile
-            .as_ref()
-            .map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
-        wake_cpu: profile
-            .as_ref()
-            .map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),
+        wakeup,
+        wake_cpu,
         ..MachineConfig::default()
     };
     Machine::new(args.topology.clone(), config).map_err(|e| {
@@ -172,23 +183,33 @@ pub(crate) fn write_trace_files(
         crate::output::write_atomic(path, &buf)?;
     }
     if let Some(path) = &args.timeline {
-        let intervals: Vec<(usize, f64, f64, &str)> = trace
-            .events
-            .iter()
-            .map(|e| {
-                let kind = match e.activity {
-                    multicomputer_runtime::Activity::Compute => "compute",
-                    multicomputer_runtime::Activity::Communication => "communication",
-                    multicomputer_runtime::Activity::Idle => "idle",
-                };
-                let start = e.start_ns as f64 / 1e9;
-                (e.processor, start, start + e.duration_ns as f64 / 1e9, kind)
-            })
-            .collect();
         let title = format!("{} — emulated time (s)", args.topology);
-        let height = (80 + 22 * processors as u32).clamp(240, 4000);
-        let svg = crate::plot::timeline_svg(&title, processors, &intervals, 1200, height)?;
-        crate::output::write_atomic(path, svg.as_bytes())?;
+        write_timeline(path, trace, processors, &title)?;
     }
     Ok(())
+}
+
+/// Draws a run's processor timeline (compute, communication, idle) as an SVG, atomically.
+pub(crate) fn write_timeline(
+    path: &Path,
+    trace: &multicomputer_runtime::Trace,
+    processors: usize,
+    title: &str,
+) -> anyhow::Result<()> {
+    let intervals: Vec<(usize, f64, f64, &str)> = trace
+        .events
+        .iter()
+        .map(|e| {
+            let kind = match e.activity {
+                multicomputer_runtime::Activity::Compute => "compute",
+                multicomputer_runtime::Activity::Communication => "communication",
+                multicomputer_runtime::Activity::Idle => "idle",
+            };
+            let start = e.start_ns as f64 / 1e9;
+            (e.processor, start, start + e.duration_ns as f64 / 1e9, kind)
+        })
+        .collect();
+    let height = (80 + 22 * processors as u32).clamp(240, 4000);
+    let svg = crate::plot::timeline_svg(title, processors, &intervals, 1200, height)?;
+    crate::output::write_atomic(path, svg.as_bytes())
 }

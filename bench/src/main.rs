@@ -34,6 +34,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Predict(PredictCommand::Farm(a))) => commands::farm::predict(a, &cli.out),
         Some(Command::Dnc(a)) => commands::dnc::run(a, &cli.out),
         Some(Command::Predict(PredictCommand::Dnc(a))) => commands::dnc::predict(a),
+        Some(Command::Ocl(a)) => commands::ocl::run(a, &cli.out),
         Some(Command::Sweep(c)) => commands::sweep::run(c, &cli.out),
         Some(Command::Fit(c)) => commands::fit::run(c, &cli.out),
     }

@@ -304,3 +304,218 @@ fn sweep_writes_csv_that_fit_reads_and_a_missing_column_is_named() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---- OCL (grain-size paper): `ocl`, `sweep ocl`, `fit ocl` ----
+
+fn ocl_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn ocl_bad_input_exits_2_naming_the_argument() {
+    assert_usage_error(
+        &["ocl", "--window", "10", "--transform", "kk:4"],
+        "--transform: packet size K = 4 does not divide window length N = 10",
+    );
+    assert_usage_error(
+        &["ocl", "--window", "12", "--transform", "mk:6,4"],
+        "does not divide cell size M = 6",
+    );
+    assert_usage_error(
+        &["ocl", "--window", "10", "--transform", "ring:2"],
+        "--transform: unknown transform 'ring:2'",
+    );
+    assert_usage_error(&["ocl", "--window", "0"], "--window");
+    assert_usage_error(
+        &[
+            "ocl",
+            "--window",
+            "4",
+            "--transform",
+            "kk:2",
+            "--alpha",
+            "10us",
+        ],
+        "--alpha",
+    );
+    assert_usage_error(
+        &["ocl", "--window", "4", "--input", "/nonexistent/stream.txt"],
+        "--input",
+    );
+    assert_usage_error(
+        &["ocl", "--window", "64", "--costs", "native"],
+        "--costs native",
+    );
+    assert_usage_error(
+        &["sweep", "ocl", "--windows", "10", "--grains", "3"],
+        "--grains: cell size M = 3 does not divide window length N = 10",
+    );
+    assert_usage_error(&["sweep", "ocl", "--transforms", "m2"], "--transforms");
+    assert_usage_error(
+        &["sweep", "ocl", "--cells", "50"],
+        "--cells: '50' is not N:G",
+    );
+    assert_usage_error(
+        &["sweep", "ocl", "--cells", "50:3"],
+        "--cells: cell size M = 3 does not divide window length N = 50",
+    );
+    assert_usage_error(&["fit", "ocl", "--transform", "mk", "--paper"], "mk");
+}
+
+#[test]
+fn ocl_json_matches_the_model_and_writes_b() {
+    let dir = std::env::temp_dir().join(format!("mc-cli-ocl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("a.txt");
+    std::fs::write(&input, "1\n1\n\n2\n-3\n1\n").unwrap();
+    let output = dir.join("b.txt");
+    let o = ocl_in(
+        &dir,
+        &[
+            "ocl",
+            "--window",
+            "2",
+            "--transform",
+            "fine",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+            "--alpha",
+            "10us",
+            "--beta",
+            "1us",
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["l"], 5);
+    assert_eq!(v["processes"], 2);
+    assert_eq!(v["output_matches_reference"], true);
+    // (2L − 1)α + (L − 1)β = 90 + 4 µs (§4.1 with M = 1).
+    let c = v["consumption_s"].as_f64().unwrap();
+    assert!((c - 94e-6).abs() < 1e-12, "{c}");
+    assert!(v["consumption_error_pct"].as_f64().unwrap().abs() < 1e-6);
+    assert!((v["predicted"]["communication_overhead"].as_f64().unwrap() - 20.0).abs() < 1e-9);
+    // B for window 2 of 1, 1, 2, −3, 1 (A(−1) = 0).
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "1\n2\n1\n1\n1\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
+    let dir = std::env::temp_dir().join(format!("mc-cli-ocl-sweep-{}", std::process::id()));
+    let o = ocl_in(
+        &dir,
+        &[
+            "sweep",
+            "ocl",
+            "--windows",
+            "12",
+            "--grains",
+            "1,2,3,6,12",
+            "--length",
+            "60",
+            "--alpha0",
+            "4us",
+            "--alpha1",
+            "3us",
+            "--beta",
+            "2us",
+            "--name",
+            "s",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["s-m1.csv", "s-kk.csv", "s.json", "s-m1.svg", "s-kk.svg"] {
+        assert!(dir.join(f).exists(), "{f} not written");
+    }
+    let kk = dir.join("s-kk.csv");
+    let o = ocl_in(
+        &dir,
+        &[
+            "fit",
+            "ocl",
+            "--transform",
+            "kk",
+            "--csv",
+            kk.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let near = |key: &str, want: f64| {
+        let got = v[key].as_f64().unwrap();
+        assert!((got / want - 1.0).abs() < 1e-6, "{key}: {got} vs {want}");
+    };
+    near("alpha0_s", 4e-6);
+    near("alpha1_s", 3e-6);
+    near("beta_s", 2e-6);
+    near("optimal_k", 2.0);
+    assert_eq!(v["residuals"].as_array().unwrap().len(), 5);
+    // The m1 table was run with α = α0 + α1 = 7 µs.
+    let m1 = dir.join("s-m1.csv");
+    let o = ocl_in(
+        &dir,
+        &[
+            "fit",
+            "ocl",
+            "--transform",
+            "m1",
+            "--csv",
+            m1.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!((v["alpha_s"].as_f64().unwrap() / 7e-6 - 1.0).abs() < 1e-6);
+    assert!(v["alpha0_s"].is_null());
+    // A kk fit of the m1 table lacks the k column.
+    let o = ocl_in(
+        &dir,
+        &[
+            "fit",
+            "ocl",
+            "--transform",
+            "kk",
+            "--csv",
+            m1.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing column 'k'"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ocl_fit_of_the_papers_tables_gives_its_constants() {
+    let o = multicomputer(&[
+        "fit",
+        "ocl",
+        "--transform",
+        "m1",
+        "--paper",
+        "--multi-process",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!((v["alpha_s"].as_f64().unwrap() / 12.33e-6 - 1.0).abs() < 0.01);
+    assert!((v["beta_s"].as_f64().unwrap() / 2.88e-6 - 1.0).abs() < 0.01);
+    assert!(v["max_relative_error"].as_f64().unwrap() < 0.011);
+    let o = multicomputer(&["fit", "ocl", "--transform", "kk", "--paper", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in ["alpha0_s", "alpha1_s", "beta_s", "optimal_k"] {
+        assert!(v[key].is_number(), "{key} missing");
+    }
+    assert_eq!((v["optimal_k"].as_f64().unwrap() * 10.0).round(), 22.0);
+}

@@ -18,6 +18,9 @@ use crate::output::{human_ns, print_json, table};
 pub(crate) enum FitCommand {
     /// β_e and β_f of a processor farm, from a `sweep farm` CSV (or any CSV with its columns).
     Farm(FitFarmArgs),
+    /// α, β ([M,1], §4.1) or α0, α1, β ([K,K], §4.2) of the OCL arrays, from a `sweep ocl` CSV,
+    /// your own table, or the paper's published one (--paper).
+    Ocl(crate::commands::ocl::FitOclArgs),
 }
 
 /// `multicomputer fit farm`.
@@ -179,6 +182,7 @@ pub(crate) fn fit_farm(args: &FitFarmArgs, out: &Path) -> Result<FarmFitReport> 
 
 pub(crate) fn run(cmd: &FitCommand, out: &Path) -> Result<()> {
     match cmd {
+        FitCommand::Ocl(args) => crate::commands::ocl::run_fit(args),
         FitCommand::Farm(args) => {
             let r = fit_farm(args, out)?;
             if args.json {

@@ -5,6 +5,7 @@ pub(crate) mod dnc;
 pub(crate) mod emulate;
 pub(crate) mod farm;
 pub(crate) mod fit;
+pub(crate) mod ocl;
 pub(crate) mod pingpong;
 pub(crate) mod sweep;
 pub(crate) mod tour;

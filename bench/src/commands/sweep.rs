@@ -24,6 +24,9 @@ pub(crate) enum SweepCommand {
     Farm(Box<SweepFarmArgs>),
     /// Divide and conquer over a grid of trees, whole-task times and split kinds.
     Dnc(Box<SweepDncArgs>),
+    /// The OCL arrays over the grain-size paper's grid (its two tables, §4.1 and §4.2): time
+    /// against M or K for N = 50 and 500, beside the model.
+    Ocl(Box<crate::commands::ocl::SweepOclArgs>),
 }
 
 /// `multicomputer sweep dnc`.
@@ -244,7 +247,7 @@ impl Cell<'_> {
     }
 }
 
-fn progress(cells: usize) -> ProgressBar {
+pub(crate) fn progress(cells: usize) -> ProgressBar {
     let bar = ProgressBar::new(cells as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -575,5 +578,6 @@ pub(crate) fn run(cmd: &SweepCommand, out: &Path) -> Result<()> {
     match cmd {
         SweepCommand::Farm(args) => report(&sweep_farm(args, out)?, out, &args.name, args.json),
         SweepCommand::Dnc(args) => report(&sweep_dnc(args, out)?, out, &args.name, args.json),
+        SweepCommand::Ocl(args) => crate::commands::ocl::run_sweep(args, out),
     }
 }

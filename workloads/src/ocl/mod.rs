@@ -91,6 +91,13 @@
 //!
 //! `[1,1]` is the fine-grained program, `[M,1]` is §3.1 and `[K,K]` is §3.2.
 //!
+//! # On the emulated multicomputer
+//!
+//! [`run_pipeline`] runs a grain as a linear array of `N/M` emulated processors, with the
+//! model's costs emulated (communications as rendezvous of `α0 + Kα1`, `β` per comparison) or
+//! native (real compute, real channels, wall-clock times); its output is checked against the
+//! reference and its emulated times equal the model's.
+//!
 //! # Models and fits
 //!
 //! [`model`] holds the sequence functions σ, the output times `t(L)`, `t_M(L)`, `t_K(L)`,
@@ -126,6 +133,7 @@ mod driver;
 pub mod fit;
 mod grain;
 pub mod model;
+mod pipeline;
 mod reference;
 
 pub use cell::{
@@ -133,4 +141,7 @@ pub use cell::{
 };
 pub use driver::{CellChoice, SystolicRun, build_cells, run_systolic};
 pub use grain::{Grain, OclError, Transformation};
+pub use pipeline::{
+    PipelineCosts, PipelineError, PipelineRun, expected_events_per_s, random_stream, run_pipeline,
+};
 pub use reference::ocl_reference;
