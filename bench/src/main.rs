@@ -36,6 +36,8 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Predict(PredictCommand::Dnc(a))) => commands::dnc::predict(a),
         Some(Command::Sweep(c)) => commands::sweep::run(c, &cli.out),
         Some(Command::Fit(c)) => commands::fit::run(c, &cli.out),
+        Some(Command::Ising(a)) => commands::ising::run(a, &cli.out),
+        Some(Command::Scaling(a)) => commands::scaling::run(a, &cli.out),
     }
 }
 

@@ -5,6 +5,8 @@ pub(crate) mod dnc;
 pub(crate) mod emulate;
 pub(crate) mod farm;
 pub(crate) mod fit;
+pub(crate) mod ising;
 pub(crate) mod pingpong;
+pub(crate) mod scaling;
 pub(crate) mod sweep;
 pub(crate) mod tour;
