@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use multicomputer_runtime::{
-    DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, DilationInputs, Fidelity, Machine, MachineProfile,
-    choose_dilation,
+    DilationInputs, Fidelity, Machine, MachineConfig, TimeMode, choose_dilation,
 };
 use multicomputer_workloads::ising::{
     Dimension, Estimate, IsingConfig, Mechanism, ParallelRun, Start, Workload, exact, run_parallel,
@@ -47,7 +46,7 @@ pub(crate) enum MechanismArg {
     /// All distribution and collection through processor 0, one control message per sample
     /// (the paper's PCM: a hot spot).
     Centralized,
-    /// Broadcast down a binary tree, reduction up it (the paper's MCM).
+    /// Broadcast down a binomial tree, reduction up it (the paper's MCM).
     Tree,
 }
 
@@ -309,30 +308,26 @@ pub(crate) fn ising_machine(
     let shortest_run_s = samples.div_ceil(p as u64) as f64 * native_sample.as_secs_f64();
     let events = 3.0 * samples as f64 + 2.0 * p as f64;
     let events_per_s = (shortest_run_s > 0.0).then(|| events / shortest_run_s);
-    if always_dilate && args.mode == ModeArg::Auto && args.dilation.is_none() {
-        let profile = config::load_profile(args.profile.as_deref(), out)?;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let d = choose_dilation(&DilationInputs {
-            processors: p,
-            cores,
-            smallest_cost: config::smallest_nonzero(&[args.send_overhead]).unwrap_or_default(),
-            compute_share: 1.0,
-            wakeup: profile
-                .as_ref()
-                .map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
-            wake_cpu: profile
-                .as_ref()
-                .map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),
-            events_per_s,
-        });
-        let dilated = MachineArgs {
-            mode: ModeArg::Dilated,
-            dilation: Some(d),
-            ..args.clone()
-        };
-        return config::build(&dilated, out, 1.0, None, 1, events_per_s);
+    let machine = config::build(args, out, 1.0, None, 1, events_per_s)?;
+    if !(always_dilate && machine.is_native() && args.mode == ModeArg::Auto) {
+        return Ok(machine);
     }
-    config::build(args, out, 1.0, None, 1, events_per_s)
+    // Auto chose native (the processors fit on the cores): dilate as it would with more.
+    let c = machine.config();
+    let d = choose_dilation(&DilationInputs {
+        processors: p,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        smallest_cost: c.link.smallest_cost().unwrap_or_default(),
+        compute_share: 1.0,
+        wakeup: c.wakeup,
+        wake_cpu: c.wake_cpu,
+        events_per_s,
+    });
+    let config = MachineConfig {
+        mode: TimeMode::Dilated(d),
+        ..c.clone()
+    };
+    Machine::new(args.topology.clone(), config).map_err(|e| UsageError(format!("--dilation: {e}")))
 }
 
 /// Runs the program and builds its report.
