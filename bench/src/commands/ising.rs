@@ -257,7 +257,7 @@ pub(crate) struct IsingReport {
     /// Emulated compute time per sample (CPU time charged, merges included).
     pub(crate) emulated_sample_s: f64,
     /// Wall time of one sample run natively on this thread before the run (median of up to
-    /// three).
+    /// five).
     pub(crate) native_sample_s: f64,
     /// (emulated − native)/native per sample, percent.
     pub(crate) sample_time_error_pct: f64,
@@ -280,10 +280,10 @@ pub(crate) struct IsingReport {
     pub(crate) fidelity: Fidelity,
 }
 
-/// Wall time of one sample run natively here (median of up to three; fewer when slow).
+/// Wall time of one sample run natively here (median of up to five; fewer when slow).
 pub(crate) fn native_sample_time(config: &IsingConfig) -> Result<Duration> {
-    let mut times = Vec::with_capacity(3);
-    for k in 0..3 {
+    let mut times = Vec::with_capacity(5);
+    for k in 0..5 {
         let start = Instant::now();
         std::hint::black_box(run_sample(config, k)?);
         times.push(start.elapsed());

@@ -415,11 +415,20 @@ mod tests {
     }
 
     fn machine(mechanism: Mechanism, processors: usize, loop_count: u64) -> Machine {
+        machine_with(mechanism, processors, Duration::from_micros(5), loop_count)
+    }
+
+    fn machine_with(
+        mechanism: Mechanism,
+        processors: usize,
+        send_overhead: Duration,
+        loop_count: u64,
+    ) -> Machine {
         let config = MachineConfig {
             mode: TimeMode::Dilated(1.0),
             wait: WaitStrategy::Sleep,
             link: LinkCost {
-                send_overhead: Duration::from_micros(5),
+                send_overhead,
                 loop_count,
                 ..LinkCost::default()
             },
@@ -534,16 +543,7 @@ mod tests {
         let c = config(Dimension::Two, 4, 2.0);
         for k in 1..=4u32 {
             let processors = 1usize << k;
-            let config = MachineConfig {
-                mode: TimeMode::Dilated(1.0),
-                wait: WaitStrategy::Sleep,
-                link: LinkCost {
-                    send_overhead: Duration::from_millis(1),
-                    ..LinkCost::default()
-                },
-                ..MachineConfig::default()
-            };
-            let m = Machine::new(Mechanism::Tree.topology(processors).unwrap(), config).unwrap();
+            let m = machine_with(Mechanism::Tree, processors, Duration::from_millis(1), 0);
             let w = Workload::Scaled {
                 samples_per_processor: 1,
             };
@@ -569,8 +569,8 @@ mod tests {
             Mechanism::Centralized,
         )
         .unwrap_err();
-        assert_eq!(e, ParallelError::NotAStar { processor: 3 });
         // Binomial tree of 4: φ(3) = 1.
+        assert_eq!(e, ParallelError::NotAStar { processor: 3 });
     }
 
     #[test]
@@ -579,16 +579,7 @@ mod tests {
         // makes the hot spot visible in the emulated makespan, whatever the compute times.
         let c = config(Dimension::Two, 4, 2.0);
         let slow = |mechanism: Mechanism| {
-            let config = MachineConfig {
-                mode: TimeMode::Dilated(1.0),
-                wait: WaitStrategy::Sleep,
-                link: LinkCost {
-                    send_overhead: Duration::from_millis(2),
-                    ..LinkCost::default()
-                },
-                ..MachineConfig::default()
-            };
-            let m = Machine::new(mechanism.topology(8).unwrap(), config).unwrap();
+            let m = machine_with(mechanism, 8, Duration::from_millis(2), 0);
             let w = Workload::Scaled {
                 samples_per_processor: 2,
             };
