@@ -458,6 +458,11 @@ fn scaling_csv_verdicts_follow_the_hidden_term() {
         "{}",
         stderr(&o)
     );
+    // Two P values cannot give a + b·log P an uncertainty: the table is named.
+    std::fs::write(&broken, "P,time_s\n2,1.0\n4,1.1\n").unwrap();
+    let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--csv"), "{}", stderr(&o));
     std::fs::write(&broken, "P,time_s\n0,1.0\n4,1.1\n").unwrap();
     let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));

@@ -215,15 +215,21 @@ fn loop_count_row(loop_count: f64, fit: &OverheadFit) -> LoopCountRow {
 
 /// The paper's method on tables of observations: a fit per loop count and, with two or more
 /// loop counts, the consistency test.
+///
+/// `data` names the argument the tables came from (`--csv FILE` or `--processors`), for errors
+/// about the data rather than the model.
 fn analyse(
     model: &OverheadModel,
     tables: &[LoopCountTable],
     options: &ConsistencyOptions,
+    data: &str,
 ) -> Result<(Vec<LoopCountRow>, Option<ConsistencyReport>), UsageError> {
-    let bad = |e: &dyn std::fmt::Display| UsageError(format!("--model {model}: {e}"));
     if model.terms()[0] != multicomputer_workloads::analysis::BasisTerm::One {
-        return Err(bad(&"the candidate needs a constant term (1)"));
+        return Err(UsageError(format!(
+            "--model {model}: the candidate needs a constant term (1)"
+        )));
     }
+    let bad = |e: &dyn std::fmt::Display| UsageError(format!("{data}: fitting {model}: {e}"));
     if tables.len() >= 2 {
         let test = consistency_test(model, tables, options).map_err(|e| bad(&e))?;
         let rows = tables
@@ -236,6 +242,14 @@ fn analyse(
         let rows = tables
             .iter()
             .map(|t| {
+                // One more point than parameters, so the fit has an uncertainty.
+                let needed = model.len() + 1;
+                if t.observations.len() < needed {
+                    return Err(bad(&format!(
+                        "need at least {needed} observations, got {}",
+                        t.observations.len()
+                    )));
+                }
                 fit_overhead(model, &t.observations, options.weighting)
                     .map(|f| loop_count_row(t.loop_count, &f))
                     .map_err(|e| bad(&e))
@@ -581,11 +595,15 @@ pub(crate) fn scaling(args: &ScalingArgs, out: &Path) -> Result<ScalingReport> {
             )
         }
     };
-    let (loop_counts, test) = analyse(&model, &tables, &options)?;
+    let data = match &args.csv {
+        Some(path) => format!("--csv {}", path.display()),
+        None => "--processors".to_string(),
+    };
+    let (loop_counts, test) = analyse(&model, &tables, &options, &data)?;
     let mut alt = Vec::new();
     for m in &alternatives {
         // A candidate that cannot be fitted here (too few P values) is left out, not an error.
-        if let Ok((rows, t)) = analyse(m, &tables, &options) {
+        if let Ok((rows, t)) = analyse(m, &tables, &options, &data) {
             alt.push(AlternativeFit {
                 model: m.to_string(),
                 loop_counts: rows,
