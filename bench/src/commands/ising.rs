@@ -256,8 +256,8 @@ pub(crate) struct IsingReport {
     pub(crate) root_messages_sent: u64,
     /// Emulated compute time per sample (CPU time charged, merges included).
     pub(crate) emulated_sample_s: f64,
-    /// Wall time of one sample run natively on this thread before the run (median of up to
-    /// five).
+    /// Wall time of one sample run natively on this thread: the median of up to five samples
+    /// run just before the emulated run and five just after (the host's speed drifts).
     pub(crate) native_sample_s: f64,
     /// (emulated − native)/native per sample, percent.
     pub(crate) sample_time_error_pct: f64,
@@ -280,8 +280,9 @@ pub(crate) struct IsingReport {
     pub(crate) fidelity: Fidelity,
 }
 
-/// Wall time of one sample run natively here (median of up to five; fewer when slow).
-pub(crate) fn native_sample_time(config: &IsingConfig) -> Result<Duration> {
+/// Wall times of up to five samples run natively on this thread, one after the other (fewer
+/// when they are slow).
+fn native_sample_times(config: &IsingConfig) -> Result<Vec<Duration>> {
     let mut times = Vec::with_capacity(5);
     for k in 0..5 {
         let start = Instant::now();
@@ -291,8 +292,12 @@ pub(crate) fn native_sample_time(config: &IsingConfig) -> Result<Duration> {
             break;
         }
     }
+    Ok(times)
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
-    Ok(times[times.len() / 2])
+    times[times.len() / 2]
 }
 
 /// A machine for an Ising run, in the user's mode. `auto` with more processors than cores (or
@@ -340,15 +345,23 @@ pub(crate) fn run_ising(
     mechanism: Mechanism,
     machine_args: &MachineArgs,
     out: &Path,
-    native_sample: Duration,
     always_dilate: bool,
 ) -> Result<(IsingReport, ParallelRun)> {
     let processors = machine_args.topology.len() as u32;
     let samples = workload
         .samples(processors)
         .map_err(|e| UsageError(format!("--samples: {e}")))?;
-    let machine = ising_machine(machine_args, out, samples, native_sample, always_dilate)?;
+    let mut native = native_sample_times(config)?;
+    let machine = ising_machine(
+        machine_args,
+        out,
+        samples,
+        median(native.clone()),
+        always_dilate,
+    )?;
     let run = run_parallel(&machine, config, workload, mechanism)?;
+    native.extend(native_sample_times(config)?);
+    let native_sample = median(native);
     let s = &run.summary;
     let native_s = native_sample.as_secs_f64();
     let busiest = samples.div_ceil(u64::from(processors));
@@ -416,14 +429,12 @@ pub(crate) fn run(args: &IsingArgs, out: &Path) -> Result<()> {
             .machine_args(mechanism, args.processors as usize, args.loop_count)?;
     machine_args.trace = args.trace.clone();
     machine_args.timeline = args.timeline.clone();
-    let native = native_sample_time(&config)?;
     let (mut report, run) = run_ising(
         &config,
         args.workload(),
         mechanism,
         &machine_args,
         out,
-        native,
         false,
     )?;
     config::write_trace_files(&machine_args, run.trace.as_ref(), report.processors)?;

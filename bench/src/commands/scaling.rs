@@ -27,9 +27,7 @@ use serde::Serialize;
 
 use crate::UsageError;
 use crate::commands::fit::Columns;
-use crate::commands::ising::{
-    LatticeArgs, MechanismArg, MessageSystemArgs, native_sample_time, run_ising,
-};
+use crate::commands::ising::{LatticeArgs, MechanismArg, MessageSystemArgs, run_ising};
 use crate::commands::sweep::{split_list, write_csv};
 use crate::output::{human_ns, in_out, print_json, table, write_atomic, write_json};
 use crate::plot::{Chart, Scale, Series, Style};
@@ -388,7 +386,6 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
     let workload = Workload::Scaled {
         samples_per_processor: args.samples_per_processor,
     };
-    let native = native_sample_time(&config)?;
     let cells = ps.len() * loops.len() * args.repeats as usize;
     let bar = ProgressBar::new(cells as u64);
     bar.set_style(
@@ -407,15 +404,7 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
                 bar.set_message(format!("{mechanism} loop_count {loop_count} P = {p}"));
                 let mut stalled_runs = 0;
                 let r = loop {
-                    let (r, _) = run_ising(
-                        &config,
-                        workload,
-                        mechanism,
-                        &machine_args,
-                        out,
-                        native,
-                        true,
-                    )?;
+                    let (r, _) = run_ising(&config, workload, mechanism, &machine_args, out, true)?;
                     let stalled = r.max_processor_sample_s > STALL_FACTOR * r.native_sample_s;
                     if !stalled || stalled_runs + 1 >= MAX_ATTEMPTS {
                         break r;
