@@ -29,11 +29,14 @@ done
 for i in 1 2 3 4 5; do
   $mc ising -P 1 --samples 8 --size 16 --mode dilated --dilation 1 --json --out "$out" >"$out/fidelity-$i.json"
 done
-# Native real speedup on this host's cores (tree mechanism, fixed and scaled work).
+# Native real speedup on this host's cores (tree mechanism, fixed and scaled work), three
+# runs each, alternating P so that a drift of the host's speed affects every P alike.
 cores=$(nproc)
-for p in $(seq 1 "$cores"); do
-  $mc ising -P "$p" --samples 32 --size 12 --mode native --json --out "$out" >"$out/native-fixed-$p.json"
-  $mc ising -P "$p" --samples-per-processor 16 --size 12 --mode native --json --out "$out" >"$out/native-scaled-$p.json"
+for r in 1 2 3; do
+  for p in $(seq 1 "$cores"); do
+    $mc ising -P "$p" --samples 32 --size 12 --mode native --json --out "$out" >"$out/native-fixed-$p-$r.json"
+    $mc ising -P "$p" --samples-per-processor 16 --size 12 --mode native --json --out "$out" >"$out/native-scaled-$p-$r.json"
+  done
 done
 
 python3 - "$out" "$cores" <<'PY'
@@ -80,12 +83,13 @@ for i in (1, 2, 3, 4, 5):
           f"{f['sample_time_error_pct']:+.2f} % |")
 med = statistics.median(diffs)
 print(f"\nMedian difference {med:+.2f} %: {'within' if abs(med) <= 3 else 'NOT within'} 3 %.")
-print(f"\n### Native real speedup on this host's {cores} cores (tree mechanism, 3D L = 12, wall time)\n")
+print(f"\n### Native real speedup on this host's {cores} cores (tree mechanism, 3D L = 12, wall time, median of 3)\n")
 print("| P | fixed work (32 samples): wall | speedup | ideal | scaled work (16/processor): wall | scaled speedup | ideal |")
 print("|---|---|---|---|---|---|---|")
-f1 = json.load(open(f"{out}/native-fixed-1.json")); s1 = json.load(open(f"{out}/native-scaled-1.json"))
+def wall(kind, p):
+    return statistics.median(json.load(open(f"{out}/native-{kind}-{p}-{r}.json"))["wall_s"] for r in (1, 2, 3))
+f1, s1 = wall("fixed", 1), wall("scaled", 1)
 for p in range(1, cores + 1):
-    f = json.load(open(f"{out}/native-fixed-{p}.json")); s = json.load(open(f"{out}/native-scaled-{p}.json"))
-    print(f"| {p} | {1e3*f['wall_s']:.1f} ms | {f1['wall_s']/f['wall_s']:.2f} | {p} | "
-          f"{1e3*s['wall_s']:.1f} ms | {p*s1['wall_s']/s['wall_s']:.2f} | {p} |")
+    f, s = wall("fixed", p), wall("scaled", p)
+    print(f"| {p} | {1e3*f:.1f} ms | {f1/f:.2f} | {p} | {1e3*s:.1f} ms | {p*s1/s:.2f} | {p} |")
 PY
