@@ -386,32 +386,45 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
     let workload = Workload::Scaled {
         samples_per_processor: args.samples_per_processor,
     };
-    let cells = ps.len() * loops.len() * args.repeats as usize;
-    let bar = ProgressBar::new(cells as u64);
+    let runs = ps.len() * loops.len() * args.repeats as usize;
+    let bar = ProgressBar::new(runs as u64);
     bar.set_style(
         ProgressStyle::with_template(
             "{bar:40} {pos}/{len} runs, {elapsed} elapsed, ~{eta} left  {msg}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut rows = Vec::with_capacity(cells);
-    for &loop_count in &loops {
-        for &p in &ps {
+    let mut rows = Vec::with_capacity(runs);
+    // Replicates are spread over the whole sweep, every other pass in reverse order, so that a
+    // drift of the host's speed (it changes the CPU time charged for real compute and for the
+    // busy loop) shows as scatter between replicates, not as a trend in P or loop_count.
+    let cells: Vec<(usize, usize)> = (0..loops.len())
+        .flat_map(|l| (0..ps.len()).map(move |i| (l, i)))
+        .collect();
+    for repeat in 0..args.repeats {
+        let order: Vec<&(usize, usize)> = if repeat % 2 == 0 {
+            cells.iter().collect()
+        } else {
+            cells.iter().rev().collect()
+        };
+        for &(l, i) in order {
+            let (loop_count, p) = (loops[l], ps[i]);
             let machine_args = args
                 .messages
                 .machine_args(mechanism, p as usize, loop_count)?;
-            for repeat in 0..args.repeats {
-                bar.set_message(format!("{mechanism} loop_count {loop_count} P = {p}"));
-                let mut stalled_runs = 0;
-                let r = loop {
-                    let (r, _) = run_ising(&config, workload, mechanism, &machine_args, out, true)?;
-                    let stalled = r.max_processor_sample_s > STALL_FACTOR * r.native_sample_s;
-                    if !stalled || stalled_runs + 1 >= MAX_ATTEMPTS {
-                        break r;
-                    }
-                    stalled_runs += 1;
-                };
-                rows.push(ScalingRow {
+            bar.set_message(format!("{mechanism} loop_count {loop_count} P = {p}"));
+            let mut stalled_runs = 0;
+            let r = loop {
+                let (r, _) = run_ising(&config, workload, mechanism, &machine_args, out, true)?;
+                let stalled = r.max_processor_sample_s > STALL_FACTOR * r.native_sample_s;
+                if !stalled || stalled_runs + 1 >= MAX_ATTEMPTS {
+                    break r;
+                }
+                stalled_runs += 1;
+            };
+            rows.push((
+                (l, i, repeat),
+                ScalingRow {
                     processors: p,
                     loop_count,
                     repeat,
@@ -428,15 +441,15 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
                     waits: r.fidelity.waits,
                     wall_s: r.wall_s,
                     stalled_runs,
-                });
-                bar.inc(1);
-            }
+                },
+            ));
+            bar.inc(1);
         }
     }
     bar.finish_and_clear();
-    Ok(rows)
+    rows.sort_by_key(|(key, _)| *key);
+    Ok(rows.into_iter().map(|(_, row)| row).collect())
 }
-
 fn tables_of(rows: &[ScalingRow]) -> Vec<LoopCountTable> {
     let mut tables: Vec<LoopCountTable> = Vec::new();
     for r in rows {
