@@ -2,16 +2,23 @@
 //! the scalability of parallel computer systems" (1989), §4–5. Runs the *ising* program for a
 //! list of P and several `loop_count`s (the busy loop per message send that slows the message
 //! system down), fits the candidate overhead function (default (6), `Φ(P) = a + b·log P`) to the
-//! run times of each loop count by least squares, and applies the consistency test: `a` must
+//! system overhead of each loop count by least squares, and applies the consistency test: `a` must
 //! stay constant and `b` grow linearly with `loop_count` (Table 2), else the candidate is
 //! refuted (Table 1).
 //!
 //! With `--csv FILE` the same analysis runs on any table of (P, run time[, loop_count]): the
 //! user's own measurements.
 //!
-//! As in the paper's Tables 1–2 the run times themselves are fitted: *ising* is completely
-//! parallel with work ∝ P, so the ideal run time `C·W_p(P)/P` is a constant and `Φ_s(P)` is the
-//! run time over that constant. A table with an `ideal_s` column is fitted as `Φ_s = T/ideal`.
+//! What is fitted is the system overhead function `Φ_s(P) = T / (C·[W_s(P) + W_p(P)/P])` (§2,
+//! and §4: "we divide the actual run times by the corresponding ideal run times and obtain a
+//! least squares fit"). *ising* is completely parallel with work ∝ P, so the ideal run time is
+//! `samples per processor × C` with `C` the time of one sample; the sweep measures `C` natively
+//! just before and after every run (column `ideal_s`), which also divides out a drift of the
+//! host's speed: on a shared virtual machine the CPU time charged for real compute and for the
+//! busy loop changes by tens of percent over minutes, and a constant ideal time would turn
+//! that drift into a spurious trend. A user's table is fitted as `Φ_s = time_s/ideal_s` when it
+//! has an `ideal_s` column, else the run times themselves are fitted, as in the paper's
+//! Tables 1–2 (equivalent when the ideal run time is constant).
 
 use std::path::{Path, PathBuf};
 
@@ -86,6 +93,9 @@ pub(crate) struct ScalingRow {
     pub(crate) loop_count: u64,
     pub(crate) repeat: u32,
     pub(crate) time_s: f64,
+    /// The ideal run time `C·W_p(P)/P`: samples per processor × the native sample time measured
+    /// around this run.
+    pub(crate) ideal_s: f64,
     pub(crate) mechanism: Mechanism,
     pub(crate) samples: u64,
     pub(crate) messages_sent: u64,
@@ -107,6 +117,9 @@ pub(crate) struct ScalingRow {
 /// clock keeps running while the virtual CPU is descheduled, and such a stall, charged as
 /// compute, is not the program's. Ordinary noise of a loaded host is ±30 %.
 pub(crate) const STALL_FACTOR: f64 = 3.0;
+
+/// What is fitted when the ideal run time is known.
+const PHI_S: &str = "Φ_s = time_s / ideal_s";
 
 /// Attempts per run before a stalled run is kept anyway (and counted).
 pub(crate) const MAX_ATTEMPTS: u32 = 4;
@@ -367,7 +380,7 @@ fn read_tables(path: &Path) -> Result<(Vec<LoopCountTable>, String), UsageError>
         }
     }
     let fitted = if ideal.is_some() {
-        "Φ_s = time_s / ideal_s"
+        PHI_S
     } else {
         "run time (s)"
     };
@@ -429,6 +442,7 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
                     loop_count,
                     repeat,
                     time_s: r.run_time_s,
+                    ideal_s: r.ideal_run_time_s,
                     mechanism,
                     samples: r.samples,
                     messages_sent: r.messages_sent,
@@ -450,10 +464,11 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
     rows.sort_by_key(|(key, _)| *key);
     Ok(rows.into_iter().map(|(_, row)| row).collect())
 }
+/// The sweep's observations: `Φ_s = T/ideal` per run, grouped by loop count.
 fn tables_of(rows: &[ScalingRow]) -> Vec<LoopCountTable> {
     let mut tables: Vec<LoopCountTable> = Vec::new();
     for r in rows {
-        let o = Observation::new(r.processors, r.time_s);
+        let o = Observation::new(r.processors, r.time_s / r.ideal_s);
         let l = r.loop_count as f64;
         match tables.iter_mut().find(|t| t.loop_count == l) {
             Some(t) => t.observations.push(o),
@@ -590,7 +605,7 @@ pub(crate) fn scaling(args: &ScalingArgs, out: &Path) -> Result<ScalingReport> {
             write_csv(&in_out(out, &format!("{}.csv", args.name)), &rows)?;
             (
                 tables_of(&rows),
-                "run time (s)".to_string(),
+                PHI_S.to_string(),
                 rows,
                 Some(args.mechanism.mechanism()),
                 None,
