@@ -408,19 +408,23 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut rows = Vec::with_capacity(runs);
-    // Replicates are spread over the whole sweep, every other pass in reverse order, so that a
-    // drift of the host's speed (it changes the CPU time charged for real compute and for the
-    // busy loop) shows as scatter between replicates, not as a trend in P or loop_count.
+    // Every pass runs the cells in its own random order (fixed seed), so that a drift of the
+    // host's speed (it changes the CPU time charged for real compute and for the busy loop)
+    // shows as scatter between replicates, not as a trend in P or in loop_count.
     let cells: Vec<(usize, usize)> = (0..loops.len())
         .flat_map(|l| (0..ps.len()).map(move |i| (l, i)))
         .collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
     for repeat in 0..args.repeats {
-        let order: Vec<&(usize, usize)> = if repeat % 2 == 0 {
-            cells.iter().collect()
-        } else {
-            cells.iter().rev().collect()
-        };
-        for &(l, i) in order {
+        let mut order = cells.clone();
+        for k in (1..order.len()).rev() {
+            // xorshift64: enough to decorrelate the order from P and loop_count.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            order.swap(k, (state % (k as u64 + 1)) as usize);
+        }
+        for &(l, i) in &order {
             let (loop_count, p) = (loops[l], ps[i]);
             let machine_args = args
                 .messages
