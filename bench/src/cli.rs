@@ -10,7 +10,9 @@ use multicomputer_runtime::Topology;
 use crate::commands::dnc::{DncArgs, PredictDncArgs};
 use crate::commands::farm::{FarmArgs, PredictFarmArgs};
 use crate::commands::fit::FitCommand;
+use crate::commands::ising::IsingArgs;
 use crate::commands::ocl::OclArgs;
+use crate::commands::scaling::ScalingArgs;
 use crate::commands::sweep::SweepCommand;
 
 /// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
@@ -58,6 +60,13 @@ pub(crate) enum Command {
     /// Fit a model's cost parameters to measurements (a sweep's CSV or your own table).
     #[command(subcommand)]
     Fit(FitCommand),
+    /// Run the scalability paper's ising program (Metropolis Monte Carlo, samples over
+    /// processors) once, under the centralized or the tree control mechanism.
+    Ising(Box<IsingArgs>),
+    /// The scalability paper's method: ising over P × loop_counts, fit a + b·log P per
+    /// loop_count, test the candidate's consistency; or the same analysis on your own table
+    /// (--csv).
+    Scaling(Box<ScalingArgs>),
     /// The default tour (what running with no command does).
     Tour,
 }

@@ -106,7 +106,10 @@ pub(crate) fn machine(
     build(args, out, compute_share, smallest_cost, 1, None)
 }
 
-fn build(
+/// Builds a machine from validated arguments with everything `auto` mode can use: the
+/// compute share, the smallest program cost, a minimum link capacity and the expected wake-up
+/// rate.
+pub(crate) fn build(
     args: &MachineArgs,
     out: &Path,
     compute_share: f64,

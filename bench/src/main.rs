@@ -37,6 +37,8 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Ocl(a)) => commands::ocl::run(a, &cli.out),
         Some(Command::Sweep(c)) => commands::sweep::run(c, &cli.out),
         Some(Command::Fit(c)) => commands::fit::run(c, &cli.out),
+        Some(Command::Ising(a)) => commands::ising::run(a, &cli.out),
+        Some(Command::Scaling(a)) => commands::scaling::run(a, &cli.out),
     }
 }
 

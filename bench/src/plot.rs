@@ -27,10 +27,6 @@
 //!   widened around single values. Bar charts always include 0 on the value axis.
 //! - Series colours come from a fixed palette (Tableau 10), assigned by series index.
 
-// Until the sweeps call these plots, everything here is unused outside tests; remove this
-// attribute once `plot` is wired in.
-#![cfg_attr(not(test), allow(dead_code))]
-
 use std::ops::Range;
 
 use anyhow::{Context as _, bail, ensure};

@@ -519,3 +519,217 @@ fn ocl_fit_of_the_papers_tables_gives_its_constants() {
     }
     assert_eq!((v["optimal_k"].as_f64().unwrap() * 10.0).round(), 22.0);
 }
+
+// ---- ising and scaling ----------------------------------------------------------------------
+
+/// Runs the binary with `--out dir`.
+fn ising_run_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A table of run times like the paper's: P = 2…256, loop counts 0…6000, three replicates per
+/// point with a ±0.3 % wobble, true overhead 78 + (1.2 + 0.0015·L)·ln P, plus `c_per_loop·L·P`.
+fn scaling_synthetic_csv(path: &std::path::Path, c_per_loop: f64, with_loop_count: bool) {
+    let mut text = String::from(if with_loop_count {
+        "P,time_s,loop_count\n"
+    } else {
+        "P,time_s\n"
+    });
+    for l in [0.0, 2000.0, 4000.0, 6000.0] {
+        if !with_loop_count && l > 0.0 {
+            break;
+        }
+        for k in 1..=8 {
+            let p = f64::from(1u32 << k);
+            let t = 78.0 + (1.2 + 0.0015 * l) * p.ln() + c_per_loop * l * p;
+            for w in [-0.003, 0.0, 0.003] {
+                let row = format!("{p},{}", t * (1.0 + w));
+                text.push_str(&if with_loop_count {
+                    format!("{row},{l}\n")
+                } else {
+                    format!("{row}\n")
+                });
+            }
+        }
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn ising_bad_input_exits_2_naming_the_argument() {
+    assert_usage_error(&["ising", "--size", "1"], "--size");
+    assert_usage_error(&["ising", "--temperature", "-1"], "--temperature");
+    assert_usage_error(&["ising", "--sweeps", "0"], "--sweeps");
+    assert_usage_error(&["ising", "--processors", "0"], "--processors");
+    assert_usage_error(&["ising", "--mechanism", "ring"], "--mechanism");
+    assert_usage_error(
+        &["ising", "--samples", "3", "--samples-per-processor", "2"],
+        "cannot be used with",
+    );
+    assert_usage_error(&["ising", "--mode", "dilated"], "--dilation");
+    assert_usage_error(&["scaling", "--loop-counts", "0,,5"], "--loop-counts");
+    assert_usage_error(&["scaling", "--processors", "2,x"], "--processors");
+    assert_usage_error(&["scaling", "--model", "1+cube"], "--model");
+    assert_usage_error(&["scaling", "--model", "log"], "constant term");
+    assert_usage_error(&["scaling", "--csv", "/nonexistent/t.csv"], "--csv");
+}
+
+#[test]
+fn ising_json_has_the_physics_and_equals_the_sequential_reference() {
+    let dir = std::env::temp_dir().join(format!("mc-ising-{}", std::process::id()));
+    for mechanism in ["centralized", "tree"] {
+        let o = ising_run_in(
+            &dir,
+            &[
+                "ising",
+                "--dimension",
+                "2",
+                "--size",
+                "8",
+                "--temperature",
+                "1.0",
+                "--thermalisation",
+                "20",
+                "--sweeps",
+                "20",
+                "-P",
+                "4",
+                "--mechanism",
+                mechanism,
+                "--loop-count",
+                "1000",
+                "--mode",
+                "dilated",
+                "--dilation",
+                "2",
+                "--verify",
+                "--json",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+        assert_eq!(v["verified"], true, "{mechanism}");
+        assert_eq!(v["samples"], 16);
+        assert_eq!(v["processors"], 4);
+        assert!(v["run_time_s"].as_f64().unwrap() > 0.0);
+        // Far below T_c ≈ 2.269: ordered, and the exact 2D values are given beside.
+        assert!(v["abs_magnetisation"]["mean"].as_f64().unwrap() > 0.99);
+        let exact_e = v["exact_2d"]["energy"].as_f64().unwrap();
+        assert!((v["energy"]["mean"].as_f64().unwrap() - exact_e).abs() < 0.01);
+        assert!(v["fidelity"]["waits"].as_u64().unwrap() > 0);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn scaling_csv_verdicts_follow_the_hidden_term() {
+    let dir = std::env::temp_dir().join(format!("mc-scaling-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let clean = dir.join("clean.csv");
+    let hidden = dir.join("hidden.csv");
+    scaling_synthetic_csv(&clean, 0.0, true);
+    scaling_synthetic_csv(&hidden, 2e-5, true);
+    let verdict = |path: &std::path::Path| {
+        let o = ising_run_in(
+            &dir,
+            &["scaling", "--csv", path.to_str().unwrap(), "--json"],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = verdict(&clean);
+    assert_eq!(v["verdict"], "consistent", "{}", v["explanation"]);
+    let rows = v["loop_counts"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in rows {
+        assert!((r["a"].as_f64().unwrap() - 78.0).abs() < 0.5, "{r}");
+        let l = r["loop_count"].as_f64().unwrap();
+        assert!(
+            (r["b"].as_f64().unwrap() - (1.2 + 0.0015 * l)).abs() < 0.1,
+            "{r}"
+        );
+    }
+    assert!(dir.join("scaling-time.svg").exists() && dir.join("scaling-b.svg").exists());
+    let v = verdict(&hidden);
+    assert_eq!(v["verdict"], "refuted", "{}", v["explanation"]);
+    // One loop count: the fit alone, no verdict.
+    let single = dir.join("single.csv");
+    scaling_synthetic_csv(&single, 0.0, false);
+    let v = verdict(&single);
+    assert!(v["verdict"].is_null());
+    assert_eq!(v["loop_counts"].as_array().unwrap().len(), 1);
+    // A table without the run-time column is rejected, naming it.
+    let broken = dir.join("broken.csv");
+    std::fs::write(&broken, "P,seconds\n2,1.0\n4,1.1\n").unwrap();
+    let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("missing column 'time_s'"),
+        "{}",
+        stderr(&o)
+    );
+    // Two P values cannot give a + b·log P an uncertainty: the table is named.
+    std::fs::write(&broken, "P,time_s\n2,1.0\n4,1.1\n").unwrap();
+    let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--csv"), "{}", stderr(&o));
+    std::fs::write(&broken, "P,time_s\n0,1.0\n4,1.1\n").unwrap();
+    let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("column 'P'"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn scaling_sweep_writes_a_csv_that_scaling_reads_back() {
+    let dir = std::env::temp_dir().join(format!("mc-scaling-run-{}", std::process::id()));
+    let o = ising_run_in(
+        &dir,
+        &[
+            "scaling",
+            "--processors",
+            "1,2,4",
+            "--loop-counts",
+            "0,1000",
+            "--repeats",
+            "2",
+            "--size",
+            "4",
+            "--thermalisation",
+            "2",
+            "--sweeps",
+            "2",
+            "--mechanism",
+            "centralized",
+            "--name",
+            "s",
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mechanism"], "centralized");
+    assert_eq!(v["rows"].as_array().unwrap().len(), 12);
+    let lc: Vec<f64> = v["loop_counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["loop_count"].as_f64().unwrap())
+        .collect();
+    assert_eq!(lc, vec![0.0, 1000.0]);
+    assert!(v["verdict"] == "consistent" || v["verdict"] == "refuted");
+    for f in ["s.csv", "s.json", "s-time.svg", "s-b.svg"] {
+        assert!(dir.join(f).exists(), "{f} not written");
+    }
+    let csv = dir.join("s.csv");
+    let o = ising_run_in(&dir, &["scaling", "--csv", csv.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let back: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(back["loop_counts"][1]["a"], v["loop_counts"][1]["a"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -47,6 +47,13 @@
 //! needs `jump()` to be split. Every accumulator is an integer, so summaries merge exactly in any
 //! order ([`SummaryAccumulator`]): a parallel run must equal [`run_sequential`] bit for bit.
 //!
+//! ## On the emulated multicomputer
+//!
+//! [`run_parallel`] runs the program on a [`Machine`](multicomputer_runtime::Machine) under one
+//! of two control mechanisms ([`Mechanism`]): a centralized one with a hot spot (the paper's
+//! PCM) and a tree broadcast and reduction (the MCM). Samples are real compute, charged by CPU
+//! time; the emulated makespan is the run time `T` of the scalability analysis.
+//!
 //! # Example
 //!
 //! ```
@@ -66,6 +73,7 @@
 pub mod exact;
 mod lattice;
 mod metropolis;
+mod parallel;
 mod reference;
 
 use serde::Serialize;
@@ -73,6 +81,10 @@ use thiserror::Error;
 
 pub use lattice::Lattice;
 pub use metropolis::{AcceptanceTable, SampleResult, run_sample, sample_rng};
+pub use parallel::{
+    IsingMessage, Mechanism, PARTIAL_BYTES, ParallelError, ParallelRun, SAMPLE_RESULT_BYTES,
+    UNIT_BYTES, WORK_BYTES, run_parallel,
+};
 pub use reference::{Estimate, Summary, SummaryAccumulator, run_sequential};
 
 use crate::analysis::Work;
