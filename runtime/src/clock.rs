@@ -46,7 +46,7 @@ pub enum WaitStrategy {
     Sleep,
     /// Sleep until shortly before the deadline, then spin: exact, some CPU.
     Hybrid,
-    /// Spin in native mode, hybrid when dilated and processors fit on the cores, else sleep.
+    /// Spin in native mode, hybrid when dilated and processors leave a core free, else sleep.
     #[default]
     Auto,
 }

@@ -120,7 +120,7 @@ impl LatticeArgs {
 /// mechanism and the number of processors).
 #[derive(Debug, Clone, Args)]
 pub(crate) struct MessageSystemArgs {
-    /// Time mode (auto: native when the processors fit on the cores, else dilated).
+    /// Time mode (auto: native when the processors leave a core free for the host, else dilated).
     #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
     pub(crate) mode: ModeArg,
     /// Dilation factor D for --mode dilated (a number ≥ 1).
@@ -320,7 +320,7 @@ pub(crate) fn ising_machine(
     if !(always_dilate && machine.is_native() && args.mode == ModeArg::Auto) {
         return Ok(machine);
     }
-    // Auto chose native (the processors fit on the cores): dilate as it would with more.
+    // Auto chose native (a core was left for the host): dilate as it would with more.
     let c = machine.config();
     let d = choose_dilation(&DilationInputs {
         processors: p,

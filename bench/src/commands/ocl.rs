@@ -62,7 +62,7 @@ pub(crate) struct OclMachineArgs {
     pub(crate) beta: Option<Duration>,
     /// Dilation factor D (≥ 1) for emulated costs. Emulated times do not depend on it (every
     /// receive names its link); it only sets how closely wall time follows emulated time.
-    /// [default: 1 if the processes fit on the cores, else chosen from the expected message
+    /// [default: 1 if the processes leave a core free for the host, else chosen from the expected message
     /// rate so that the host keeps up]
     #[arg(long, value_name = "D")]
     pub(crate) dilation: Option<f64>,
