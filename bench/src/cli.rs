@@ -118,12 +118,9 @@ pub(crate) enum WaitArg {
     Auto,
 }
 
-/// Options every emulated run shares.
+/// How emulated time relates to wall time: `--mode`, `--dilation`, `--wait`.
 #[derive(Debug, Clone, Args)]
-pub(crate) struct MachineArgs {
-    /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS or parents:FILE.
-    #[arg(long, short, value_parser = parse_topology, default_value = "binary:3")]
-    pub(crate) topology: Topology,
+pub(crate) struct TimeArgs {
     /// Time mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
     pub(crate) mode: ModeArg,
@@ -133,6 +130,27 @@ pub(crate) struct MachineArgs {
     /// Wait strategy.
     #[arg(long, value_enum, default_value_t = WaitArg::Auto)]
     pub(crate) wait: WaitArg,
+}
+
+impl Default for TimeArgs {
+    /// `--mode auto --wait auto`, no dilation given.
+    fn default() -> Self {
+        Self {
+            mode: ModeArg::Auto,
+            dilation: None,
+            wait: WaitArg::Auto,
+        }
+    }
+}
+
+/// Options every emulated run shares.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct MachineArgs {
+    /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS or parents:FILE.
+    #[arg(long, short, value_parser = parse_topology, default_value = "binary:3")]
+    pub(crate) topology: Topology,
+    #[command(flatten)]
+    pub(crate) time: TimeArgs,
     /// Non-overlapped start-up cost per message, charged to the sender (β), e.g. 50us.
     #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
     pub(crate) send_overhead: Duration,

@@ -117,7 +117,7 @@ pub(crate) fn build(
     min_capacity: usize,
     events_per_s: Option<f64>,
 ) -> Result<Machine, UsageError> {
-    let mode = match (args.mode, args.dilation) {
+    let mode = match (args.time.mode, args.time.dilation) {
         (ModeArg::Dilated, Some(d)) if d.is_finite() && d >= 1.0 => TimeMode::Dilated(d),
         (ModeArg::Dilated, Some(d)) => {
             return Err(UsageError(format!(
@@ -137,7 +137,7 @@ pub(crate) fn build(
         (ModeArg::Native, None) => TimeMode::Native,
         (ModeArg::Auto, None) => TimeMode::Auto,
     };
-    let wait = WaitStrategy::from(args.wait);
+    let wait = WaitStrategy::from(args.time.wait);
     let (wakeup, wake_cpu) = wake_costs(load_profile(args.profile.as_deref(), out)?.as_ref());
     let link = LinkCost {
         send_overhead: args.send_overhead,

@@ -16,7 +16,7 @@ use multicomputer_workloads::ising::{
 use serde::Serialize;
 
 use crate::UsageError;
-use crate::cli::{MachineArgs, ModeArg, WaitArg, parse_duration};
+use crate::cli::{MachineArgs, ModeArg, TimeArgs, parse_duration};
 use crate::config;
 use crate::output::{human_ns, print_json, table};
 
@@ -120,15 +120,8 @@ impl LatticeArgs {
 /// mechanism and the number of processors).
 #[derive(Debug, Clone, Args)]
 pub(crate) struct MessageSystemArgs {
-    /// Time mode (auto: native when the processors leave a core free for the host, else dilated).
-    #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
-    pub(crate) mode: ModeArg,
-    /// Dilation factor D for --mode dilated (a number ≥ 1).
-    #[arg(long, value_name = "D")]
-    pub(crate) dilation: Option<f64>,
-    /// Wait strategy.
-    #[arg(long, value_enum, default_value_t = WaitArg::Auto)]
-    pub(crate) wait: WaitArg,
+    #[command(flatten)]
+    pub(crate) time: TimeArgs,
     /// Start-up cost of every message, charged to the sender, besides its busy loop (by
     /// default a message costs only its loop_count iterations, nothing at loop_count 0).
     #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION")]
@@ -155,9 +148,7 @@ impl MessageSystemArgs {
             .map_err(|e| UsageError(format!("--processors: {e}")))?;
         Ok(MachineArgs {
             topology,
-            mode: self.mode,
-            dilation: self.dilation,
-            wait: self.wait,
+            time: self.time.clone(),
             send_overhead: self.send_overhead,
             recv_overhead: Duration::ZERO,
             per_byte: self.per_byte,
@@ -317,7 +308,7 @@ pub(crate) fn ising_machine(
     let events = 3.0 * samples as f64 + 2.0 * p as f64;
     let events_per_s = (shortest_run_s > 0.0).then(|| events / shortest_run_s);
     let machine = config::build(args, out, 1.0, None, 1, events_per_s)?;
-    if !(always_dilate && machine.is_native() && args.mode == ModeArg::Auto) {
+    if !(always_dilate && machine.is_native() && args.time.mode == ModeArg::Auto) {
         return Ok(machine);
     }
     // Auto chose native (a core was left for the host): dilate as it would with more.

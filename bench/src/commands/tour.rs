@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::{EmulateArgs, MachineArgs, ModeArg, PatternArg, WaitArg};
+use crate::cli::{EmulateArgs, MachineArgs, PatternArg, TimeArgs};
 use crate::commands::farm::EngineArgs;
 use crate::commands::sweep::{self, SweepFarmArgs};
 use crate::commands::{calibrate, emulate};
@@ -20,9 +20,7 @@ use crate::output::{in_out, write_json};
 fn machine_args(topology: &str) -> Result<MachineArgs> {
     Ok(MachineArgs {
         topology: topology.parse()?,
-        mode: ModeArg::Auto,
-        dilation: None,
-        wait: WaitArg::Auto,
+        time: TimeArgs::default(),
         send_overhead: Duration::ZERO,
         recv_overhead: Duration::ZERO,
         per_byte: Duration::ZERO,

@@ -263,13 +263,18 @@ pub fn run_pipeline(
         for i in 0..packets as usize {
             // Receive D̄_{h+1}(i): from the environment at the input end, else from h + 1.
             let input = if input_end {
-                let mut values: Vec<i64> =
-                    a[(i * k).min(a.len())..((i + 1) * k).min(a.len())].to_vec();
-                values.resize(k, 0);
                 if let Some(s) = steps {
                     p.occupy_comm(s.communication);
                 }
-                Packet::source(&values)
+                let values = &a[(i * k).min(a.len())..((i + 1) * k).min(a.len())];
+                if values.len() == k {
+                    Packet::source(values)
+                } else {
+                    // The last, partial packet: pad with zeros.
+                    let mut padded = values.to_vec();
+                    padded.resize(k, 0);
+                    Packet::source(&padded)
+                }
             } else {
                 let right = p.children()[0];
                 if let Some(s) = steps {
