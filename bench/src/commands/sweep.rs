@@ -185,6 +185,10 @@ pub(crate) struct SweepRow {
     pub(crate) measured_makespan_s: f64,
     pub(crate) predicted_makespan_s: f64,
     pub(crate) error_pct: f64,
+    /// The drain at the end that (g) leaves out (random task times; 0 otherwise).
+    pub(crate) drain_s: f64,
+    /// Speedup error against (g) of a run with nothing but that drain, percent (≤ 0).
+    pub(crate) speedup_error_floor_pct: f64,
     pub(crate) steady_throughput_error_pct: f64,
     pub(crate) max_fraction_error_pct_of_m: f64,
     pub(crate) bound: String,
@@ -230,6 +234,8 @@ impl Cell<'_> {
             measured_makespan_s: c.measured.makespan_s,
             predicted_makespan_s: c.predicted.makespan_s,
             error_pct: c.error_pct,
+            drain_s: c.drain.as_ref().map_or(0.0, |d| d.drain_s),
+            speedup_error_floor_pct: c.drain.as_ref().map_or(0.0, |d| d.speedup_error_floor_pct),
             steady_throughput_error_pct: 100.0
                 * (c.measured.steady_throughput_per_s - c.predicted.throughput_per_s)
                 / c.predicted.throughput_per_s,

@@ -77,6 +77,7 @@
 //! ```
 
 mod config;
+mod drain;
 mod fit;
 mod granularity;
 mod model;
@@ -84,6 +85,7 @@ mod program;
 mod tree;
 
 pub use config::{Bound, FarmModel, FarmTopology, Prediction};
+pub use drain::{drain_s, speedup_error_floor_pct};
 pub use fit::{BetaFit, ThroughputObservation, fit_betas};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};
 pub use model::{
