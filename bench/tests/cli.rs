@@ -16,6 +16,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs the command, which must succeed, and parses the one JSON object it prints.
+#[track_caller]
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let o = multicomputer(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
+}
+
 #[track_caller]
 fn assert_usage_error(args: &[&str], needle: &str) {
     let o = multicomputer(args);
@@ -60,7 +68,7 @@ fn bad_input_exits_2_naming_the_argument() {
 
 #[test]
 fn emulate_json_reports_exact_emulated_makespan() {
-    let o = multicomputer(&[
+    let v = json_of(&[
         "emulate",
         "-t",
         "binary:3",
@@ -74,8 +82,6 @@ fn emulate_json_reports_exact_emulated_makespan() {
         "1",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
     assert_eq!(v["processors"], 7);
     assert_eq!(v["makespan_s"], 0.005);
     assert_eq!(v["error_pct"], 0.0);
@@ -85,7 +91,7 @@ fn emulate_json_reports_exact_emulated_makespan() {
 
 #[test]
 fn reduce_pattern_counts_every_message() {
-    let o = multicomputer(&[
+    let v = json_of(&[
         "emulate",
         "-t",
         "tree:3:3",
@@ -103,8 +109,6 @@ fn reduce_pattern_counts_every_message() {
         "1",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // 13 processors, 12 links, one message per link per round.
     assert_eq!(v["report"]["totals"]["messages_sent"], 48);
     assert_eq!(v["report"]["totals"]["messages_received"], 48);
@@ -113,7 +117,7 @@ fn reduce_pattern_counts_every_message() {
 #[test]
 fn calibrate_json_has_the_keys_other_tools_rely_on() {
     let profile = std::env::temp_dir().join(format!("mc-cli-profile-{}.json", std::process::id()));
-    let o = multicomputer(&[
+    let v = json_of(&[
         "calibrate",
         "--samples",
         "5",
@@ -121,8 +125,6 @@ fn calibrate_json_has_the_keys_other_tools_rely_on() {
         "--profile",
         profile.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     for key in [
         "message_spin_ns",
         "message_parked_ns",
@@ -191,7 +193,7 @@ fn farm_bad_input_exits_2_naming_the_argument() {
 
 #[test]
 fn farm_json_has_measured_and_predicted_with_the_same_keys() {
-    let o = multicomputer(&[
+    let v = json_of(&[
         "farm",
         "-t",
         "binary:2",
@@ -205,8 +207,6 @@ fn farm_json_has_measured_and_predicted_with_the_same_keys() {
         "1",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["processors"], 3);
     for key in [
         "throughput_per_s",
@@ -229,10 +229,40 @@ fn farm_json_has_measured_and_predicted_with_the_same_keys() {
 }
 
 #[test]
+fn farm_json_reports_the_drain_that_random_task_times_add() {
+    let run = |times: &str| {
+        json_of(&[
+            "farm",
+            "-t",
+            "binary:2",
+            "--tasks",
+            "30",
+            "--te",
+            "600us",
+            "--times",
+            times,
+            "--mode",
+            "dilated",
+            "--dilation",
+            "1",
+            "--json",
+        ])
+    };
+    // Exponential times on 3 busy processors: (H_3 − 1)·T_e = (1/2 + 1/3)·600 µs = 500 µs.
+    let v = run("exponential");
+    assert_eq!(v["drain"]["busy_processors"], 3);
+    let drain = v["drain"]["drain_s"].as_f64().unwrap();
+    assert!((drain - 500e-6).abs() < 1e-12, "{drain}");
+    let makespan = v["predicted"]["makespan_s"].as_f64().unwrap();
+    let floor = v["drain"]["speedup_error_floor_pct"].as_f64().unwrap();
+    assert!((floor - 100.0 * (makespan / (makespan + drain) - 1.0)).abs() < 1e-9);
+    // Constant times: the paper's lock step, nothing to add.
+    assert_eq!(run("constant")["drain"]["drain_s"].as_f64(), Some(0.0));
+}
+
+#[test]
 fn predict_prints_the_model_alone() {
-    let o = multicomputer(&["predict", "farm", "-t", "chain:3", "--te", "1ms", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json_of(&["predict", "farm", "-t", "chain:3", "--te", "1ms", "--json"]);
     // Recurrence (d) with k = 1: S_1 = 1/1.05 ms, S_2 = S_1·0.95/1.05 + S_1, S_3 likewise.
     let s1 = 1.0 / 1.05e-3;
     let r = 0.95 / 1.05;
@@ -497,7 +527,7 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
 
 #[test]
 fn ocl_fit_of_the_papers_tables_gives_its_constants() {
-    let o = multicomputer(&[
+    let v = json_of(&[
         "fit",
         "ocl",
         "--transform",
@@ -506,14 +536,10 @@ fn ocl_fit_of_the_papers_tables_gives_its_constants() {
         "--multi-process",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!((v["alpha_s"].as_f64().unwrap() / 12.33e-6 - 1.0).abs() < 0.01);
     assert!((v["beta_s"].as_f64().unwrap() / 2.88e-6 - 1.0).abs() < 0.01);
     assert!(v["max_relative_error"].as_f64().unwrap() < 0.011);
-    let o = multicomputer(&["fit", "ocl", "--transform", "kk", "--paper", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json_of(&["fit", "ocl", "--transform", "kk", "--paper", "--json"]);
     for key in ["alpha0_s", "alpha1_s", "beta_s", "optimal_k"] {
         assert!(v[key].is_number(), "{key} missing");
     }
