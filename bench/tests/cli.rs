@@ -256,6 +256,29 @@ fn farm_json_reports_the_drain_that_random_task_times_add() {
     let makespan = v["predicted"]["makespan_s"].as_f64().unwrap();
     let floor = v["drain"]["speedup_error_floor_pct"].as_f64().unwrap();
     assert!((floor - 100.0 * (makespan / (makespan + drain) - 1.0)).abs() < 1e-9);
+    // A tree has no flood-fill drain of its own in the model; a chain does: on two
+    // processors with queue 1, 9/8·T_e (farm::chain_flood_fill_drain_s, worked by hand).
+    assert!(v["drain"]["flood_fill_drain_s"].is_null());
+    let chain = json_of(&[
+        "farm",
+        "-t",
+        "chain:2",
+        "--tasks",
+        "30",
+        "--te",
+        "800us",
+        "--times",
+        "exponential",
+        "--queue",
+        "1",
+        "--mode",
+        "dilated",
+        "--dilation",
+        "1",
+        "--json",
+    ]);
+    let flood = chain["drain"]["flood_fill_drain_s"].as_f64().unwrap();
+    assert!((flood - 900e-6).abs() < 1e-12, "{flood}");
     // Constant times: the paper's lock step, nothing to add.
     assert_eq!(run("constant")["drain"]["drain_s"].as_f64(), Some(0.0));
 }

@@ -154,6 +154,13 @@ pub(crate) struct Drain {
     pub(crate) drain_s: f64,
     /// The speedup error against (g) of a run that has nothing but this drain, in percent (≤ 0).
     pub(crate) speedup_error_floor_pct: f64,
+    /// The flood-fill protocol's own drain (`farm::chain_flood_fill_drain_s`): chains with
+    /// exponential times, flood fill without model guidance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) flood_fill_drain_s: Option<f64>,
+    /// The speedup error against (g) that the protocol's drain implies, percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) flood_fill_error_pct: Option<f64>,
 }
 
 impl Drain {
@@ -163,6 +170,7 @@ impl Drain {
         predicted: &Prediction,
         times: TaskTimes,
         te_s: f64,
+        engine: &EngineArgs,
     ) -> Result<Self, farm::ModelError> {
         let busy_processors = topology
             .processors_per_level()
@@ -173,10 +181,29 @@ impl Drain {
             .sum::<u64>()
             .max(1);
         let drain_s = farm::drain_s(times, busy_processors, te_s)?;
+        let chain = matches!(
+            topology.kind(),
+            TopologyKind::Chain { .. }
+                | TopologyKind::Array { .. }
+                | TopologyKind::Tree { arity: 1, .. }
+        );
+        let flood_fill_drain_s = if chain && times == TaskTimes::Exponential && !engine.guided {
+            Some(farm::chain_flood_fill_drain_s(
+                topology.len() as u64,
+                engine.queue,
+                te_s,
+            )?)
+        } else {
+            None
+        };
         Ok(Self {
             busy_processors,
             drain_s,
             speedup_error_floor_pct: farm::speedup_error_floor_pct(predicted.makespan_s, drain_s)?,
+            flood_fill_error_pct: flood_fill_drain_s
+                .map(|d| farm::speedup_error_floor_pct(predicted.makespan_s, d))
+                .transpose()?,
+            flood_fill_drain_s,
         })
     }
 }
@@ -271,6 +298,14 @@ impl Comparison {
                 human_ns(d.drain_s * 1e9),
                 format!("{:+.2} % at best", d.speedup_error_floor_pct),
             ]);
+            if let (Some(f), Some(e)) = (d.flood_fill_drain_s, d.flood_fill_error_pct) {
+                t.add_row(vec![
+                    "flood-fill drain (chain)".into(),
+                    String::new(),
+                    human_ns(f * 1e9),
+                    format!("{e:+.2} % expected"),
+                ]);
+            }
         }
         println!("{t}");
         println!("throughput bound: {:?}", p.bound);
@@ -475,8 +510,14 @@ pub(crate) fn compare(args: &FarmArgs, out: &Path) -> Result<Comparison> {
         // The unit of scheduling is a message of g tasks (§5).
         let te_msg_s = work.te.as_secs_f64() * g;
         Some(
-            Drain::new(machine.topology(), &predicted, task_times, te_msg_s)
-                .map_err(|e| UsageError(e.to_string()))?,
+            Drain::new(
+                machine.topology(),
+                &predicted,
+                task_times,
+                te_msg_s,
+                &args.engine,
+            )
+            .map_err(|e| UsageError(e.to_string()))?,
         )
     };
     Ok(Comparison {

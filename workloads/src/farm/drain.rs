@@ -31,6 +31,35 @@
 //! 6. Constant times: the processors of the paper's farm run in lock step, so there is no
 //!    drain to add (0).
 //!
+//! # The flood-fill protocol's own drain, on a chain
+//!
+//! The paper's flood fill (§4.1) buffers more than the tasks in progress, and forwarding
+//! before execution moves those buffers to the far end of the machine as the tasks run out
+//! ("the processors closer to the root may become idle at the later stages"). On a chain
+//! with exponential task times this is again exact:
+//!
+//! 1. Slots: each processor queues `q` tasks, and each but the last also holds the task being
+//!    forwarded. From the far end: the last processor's `q`, then the forwarding slot and
+//!    the `q` of the one before it, and so on: `C = (q + 1)(P − 1) + q` slots.
+//! 2. A task moves down whenever the slot below it is free (a request is answered before
+//!    anything is executed), and a processor starts a queued task only when its forwarding
+//!    slot is full. So the filled slots are always the lowest ones, and while `n` are filled
+//!    the processors at distance `d < (n − 1)/(q + 1) + 1` from the far end can start tasks:
+//!    `m(n) = min(P, ⌊(n − 1)/(q + 1)⌋ + 1)` of them, all busy.
+//! 3. From the moment the root hands out its last task, `n` falls from `C` by one at each
+//!    start. A processor that finishes when it can no longer start a task stays idle; one
+//!    that loses its turn while running is `busy`, with `b` of them.
+//! 4. Exponential times make `(n, b)` a Markov chain: a start at rate `m(n)/T_e`
+//!    (`n → n − 1`, and `b` grows by `m(n) − m(n − 1)`), a last completion at rate `b/T_e`
+//!    (`b → b − 1`). The expected time to empty, `E(n, b)`, follows from
+//!    `E(n, b) = [T_e + m E(n − 1, b + m(n) − m(n − 1)) + b E(n, b − 1)] / (m + b)`.
+//! 5. Equation (g) expects the `C + P` results still due at its steady rate, `P/T_e`
+//!    without overheads, so the drain is `E(C, 0) − (C + P) T_e/P`.
+//!
+//! For two processors and `q = 1` that is `9/8 T_e` (worked by hand in the tests); for 16 it
+//! is about `5.0 T_e`, twice the floor of any non-preemptive schedule (`2.38 T_e`). Overheads
+//! are neglected (`β ≪ T_e`).
+//!
 //! No schedule that neither preempts tasks nor knows their times in advance can avoid this
 //! excess, and the paper's flood-fill protocol (§4.1) holds more than the task in progress —
 //! a queue of unprocessed tasks per processor and the task being forwarded — so its drain is
@@ -70,6 +99,53 @@ pub fn speedup_error_floor_pct(makespan_s: f64, drain_s: f64) -> Result<f64, Mod
     check_work("makespan_s", makespan_s)?;
     check_duration("drain_s", drain_s)?;
     Ok(100.0 * (makespan_s / (makespan_s + drain_s) - 1.0))
+}
+
+/// The drain of the paper's flood-fill protocol on a chain of `processors` with `queue` queued
+/// tasks per processor and exponential task times of mean `te_s`: the expected excess of the
+/// makespan over (g), by the Markov chain of the module's second derivation. Seconds.
+///
+/// It includes [`drain_s`]'s floor (the tasks in progress) and adds what the buffers, which
+/// forwarding moves to the far end, cost on top.
+pub fn chain_flood_fill_drain_s(processors: u64, queue: u64, te_s: f64) -> Result<f64, ModelError> {
+    check_work("te_s", te_s)?;
+    if processors == 0 || queue == 0 {
+        return Err(ModelError::InvalidParameter {
+            name: "processors and queue (each ≥ 1)",
+            value: processors.min(queue) as f64,
+        });
+    }
+    let (p, q) = (processors as usize, queue as usize);
+    let slots = (q + 1) * (p - 1) + q;
+    let eligible = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            p.min((n - 1) / (q + 1) + 1)
+        }
+    };
+    // e[n][b]: expected time (in units of T_e) until all is done with n slots filled and b
+    // processors running their last task. Row n needs row n − 1 and the entries before b.
+    let mut prev: Vec<f64> = (0..=p)
+        .scan(0.0, |acc, b| {
+            if b > 0 {
+                *acc += 1.0 / b as f64; // E(0, b) = H_b: the last of b exponentials
+            }
+            Some(*acc)
+        })
+        .collect();
+    for n in 1..=slots {
+        let m = eligible(n);
+        let drop = m - eligible(n - 1);
+        let mut row = vec![f64::NAN; p + 1];
+        for b in 0..=(p - m) {
+            let after_start = prev[b + drop];
+            let after_finish = if b > 0 { row[b - 1] } else { 0.0 };
+            row[b] = (1.0 + m as f64 * after_start + b as f64 * after_finish) / (m + b) as f64;
+        }
+        prev = row;
+    }
+    Ok((prev[0] - (slots + p) as f64 / p as f64) * te_s)
 }
 
 /// `H_P = Σ_{j=1}^{P} 1/j`.
@@ -198,6 +274,69 @@ mod tests {
             (mean - fluid - drain).abs() < 0.05,
             "{} vs {drain}",
             mean - fluid
+        );
+    }
+
+    #[test]
+    fn chain_flood_fill_drain_hand_worked() {
+        // One processor: its queue and its task in progress, all its own: no drain.
+        assert!(chain_flood_fill_drain_s(1, 1, 1.0).unwrap().abs() < 1e-12);
+        // P = 2, q = 1: slots Q_2, R_1, Q_1 (C = 3), both busy. With E(0, b) = H_b,
+        // E(1, 0) = 1 + E(0, 1) = 2, E(2, 0) = 1 + E(1, 0) = 3,
+        // E(1, 1) = (1 + E(0, 2) + E(1, 0))/2 = (1 + 1.5 + 2)/2 = 2.25,
+        // E(2, 1) = (1 + E(1, 1) + E(2, 0))/2 = 3.125, E(3, 0) = (1 + 2 E(2, 1))/2 = 3.625;
+        // (g) expects (3 + 2)/2 = 2.5, so the drain is 1.125 T_e.
+        let d = chain_flood_fill_drain_s(2, 1, 0.01).unwrap();
+        assert!((d - 0.011_25).abs() < 1e-15, "{d}");
+        // At least the floor of any non-preemptive schedule, and more the more it buffers.
+        for p in [2, 4, 8, 16] {
+            let floor = drain_s(TaskTimes::Exponential, p, 1.0).unwrap();
+            let q1 = chain_flood_fill_drain_s(p, 1, 1.0).unwrap();
+            let q2 = chain_flood_fill_drain_s(p, 2, 1.0).unwrap();
+            assert!(floor < q1 && q1 < q2, "{p}: {floor} {q1} {q2}");
+        }
+        assert!(chain_flood_fill_drain_s(0, 1, 1.0).is_err());
+        assert!(chain_flood_fill_drain_s(3, 0, 1.0).is_err());
+    }
+
+    #[test]
+    fn chain_flood_fill_drain_equals_a_simulation_of_the_slots() {
+        // Step 2's dynamics simulated event by event from the last hand-out: processor j
+        // (0 = root, P − 1 = far end) may start a task while n ≥ (q + 1)(P − 1 − j) + 1.
+        let (p, q, runs) = (6_usize, 1_usize, 40_000);
+        let slots = (q + 1) * (p - 1) + q;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let (mut sum, mut sum_sq) = (0.0, 0.0);
+        for _ in 0..runs {
+            let mut n = slots;
+            let mut ends: Vec<f64> = (0..p).map(|_| -(1.0 - unit(&mut rng)).ln()).collect();
+            let mut idle = vec![false; p];
+            let mut last = 0.0_f64;
+            while let Some((j, t)) = ends
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(j, _)| !idle[j])
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+            {
+                last = t;
+                if n > (q + 1) * (p - 1 - j) {
+                    n -= 1;
+                    ends[j] = t - (1.0 - unit(&mut rng)).ln();
+                } else {
+                    idle[j] = true;
+                }
+            }
+            let excess = last - (slots + p) as f64 / p as f64;
+            sum += excess;
+            sum_sq += excess * excess;
+        }
+        let mean = sum / runs as f64;
+        let se = ((sum_sq / runs as f64 - mean * mean) / runs as f64).sqrt();
+        let exact = chain_flood_fill_drain_s(p as u64, q as u64, 1.0).unwrap();
+        assert!(
+            (mean - exact).abs() < 4.0 * se,
+            "{mean} vs {exact} (se {se})"
         );
     }
 
