@@ -52,6 +52,16 @@
 //!
 //! Throughput can never exceed the link limit `1/(T_τ + β_e)` (§3.1).
 //!
+//! # The end of the run (not in the paper)
+//!
+//! Equation (g) lets the steady state run to the last result. With constant task times that
+//! is what happens; with random ones (§4.3's robustness test) the run ends at the largest of
+//! the remaining times, not at their mean: [`drain_s`] derives the excess that no
+//! non-preemptive schedule avoids (`(H_P − 1) T_e` for exponential times), and
+//! [`chain_flood_fill_drain_s`] the larger one of the paper's own flood fill on a chain, whose
+//! buffered tasks forwarding moves to the far end (exact for exponential times). Both are
+//! independent of `M`, so their share of the makespan falls as `1/M`.
+//!
 //! # Example
 //!
 //! ```
