@@ -284,6 +284,32 @@ fn farm_json_reports_the_drain_that_random_task_times_add() {
 }
 
 #[test]
+fn predict_farm_table_shows_the_drain_of_random_times_and_the_peak() {
+    let text = |args: &[&str]| {
+        let o = multicomputer(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let t = text(&[
+        "predict",
+        "farm",
+        "-t",
+        "chain:4",
+        "--te",
+        "1ms",
+        "--times",
+        "exponential",
+    ]);
+    assert!(
+        t.contains("drain at the end") && t.contains("flood-fill drain (chain)"),
+        "{t}"
+    );
+    assert!(t.contains("peak operating point"), "{t}");
+    let t = text(&["predict", "farm", "-t", "binary:3", "--te", "1ms"]);
+    assert!(!t.contains("drain"), "constant times have no drain: {t}");
+}
+
+#[test]
 fn predict_prints_the_model_alone() {
     let v = json_of(&["predict", "farm", "-t", "chain:3", "--te", "1ms", "--json"]);
     // Recurrence (d) with k = 1: S_1 = 1/1.05 ms, S_2 = S_1·0.95/1.05 + S_1, S_3 likewise.

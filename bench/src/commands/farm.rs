@@ -30,6 +30,16 @@ pub(crate) enum TimesArg {
     Exponential,
 }
 
+impl From<TimesArg> for TaskTimes {
+    fn from(t: TimesArg) -> Self {
+        match t {
+            TimesArg::Constant => TaskTimes::Constant,
+            TimesArg::Uniform => TaskTimes::Uniform,
+            TimesArg::Exponential => TaskTimes::Exponential,
+        }
+    }
+}
+
 /// What the tasks compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
 pub(crate) enum KernelArg {
@@ -441,11 +451,7 @@ pub(crate) fn compare(args: &FarmArgs, out: &Path) -> Result<Comparison> {
     } else {
         None
     };
-    let task_times = match work.times {
-        TimesArg::Constant => TaskTimes::Constant,
-        TimesArg::Uniform => TaskTimes::Uniform,
-        TimesArg::Exponential => TaskTimes::Exponential,
-    };
+    let task_times = TaskTimes::from(work.times);
     let spec = FarmSpec {
         tasks: work.tasks as usize,
         te: work.te,
@@ -541,6 +547,11 @@ pub(crate) fn run(args: &FarmArgs, out: &Path) -> Result<()> {
         Ok(())
     }
 }
+
+/// Longest chain searched for the peak operating point (Figure 4).
+const PEAK_SEARCH_CHAIN_LEVELS: u32 = 1024;
+/// Deepest tree searched for it (a binary tree of 16 levels has 65 535 processors).
+const PEAK_SEARCH_TREE_LEVELS: u32 = 16;
 
 /// `multicomputer predict farm`.
 #[derive(Debug, Clone, Args)]
@@ -671,7 +682,11 @@ pub(crate) fn predict(args: &PredictFarmArgs, out: &Path) -> Result<()> {
         FarmTopology::Tree(shape) => Some(
             farm::peak_operating_point(
                 &model,
-                if shape.k == 1 { 64 } else { 12 },
+                if shape.k == 1 {
+                    PEAK_SEARCH_CHAIN_LEVELS
+                } else {
+                    PEAK_SEARCH_TREE_LEVELS
+                },
                 args.min_marginal_efficiency,
             )
             .map_err(|e| UsageError(format!("--min-marginal-efficiency: {e}")))?,
@@ -690,11 +705,43 @@ pub(crate) fn predict(args: &PredictFarmArgs, out: &Path) -> Result<()> {
         t.add_row(vec![format!("f_{}", i + 1), format!("{f:.4}")]);
     }
     t.add_row(vec!["bound".into(), format!("{:?}", p.bound)]);
+    if args.work.kernel == KernelArg::Synthetic {
+        let te_msg_s = args.work.te.as_secs_f64() * f64::from(args.work.granularity);
+        let drain = Drain::new(
+            &args.machine.topology,
+            &p,
+            args.work.times.into(),
+            te_msg_s,
+            &args.engine,
+        )
+        .map_err(|e| UsageError(e.to_string()))?;
+        if drain.drain_s > 0.0 {
+            t.add_row(vec![
+                "drain at the end (not in (g))".into(),
+                format!(
+                    "{} (speedup {:+.2} % at best)",
+                    human_ns(drain.drain_s * 1e9),
+                    drain.speedup_error_floor_pct
+                ),
+            ]);
+        }
+        if let (Some(f), Some(e)) = (drain.flood_fill_drain_s, drain.flood_fill_error_pct) {
+            t.add_row(vec![
+                "flood-fill drain (chain)".into(),
+                format!("{} (speedup {e:+.2} %)", human_ns(f * 1e9)),
+            ]);
+        }
+    }
     if let Some(peak) = &peak {
+        let reached = if peak.next_marginal_efficiency.is_none() {
+            " (the search's limit: still growing)"
+        } else {
+            ""
+        };
         t.add_row(vec![
             "peak operating point".into(),
             format!(
-                "{} levels, {} processors, speedup {:.2}",
+                "{} levels, {} processors, speedup {:.2}{reached}",
                 peak.levels, peak.processors, peak.speedup
             ),
         ]);
