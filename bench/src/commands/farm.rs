@@ -164,14 +164,27 @@ pub(crate) struct Drain {
     pub(crate) drain_s: f64,
     /// The speedup error against (g) of a run that has nothing but this drain, in percent (≤ 0).
     pub(crate) speedup_error_floor_pct: f64,
-    /// The flood-fill protocol's own drain (`farm::chain_flood_fill_drain_s`): chains with
-    /// exponential times, flood fill without model guidance.
+    /// The flood-fill protocol's own drain, sampled (`farm::flood_fill_drain`): random times,
+    /// flood fill without model guidance.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) flood_fill_drain_s: Option<f64>,
-    /// The speedup error against (g) that the protocol's drain implies, percent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) flood_fill_error_pct: Option<f64>,
+    pub(crate) flood_fill: Option<FloodFillDrain>,
 }
+
+/// The flood-fill protocol's drain and the speedup error it implies against (g).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FloodFillDrain {
+    /// Expected drain.
+    pub(crate) drain_s: f64,
+    /// Standard deviation of a single run's drain.
+    pub(crate) drain_sd_s: f64,
+    /// Expected speedup error against (g), percent.
+    pub(crate) error_pct: f64,
+    /// Standard deviation of a single run's speedup error, percent (to first order).
+    pub(crate) error_sd_pct: f64,
+}
+
+/// Samples for the flood-fill drain: enough for a standard error near 1 % of its scatter.
+const DRAIN_SAMPLES: u32 = 4000;
 
 impl Drain {
     /// The drain of a farm on `topology` predicted by `predicted`, with task times `times`.
@@ -191,18 +204,28 @@ impl Drain {
             .sum::<u64>()
             .max(1);
         let drain_s = farm::drain_s(times, busy_processors, te_s)?;
-        let chain = matches!(
-            topology.kind(),
-            TopologyKind::Chain { .. }
-                | TopologyKind::Array { .. }
-                | TopologyKind::Tree { arity: 1, .. }
-        );
-        let flood_fill_drain_s = if chain && times == TaskTimes::Exponential && !engine.guided {
-            Some(farm::chain_flood_fill_drain_s(
-                topology.len() as u64,
+        let flood_fill = if times != TaskTimes::Constant && !engine.guided {
+            let executes: Vec<bool> = (0..topology.len())
+                .map(|i| predicted.fractions_by_level[topology.level(i) as usize - 1] > 1e-9)
+                .collect();
+            let d = farm::flood_fill_drain(
+                topology.parents(),
+                &executes,
                 engine.queue,
+                times,
                 te_s,
-            )?)
+                DRAIN_SAMPLES,
+                1,
+            )?;
+            let t = predicted.makespan_s;
+            // Error e(d) = 100 (T/(T + d) − 1); its slope 100 T/(T + d)² carries the scatter.
+            let mean = d.mean_s.max(0.0);
+            Some(FloodFillDrain {
+                drain_s: d.mean_s,
+                drain_sd_s: d.sd_s,
+                error_pct: farm::speedup_error_floor_pct(t, mean)?,
+                error_sd_pct: 100.0 * t / (t + mean).powi(2) * d.sd_s,
+            })
         } else {
             None
         };
@@ -210,10 +233,7 @@ impl Drain {
             busy_processors,
             drain_s,
             speedup_error_floor_pct: farm::speedup_error_floor_pct(predicted.makespan_s, drain_s)?,
-            flood_fill_error_pct: flood_fill_drain_s
-                .map(|d| farm::speedup_error_floor_pct(predicted.makespan_s, d))
-                .transpose()?,
-            flood_fill_drain_s,
+            flood_fill,
         })
     }
 }
@@ -308,12 +328,16 @@ impl Comparison {
                 human_ns(d.drain_s * 1e9),
                 format!("{:+.2} % at best", d.speedup_error_floor_pct),
             ]);
-            if let (Some(f), Some(e)) = (d.flood_fill_drain_s, d.flood_fill_error_pct) {
+            if let Some(f) = &d.flood_fill {
                 t.add_row(vec![
-                    "flood-fill drain (chain)".into(),
+                    "flood-fill drain".into(),
                     String::new(),
-                    human_ns(f * 1e9),
-                    format!("{e:+.2} % expected"),
+                    format!(
+                        "{} ± {}",
+                        human_ns(f.drain_s * 1e9),
+                        human_ns(f.drain_sd_s * 1e9)
+                    ),
+                    format!("{:+.2} ± {:.2} % expected", f.error_pct, f.error_sd_pct),
                 ]);
             }
         }
@@ -725,10 +749,16 @@ pub(crate) fn predict(args: &PredictFarmArgs, out: &Path) -> Result<()> {
                 ),
             ]);
         }
-        if let (Some(f), Some(e)) = (drain.flood_fill_drain_s, drain.flood_fill_error_pct) {
+        if let Some(f) = &drain.flood_fill {
             t.add_row(vec![
-                "flood-fill drain (chain)".into(),
-                format!("{} (speedup {e:+.2} %)", human_ns(f * 1e9)),
+                "flood-fill drain".into(),
+                format!(
+                    "{} ± {} (speedup {:+.2} ± {:.2} %)",
+                    human_ns(f.drain_s * 1e9),
+                    human_ns(f.drain_sd_s * 1e9),
+                    f.error_pct,
+                    f.error_sd_pct
+                ),
             ]);
         }
     }

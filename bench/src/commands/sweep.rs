@@ -189,10 +189,12 @@ pub(crate) struct SweepRow {
     pub(crate) drain_s: f64,
     /// Speedup error against (g) of a run with nothing but that drain, percent (≤ 0).
     pub(crate) speedup_error_floor_pct: f64,
-    /// The flood-fill protocol's drain on a chain with exponential times (empty otherwise).
+    /// The flood-fill protocol's drain, sampled (random times, flood fill; empty otherwise).
     pub(crate) flood_fill_drain_s: Option<f64>,
     /// The speedup error against (g) that it implies, percent (empty otherwise).
     pub(crate) flood_fill_error_pct: Option<f64>,
+    /// Standard deviation of a single run's error from that drain, percent (empty otherwise).
+    pub(crate) flood_fill_error_sd_pct: Option<f64>,
     pub(crate) steady_throughput_error_pct: f64,
     pub(crate) max_fraction_error_pct_of_m: f64,
     pub(crate) bound: String,
@@ -216,6 +218,7 @@ struct Cell<'a> {
 impl Cell<'_> {
     fn row(&self, c: &Comparison) -> SweepRow {
         let (k, levels) = shape(self.topology);
+        let flood_fill = c.drain.as_ref().and_then(|d| d.flood_fill.as_ref());
         SweepRow {
             topology: self.topology.to_string(),
             k,
@@ -240,8 +243,9 @@ impl Cell<'_> {
             error_pct: c.error_pct,
             drain_s: c.drain.as_ref().map_or(0.0, |d| d.drain_s),
             speedup_error_floor_pct: c.drain.as_ref().map_or(0.0, |d| d.speedup_error_floor_pct),
-            flood_fill_drain_s: c.drain.as_ref().and_then(|d| d.flood_fill_drain_s),
-            flood_fill_error_pct: c.drain.as_ref().and_then(|d| d.flood_fill_error_pct),
+            flood_fill_drain_s: flood_fill.map(|f| f.drain_s),
+            flood_fill_error_pct: flood_fill.map(|f| f.error_pct),
+            flood_fill_error_sd_pct: flood_fill.map(|f| f.error_sd_pct),
             steady_throughput_error_pct: 100.0
                 * (c.measured.steady_throughput_per_s - c.predicted.throughput_per_s)
                 / c.predicted.throughput_per_s,

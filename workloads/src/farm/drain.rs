@@ -60,12 +60,39 @@
 //! is about `5.0 T_e`, twice the floor of any non-preemptive schedule (`2.38 T_e`). Overheads
 //! are neglected (`β ≪ T_e`).
 //!
+//! # Any tree, any random times: the same slots, sampled
+//!
+//! On a tree the slots form a tree too, and the Markov chain's state (which slots are filled
+//! on every path) grows too fast to solve. [`flood_fill_drain`] samples the same dynamics
+//! instead, from the last hand-out on:
+//!
+//! 1. Every slot is filled and every executing processor is part-way through a task, with the
+//!    equilibrium residual time of step 2 above.
+//! 2. A processor that finishes starts its next queued task if its forwarding slot is full (or
+//!    it has no children); otherwise it stays idle. Processors that only forward (a saturated
+//!    level, `f_i = 0`) never start one.
+//! 3. A freed queue slot is refilled from the parent's forwarding slot, which the parent
+//!    refills from its own queue, and so up the path to the root, as far as tasks remain.
+//! 4. The drain of one sample is its last completion minus its remaining work (the residuals
+//!    and the `C` buffered tasks) spread over the `B` executing processors: the fluid end that
+//!    (g) stands for. Its mean is `E[drain]`; for exponential times `E[work] = (C + B) T_e`, as
+//!    in step 5 above. The estimate is the mean over seeded samples, with their standard
+//!    deviation (how far single runs scatter; the randomness of the total work is left out, as
+//!    the speedup's numerator holds the same work) and the mean's standard error.
+//!
+//! On a chain with exponential times it agrees with [`chain_flood_fill_drain_s`] (tested).
+//!
 //! No schedule that neither preempts tasks nor knows their times in advance can avoid this
 //! excess, and the paper's flood-fill protocol (§4.1) holds more than the task in progress —
 //! a queue of unprocessed tasks per processor and the task being forwarded — so its drain is
 //! at least this large. Its share of the makespan falls as `1/M`, which is why the paper's
 //! robustness test (§4.3), run with "sufficiently large M", stayed within 5 %.
 
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use serde::Serialize;
+
+use super::tree::Tree;
 use super::{ModelError, TaskTimes, check_duration, check_work};
 
 /// The expected drain at the end of a farm of `busy_processors` processors with task times
@@ -148,6 +175,181 @@ pub fn chain_flood_fill_drain_s(processors: u64, queue: u64, te_s: f64) -> Resul
     Ok((prev[0] - (slots + p) as f64 / p as f64) * te_s)
 }
 
+/// The drain of the flood-fill protocol on a tree, estimated by sampling (see the module's
+/// third derivation), in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DrainEstimate {
+    /// Expected excess of the makespan over (g).
+    pub mean_s: f64,
+    /// Standard deviation of one run's excess: how far a single run scatters.
+    pub sd_s: f64,
+    /// Standard error of `mean_s` from the finite number of samples.
+    pub standard_error_s: f64,
+    /// Samples drawn.
+    pub samples: u32,
+}
+
+/// Samples the end of the paper's flood-fill farm on the tree `parents` (`None` for the root)
+/// with `queue` queued tasks per processor and random task times `times` of mean `te_s`:
+/// the excess of the makespan over (g), from the last hand-out on. `executes[i]` says whether
+/// processor `i` executes tasks (false for one that only forwards). Seeded: the same arguments
+/// give the same estimate.
+///
+/// Constant times are not covered (their phases at the end are set by the start-up, not by
+/// chance): an error.
+pub fn flood_fill_drain(
+    parents: &[Option<usize>],
+    executes: &[bool],
+    queue: u64,
+    times: TaskTimes,
+    te_s: f64,
+    samples: u32,
+    seed: u64,
+) -> Result<DrainEstimate, ModelError> {
+    check_work("te_s", te_s)?;
+    let tree = Tree::new(parents)?;
+    let n = parents.len();
+    if executes.len() != n {
+        return Err(ModelError::LengthMismatch(format!(
+            "{} execute flags for {n} processors",
+            executes.len()
+        )));
+    }
+    let busy = executes.iter().filter(|&&e| e).count();
+    if queue == 0 || samples < 2 || busy == 0 || times == TaskTimes::Constant {
+        return Err(ModelError::InvalidParameter {
+            name: "flood_fill_drain: queue ≥ 1, samples ≥ 2, an executing processor, random times",
+            value: queue.min(u64::from(samples)) as f64,
+        });
+    }
+    let q = queue as usize;
+    let has_children: Vec<bool> = tree.children.iter().map(|c| !c.is_empty()).collect();
+    let slots: usize = has_children.iter().map(|&h| q + usize::from(h)).sum();
+    let fresh = |rng: &mut Xoshiro256PlusPlus| match times {
+        TaskTimes::Exponential => -(1.0 - unit(rng)).ln(),
+        _ => 2.0 * unit(rng),
+    };
+    let residual = |rng: &mut Xoshiro256PlusPlus| match times {
+        TaskTimes::Exponential => -(1.0 - unit(rng)).ln(),
+        // Equilibrium residual of U(0, 2): F(x) = 1 − (1 − x/2)², inverted.
+        _ => 2.0 * (1.0 - (1.0 - unit(rng)).sqrt()),
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut sum, mut sum_sq) = (0.0, 0.0);
+    let mut queued = vec![0usize; n];
+    let mut forwarding = vec![false; n];
+    let mut events = std::collections::BinaryHeap::new();
+    for _ in 0..samples {
+        queued.fill(q);
+        for (f, &h) in forwarding.iter_mut().zip(&has_children) {
+            *f = h;
+        }
+        events.clear();
+        let mut work = 0.0;
+        for (i, _) in executes.iter().enumerate().filter(|&(_, &e)| e) {
+            let r = residual(&mut rng);
+            work += r;
+            events.push(Completion(-r, i));
+        }
+        let mut last = 0.0_f64;
+        let mut started = 0;
+        while let Some(Completion(neg_t, i)) = events.pop() {
+            let t = -neg_t;
+            last = t;
+            if queued[i] > 0 && (forwarding[i] || !has_children[i]) {
+                queued[i] -= 1;
+                started += 1;
+                let x = fresh(&mut rng);
+                work += x;
+                events.push(Completion(-(t + x), i));
+                refill(parents, &has_children, q, &mut queued, &mut forwarding, i);
+            }
+        }
+        debug_assert_eq!(started, slots, "every buffered task runs");
+        // Against the fluid end of this sample's own remaining work (the speedup's numerator
+        // holds the same work, so its randomness is not the drain's).
+        let drain = last - work / busy as f64;
+        sum += drain;
+        sum_sq += drain * drain;
+    }
+    let mean = sum / f64::from(samples);
+    let var = (sum_sq - f64::from(samples) * mean * mean).max(0.0) / f64::from(samples - 1);
+    Ok(DrainEstimate {
+        mean_s: mean * te_s,
+        sd_s: var.sqrt() * te_s,
+        standard_error_s: (var / f64::from(samples)).sqrt() * te_s,
+        samples,
+    })
+}
+
+/// Step 3: processor `i`'s queue has room; tasks fall down the path from the root. Along each
+/// link, the parent first fills its forwarding slot from its queue (forwarding before
+/// execution), then drops it into the child's queue if there is room there; sweeps repeat
+/// until nothing moves (one sweep and a check for `q = 1`).
+fn refill(
+    parents: &[Option<usize>],
+    has_children: &[bool],
+    q: usize,
+    queued: &mut [usize],
+    forwarding: &mut [bool],
+    i: usize,
+) {
+    let fill_slot = |n: usize, queued: &mut [usize], forwarding: &mut [bool]| {
+        if has_children[n] && !forwarding[n] && queued[n] > 0 {
+            queued[n] -= 1;
+            forwarding[n] = true;
+            true
+        } else {
+            false
+        }
+    };
+    loop {
+        let mut moved = false;
+        let mut c = i;
+        while let Some(p) = parents[c] {
+            loop {
+                moved |= fill_slot(p, queued, forwarding);
+                if forwarding[p] && queued[c] < q {
+                    forwarding[p] = false;
+                    queued[c] += 1;
+                    fill_slot(c, queued, forwarding);
+                    moved = true;
+                } else {
+                    break;
+                }
+            }
+            c = p;
+        }
+        if !moved {
+            return;
+        }
+    }
+}
+
+/// A completion in the sampler's event heap: (−time, processor), so that the heap pops the
+/// earliest first.
+#[derive(PartialEq)]
+struct Completion(f64, usize);
+
+impl Eq for Completion {}
+
+impl PartialOrd for Completion {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Completion {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// A uniform draw on [0, 1).
+fn unit(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// `H_P = Σ_{j=1}^{P} 1/j`.
 fn harmonic(p: u64) -> f64 {
     (1..=p).map(|j| 1.0 / j as f64).sum()
@@ -162,14 +364,7 @@ fn uniform_c(p: u64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use rand_xoshiro::Xoshiro256PlusPlus;
-    use rand_xoshiro::rand_core::{Rng, SeedableRng};
-
     use super::*;
-
-    fn unit(rng: &mut Xoshiro256PlusPlus) -> f64 {
-        (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
 
     #[test]
     fn hand_worked_values() {
@@ -337,6 +532,69 @@ mod tests {
         assert!(
             (mean - exact).abs() < 4.0 * se,
             "{mean} vs {exact} (se {se})"
+        );
+    }
+
+    fn chain(p: usize) -> Vec<Option<usize>> {
+        (0..p).map(|i| i.checked_sub(1)).collect()
+    }
+
+    #[test]
+    fn sampled_drain_equals_the_exact_chain() {
+        for (p, q) in [(2, 1), (6, 1), (16, 1), (5, 2)] {
+            let est = flood_fill_drain(
+                &chain(p),
+                &vec![true; p],
+                q,
+                TaskTimes::Exponential,
+                1.0,
+                20_000,
+                5,
+            )
+            .unwrap();
+            let exact = chain_flood_fill_drain_s(p as u64, q, 1.0).unwrap();
+            assert!(
+                (est.mean_s - exact).abs() < 4.0 * est.standard_error_s,
+                "P = {p}, q = {q}: {est:?} vs {exact}"
+            );
+        }
+    }
+
+    #[test]
+    fn sampled_drain_on_trees() {
+        // A binary tree of 3 levels (7 processors, 3 of them with a forwarding slot).
+        let parents: Vec<Option<usize>> = (0..7).map(|i| (i > 0).then(|| (i - 1) / 2)).collect();
+        let all = vec![true; 7];
+        let exp = flood_fill_drain(&parents, &all, 1, TaskTimes::Exponential, 1.0, 20_000, 9);
+        let exp = exp.unwrap();
+        // At least the floor of any non-preemptive schedule, (H_7 − 1) T_e.
+        let floor = drain_s(TaskTimes::Exponential, 7, 1.0).unwrap();
+        assert!(
+            exp.mean_s > floor + 4.0 * exp.standard_error_s,
+            "{exp:?} vs {floor}"
+        );
+        // Seeded: the same arguments give the same estimate.
+        let again = flood_fill_drain(&parents, &all, 1, TaskTimes::Exponential, 1.0, 20_000, 9);
+        assert_eq!(again.unwrap(), exp);
+        // Uniform times scatter less than exponential ones.
+        let uni = flood_fill_drain(&parents, &all, 1, TaskTimes::Uniform, 1.0, 20_000, 9).unwrap();
+        assert!(uni.sd_s < exp.sd_s && uni.mean_s > 0.0, "{uni:?}");
+        // A processor that only forwards holds no task in progress; bad input is refused.
+        let some = [false, true, true, true, true, true, true];
+        assert!(flood_fill_drain(&parents, &some, 1, TaskTimes::Uniform, 1.0, 100, 1).is_ok());
+        assert!(flood_fill_drain(&parents, &all, 1, TaskTimes::Constant, 1.0, 100, 1).is_err());
+        assert!(flood_fill_drain(&parents, &all[..3], 1, TaskTimes::Uniform, 1.0, 100, 1).is_err());
+        assert!(
+            flood_fill_drain(
+                &[Some(1), Some(0)],
+                &[true; 2],
+                1,
+                TaskTimes::Uniform,
+                1.0,
+                100,
+                1
+            )
+            .is_err()
         );
     }
 

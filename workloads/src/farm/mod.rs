@@ -95,7 +95,9 @@ mod program;
 mod tree;
 
 pub use config::{Bound, FarmModel, FarmTopology, Prediction};
-pub use drain::{chain_flood_fill_drain_s, drain_s, speedup_error_floor_pct};
+pub use drain::{
+    DrainEstimate, chain_flood_fill_drain_s, drain_s, flood_fill_drain, speedup_error_floor_pct,
+};
 pub use fit::{BetaFit, ThroughputObservation, fit_betas};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};
 pub use model::{
