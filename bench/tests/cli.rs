@@ -256,7 +256,7 @@ fn farm_json_reports_the_drain_that_random_task_times_add() {
     let makespan = v["predicted"]["makespan_s"].as_f64().unwrap();
     let floor = v["drain"]["speedup_error_floor_pct"].as_f64().unwrap();
     assert!((floor - 100.0 * (makespan / (makespan + drain) - 1.0)).abs() < 1e-9);
-    // The flood-fill protocol's own drain is sampled (4000 draws); on two processors with
+    // The flood-fill protocol's own drain is sampled (4000 runs of the end); on two processors with
     // queue 1 it is exactly 9/8·T_e (farm::chain_flood_fill_drain_s, worked by hand), which
     // the sample mean must meet within 4 standard errors.
     assert!(v["drain"]["flood_fill"]["drain_s"].as_f64().unwrap() > drain);
@@ -281,7 +281,9 @@ fn farm_json_reports_the_drain_that_random_task_times_add() {
     };
     let chain = chain2("--queue=1");
     let flood = &chain["drain"]["flood_fill"];
-    let se = flood["drain_sd_s"].as_f64().unwrap() / 4000f64.sqrt();
+    let samples = flood["samples"].as_f64().unwrap();
+    assert_eq!(samples, 4000.0);
+    let se = flood["drain_sd_s"].as_f64().unwrap() / samples.sqrt();
     let mean = flood["drain_s"].as_f64().unwrap();
     assert!((mean - 900e-6).abs() < 4.0 * se, "{mean} ± {se}");
     // Model guidance fixes the shares: no flood-fill drain is predicted for it.
