@@ -58,8 +58,9 @@
 //! is what happens; with random ones (§4.3's robustness test) the run ends at the largest of
 //! the remaining times, not at their mean: [`drain_s`] derives the excess that no
 //! non-preemptive schedule avoids (`(H_P − 1) T_e` for exponential times), and
-//! [`chain_flood_fill_drain_s`] the larger one of the paper's own flood fill on a chain, whose
-//! buffered tasks forwarding moves to the far end (exact for exponential times). Both are
+//! [`chain_flood_fill_drain_s`] the larger one of the paper's own flood fill, whose buffered
+//! tasks forwarding moves to the leaves (exact on a chain with exponential times);
+//! [`flood_fill_drain`] samples it on any tree, with the scatter of single runs. All are
 //! independent of `M`, so their share of the makespan falls as `1/M`.
 //!
 //! # Example
