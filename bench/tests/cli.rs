@@ -286,6 +286,10 @@ fn farm_json_reports_the_drain_that_random_task_times_add() {
     let se = flood["drain_sd_s"].as_f64().unwrap() / samples.sqrt();
     let mean = flood["drain_s"].as_f64().unwrap();
     assert!((mean - 900e-6).abs() < 4.0 * se, "{mean} ± {se}");
+    // The speedup of (g) plus the drain: M T_e / (T + drain).
+    let t = chain["predicted"]["makespan_s"].as_f64().unwrap();
+    let sp = chain["predicted"]["speedup"].as_f64().unwrap() * t / (t + mean);
+    assert!((flood["speedup"].as_f64().unwrap() - sp).abs() < 1e-9);
     // Model guidance fixes the shares: no flood-fill drain is predicted for it.
     let guided = chain2("--guided");
     assert!(guided["drain"]["flood_fill"].is_null());

@@ -183,6 +183,8 @@ pub(crate) struct FloodFillDrain {
     pub(crate) error_sd_pct: f64,
     /// Samples behind the estimate (its standard error is `drain_sd_s/√samples`).
     pub(crate) samples: u32,
+    /// Speedup predicted by (g) plus this drain: `M T_e / (T + drain)`.
+    pub(crate) speedup: f64,
 }
 
 /// Samples for the flood-fill drain: 4000 (a standard error near 1.6 % of a run's scatter)
@@ -236,6 +238,7 @@ impl Drain {
                 error_pct: farm::speedup_error_floor_pct(t, mean)?,
                 error_sd_pct: 100.0 * t / (t + mean).powi(2) * d.sd_s,
                 samples: d.samples,
+                speedup: predicted.speedup * t / (t + mean),
             })
         } else {
             None
@@ -349,6 +352,12 @@ impl Comparison {
                         human_ns(f.drain_sd_s * 1e9)
                     ),
                     format!("{:+.2} ± {:.2} % expected", f.error_pct, f.error_sd_pct),
+                ]);
+                t.add_row(vec![
+                    "speedup, (g) + drain".into(),
+                    format!("{:.3}", m.speedup),
+                    format!("{:.3}", f.speedup),
+                    format!("{:+.2} %", pct(m.speedup, f.speedup)),
                 ]);
             }
         }
