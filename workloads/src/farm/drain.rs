@@ -31,6 +31,13 @@
 //! 6. Constant times: the processors of the paper's farm run in lock step, so there is no
 //!    drain to add (0).
 //!
+//! No schedule that neither preempts tasks nor knows their times in advance can avoid this
+//! excess: it is the floor. The paper's flood-fill protocol (§4.1) holds more than the task in
+//! progress — a queue of unprocessed tasks per processor and the task being forwarded — so
+//! its drain is larger (below). Both are independent of `M`: their share of the makespan
+//! falls as `1/M`, which is why the paper's robustness test (§4.3), run with "sufficiently
+//! large M", stayed within 5 %.
+//!
 //! # The flood-fill protocol's own drain, on a chain
 //!
 //! The paper's flood fill (§4.1) buffers more than the tasks in progress, and forwarding
@@ -81,12 +88,6 @@
 //!    the speedup's numerator holds the same work) and the mean's standard error.
 //!
 //! On a chain with exponential times it agrees with [`chain_flood_fill_drain_s`] (tested).
-//!
-//! No schedule that neither preempts tasks nor knows their times in advance can avoid this
-//! excess, and the paper's flood-fill protocol (§4.1) holds more than the task in progress —
-//! a queue of unprocessed tasks per processor and the task being forwarded — so its drain is
-//! at least this large. Its share of the makespan falls as `1/M`, which is why the paper's
-//! robustness test (§4.3), run with "sufficiently large M", stayed within 5 %.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
