@@ -207,19 +207,14 @@ impl Drain {
         te_s: f64,
         engine: &EngineArgs,
     ) -> Result<Self, farm::ModelError> {
-        let busy_processors = topology
-            .processors_per_level()
-            .iter()
-            .zip(&predicted.fractions_by_level)
-            .filter(|&(_, &f)| f > 1e-9)
-            .map(|(&n, _)| n as u64)
-            .sum::<u64>()
-            .max(1);
+        // A processor executes unless its level only forwards (f_i = 0, a saturated level);
+        // one that only forwards holds no task in progress at the end.
+        let executes: Vec<bool> = (0..topology.len())
+            .map(|i| predicted.fractions_by_level[topology.level(i) as usize - 1] > 1e-9)
+            .collect();
+        let busy_processors = (executes.iter().filter(|&&e| e).count() as u64).max(1);
         let drain_s = farm::drain_s(times, busy_processors, te_s)?;
         let flood_fill = if times != TaskTimes::Constant && !engine.guided {
-            let executes: Vec<bool> = (0..topology.len())
-                .map(|i| predicted.fractions_by_level[topology.level(i) as usize - 1] > 1e-9)
-                .collect();
             let d = farm::flood_fill_drain(
                 topology.parents(),
                 &executes,
@@ -235,7 +230,7 @@ impl Drain {
             Some(FloodFillDrain {
                 drain_s: d.mean_s,
                 drain_sd_s: d.sd_s,
-                error_pct: farm::speedup_error_floor_pct(t, mean)?,
+                error_pct: farm::speedup_error_with_drain_pct(t, mean)?,
                 error_sd_pct: 100.0 * t / (t + mean).powi(2) * d.sd_s,
                 samples: d.samples,
                 speedup: predicted.speedup * t / (t + mean),
@@ -246,9 +241,37 @@ impl Drain {
         Ok(Self {
             busy_processors,
             drain_s,
-            speedup_error_floor_pct: farm::speedup_error_floor_pct(predicted.makespan_s, drain_s)?,
+            speedup_error_floor_pct: farm::speedup_error_with_drain_pct(
+                predicted.makespan_s,
+                drain_s,
+            )?,
             flood_fill,
         })
+    }
+
+    /// Table rows `(quantity, predicted, speedup error)` for people: the floor and, for flood
+    /// fill, the protocol's drain; none for constant times.
+    fn rows(&self) -> Vec<[String; 3]> {
+        let mut rows = Vec::new();
+        if self.drain_s > 0.0 {
+            rows.push([
+                "drain at the end (not in (g))".into(),
+                human_ns(self.drain_s * 1e9),
+                format!("{:+.2} % at best", self.speedup_error_floor_pct),
+            ]);
+        }
+        if let Some(f) = &self.flood_fill {
+            rows.push([
+                "flood-fill drain".into(),
+                format!(
+                    "{} ± {}",
+                    human_ns(f.drain_s * 1e9),
+                    human_ns(f.drain_sd_s * 1e9)
+                ),
+                format!("{:+.2} ± {:.2} % expected", f.error_pct, f.error_sd_pct),
+            ]);
+        }
+        rows
     }
 }
 
@@ -335,24 +358,11 @@ impl Comparison {
                 format!("{:+.2} % of M", 100.0 * (fm - fp)),
             ]);
         }
-        if let Some(d) = self.drain.as_ref().filter(|d| d.drain_s > 0.0) {
-            t.add_row(vec![
-                "drain at the end (not in (g))".into(),
-                String::new(),
-                human_ns(d.drain_s * 1e9),
-                format!("{:+.2} % at best", d.speedup_error_floor_pct),
-            ]);
+        if let Some(d) = &self.drain {
+            for [quantity, predicted, error] in d.rows() {
+                t.add_row(vec![quantity, String::new(), predicted, error]);
+            }
             if let Some(f) = &d.flood_fill {
-                t.add_row(vec![
-                    "flood-fill drain".into(),
-                    String::new(),
-                    format!(
-                        "{} ± {}",
-                        human_ns(f.drain_s * 1e9),
-                        human_ns(f.drain_sd_s * 1e9)
-                    ),
-                    format!("{:+.2} ± {:.2} % expected", f.error_pct, f.error_sd_pct),
-                ]);
                 t.add_row(vec![
                     "speedup, (g) + drain".into(),
                     format!("{:.3}", m.speedup),
@@ -759,27 +769,8 @@ pub(crate) fn predict(args: &PredictFarmArgs, out: &Path) -> Result<()> {
             &args.engine,
         )
         .map_err(|e| UsageError(e.to_string()))?;
-        if drain.drain_s > 0.0 {
-            t.add_row(vec![
-                "drain at the end (not in (g))".into(),
-                format!(
-                    "{} (speedup {:+.2} % at best)",
-                    human_ns(drain.drain_s * 1e9),
-                    drain.speedup_error_floor_pct
-                ),
-            ]);
-        }
-        if let Some(f) = &drain.flood_fill {
-            t.add_row(vec![
-                "flood-fill drain".into(),
-                format!(
-                    "{} ± {} (speedup {:+.2} ± {:.2} %)",
-                    human_ns(f.drain_s * 1e9),
-                    human_ns(f.drain_sd_s * 1e9),
-                    f.error_pct,
-                    f.error_sd_pct
-                ),
-            ]);
+        for [quantity, predicted, error] in drain.rows() {
+            t.add_row(vec![quantity, format!("{predicted} (speedup {error})")]);
         }
     }
     if let Some(peak) = &peak {

@@ -120,10 +120,10 @@ pub fn drain_s(times: TaskTimes, busy_processors: u64, te_s: f64) -> Result<f64,
     })
 }
 
-/// The largest speedup against (g) that the drain leaves: `SP = M T_e / (T + drain)`, and the
-/// error it implies for a perfect run measured against (g), in percent:
-/// `100 (T/(T + drain) − 1)` (≤ 0).
-pub fn speedup_error_floor_pct(makespan_s: f64, drain_s: f64) -> Result<f64, ModelError> {
+/// The speedup error against (g) of a run that has nothing but `drain_s` beyond it: the speedup
+/// becomes `M T_e / (T + drain)`, so the error is `100 (T/(T + drain) − 1)` percent (≤ 0). For
+/// [`drain_s`] it is the floor no schedule beats; for the flood-fill drain, the expected error.
+pub fn speedup_error_with_drain_pct(makespan_s: f64, drain_s: f64) -> Result<f64, ModelError> {
     check_work("makespan_s", makespan_s)?;
     check_duration("drain_s", drain_s)?;
     Ok(100.0 * (makespan_s / (makespan_s + drain_s) - 1.0))
@@ -602,10 +602,10 @@ mod tests {
     #[test]
     fn error_floor() {
         // Makespan 345 ms, drain 30.27 ms: a perfect run is 8.07 % slower than (g).
-        let floor = speedup_error_floor_pct(0.345, 0.030_27).unwrap();
+        let floor = speedup_error_with_drain_pct(0.345, 0.030_27).unwrap();
         assert!((floor + 8.066).abs() < 0.01, "{floor}");
-        assert_eq!(speedup_error_floor_pct(1.0, 0.0).unwrap(), 0.0);
-        assert!(speedup_error_floor_pct(1.0, -1.0).is_err());
+        assert_eq!(speedup_error_with_drain_pct(1.0, 0.0).unwrap(), 0.0);
+        assert!(speedup_error_with_drain_pct(1.0, -1.0).is_err());
         assert!(drain_s(TaskTimes::Uniform, 0, 1.0).is_err());
         assert!(drain_s(TaskTimes::Uniform, 3, -1.0).is_err());
     }

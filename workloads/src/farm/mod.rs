@@ -97,7 +97,8 @@ mod tree;
 
 pub use config::{Bound, FarmModel, FarmTopology, Prediction};
 pub use drain::{
-    DrainEstimate, chain_flood_fill_drain_s, drain_s, flood_fill_drain, speedup_error_floor_pct,
+    DrainEstimate, chain_flood_fill_drain_s, drain_s, flood_fill_drain,
+    speedup_error_with_drain_pct,
 };
 pub use fit::{BetaFit, ThroughputObservation, fit_betas};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};
