@@ -403,9 +403,12 @@ impl Machine {
                             lateness: std::mem::take(&mut proc.lateness),
                             trace: proc.trace.take(),
                         };
-                        // Dropping `proc` here closes this processor's links.
-                        drop(proc);
+                        // Report first, then close this processor's links by dropping
+                        // `proc`: a neighbour that fails because the links closed reports
+                        // after this outcome, so the watcher names the cause (a panic here),
+                        // not its consequence (`LinkClosed` there).
                         let _ = done_tx.send(outcome);
+                        drop(proc);
                     });
                 match spawned {
                     Ok(handle) => {
