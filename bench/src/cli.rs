@@ -98,11 +98,23 @@ pub(crate) struct CalibrateArgs {
 pub(crate) enum ModeArg {
     /// Processors ≤ cores, pinned, spinning, D = 1: real speedup.
     Native,
-    /// Stretch every cost by --dilation D (more processors than cores).
+    /// Threads sleeping until start + D × emulated time (--dilation D, or D chosen for
+    /// fidelity): kept for comparison with virtual time.
     Dilated,
-    /// Native if the processors leave a core free for the host, else dilated with D chosen
-    /// for fidelity.
+    /// Coroutines under a discrete-event scheduler: events in exact order, the same on every
+    /// run, wall time independent of emulated time; 100 000 processors and more.
+    Virtual,
+    /// Native if the processors leave a core free for the host, else virtual.
     Auto,
+}
+
+/// How real work is charged to the emulated clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ComputeArg {
+    /// Declared units of work × their cost per unit (profile, --unit-cost): deterministic.
+    Model,
+    /// The thread CPU time the work took.
+    Measured,
 }
 
 /// How processors wait for deadlines.
@@ -130,6 +142,16 @@ pub(crate) struct TimeArgs {
     /// Wait strategy.
     #[arg(long, value_enum, default_value_t = WaitArg::Auto)]
     pub(crate) wait: WaitArg,
+    /// How real work is charged [default: model in virtual time, measured otherwise].
+    #[arg(long, value_enum)]
+    pub(crate) compute: Option<ComputeArg>,
+    /// Cost of one unit of declared work, e.g. trial_division=7.5 (ns; repeatable; overrides
+    /// the profile).
+    #[arg(long, value_name = "UNIT=NS", value_parser = parse_unit_cost)]
+    pub(crate) unit_cost: Vec<(String, f64)>,
+    /// Stack reserved per processor in virtual time, e.g. 256KiB or 1MiB (mapped lazily).
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub(crate) stack_size: Option<usize>,
 }
 
 impl Default for TimeArgs {
@@ -139,6 +161,9 @@ impl Default for TimeArgs {
             mode: ModeArg::Auto,
             dilation: None,
             wait: WaitArg::Auto,
+            compute: None,
+            unit_cost: Vec::new(),
+            stack_size: None,
         }
     }
 }
@@ -234,6 +259,45 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     }
     humantime::parse_duration(t)
         .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 250us, 1ms, 1.5s"))
+}
+
+/// Parses `UNIT=NS`, a cost per unit of work in nanoseconds.
+pub(crate) fn parse_unit_cost(s: &str) -> Result<(String, f64), String> {
+    let (unit, ns) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not UNIT=NS (e.g. trial_division=7.5)"))?;
+    let ns: f64 = ns
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{ns}' is not a number of nanoseconds"))?;
+    if !(ns.is_finite() && ns >= 0.0) {
+        return Err(format!("the cost of '{unit}' must be finite and ≥ 0 ns"));
+    }
+    Ok((unit.trim().to_string(), ns))
+}
+
+/// Parses a size in bytes: a whole number with an optional unit (B, KiB, MiB, GiB; K, M, G).
+pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (e.g. 256KiB, 1MiB)"))?;
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KiB" | "k" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        "G" | "GiB" => 1 << 30,
+        other => {
+            return Err(format!(
+                "unknown size unit '{other}' in '{s}': use KiB, MiB or GiB"
+            ));
+        }
+    };
+    n.checked_mul(scale)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| format!("'{s}' is too large"))
 }
 
 pub(crate) fn parse_topology(s: &str) -> Result<Topology, String> {

@@ -5,12 +5,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use multicomputer_runtime::{
-    DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, LinkCost, Machine, MachineConfig, MachineProfile, TimeMode,
-    WaitStrategy,
+    ComputeCharge, DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, LinkCost, Machine,
+    MachineConfig, MachineProfile, TimeMode, WaitStrategy, WorkCosts,
 };
+use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
 
 use crate::UsageError;
-use crate::cli::{MachineArgs, ModeArg, WaitArg};
+use crate::cli::{ComputeArg, MachineArgs, ModeArg, WaitArg};
 use crate::commands::calibrate::default_profile_path;
 
 /// The machine profile to use: the one named, else the default one if it exists.
@@ -124,21 +125,20 @@ pub(crate) fn build(
                 "--dilation must be a number ≥ 1, got {d}"
             )));
         }
-        (ModeArg::Dilated, None) => {
-            return Err(UsageError(
-                "--mode dilated needs --dilation D (a number ≥ 1)".into(),
-            ));
-        }
+        // Dilated without a factor: the one chosen for fidelity, worked out below.
+        (ModeArg::Dilated, None) => TimeMode::Dilated(0.0),
         (_, Some(_)) => {
             return Err(UsageError(
                 "--dilation is only used with --mode dilated".into(),
             ));
         }
         (ModeArg::Native, None) => TimeMode::Native,
+        (ModeArg::Virtual, None) => TimeMode::Virtual,
         (ModeArg::Auto, None) => TimeMode::Auto,
     };
     let wait = WaitStrategy::from(args.time.wait);
-    let (wakeup, wake_cpu) = wake_costs(load_profile(args.profile.as_deref(), out)?.as_ref());
+    let profile = load_profile(args.profile.as_deref(), out)?;
+    let (wakeup, wake_cpu) = wake_costs(profile.as_ref());
     let link = LinkCost {
         send_overhead: args.send_overhead,
         recv_overhead: args.recv_overhead,
@@ -159,17 +159,49 @@ pub(crate) fn build(
         events_per_s,
         wakeup,
         wake_cpu,
+        compute: args.time.compute.map(|c| match c {
+            ComputeArg::Model => ComputeCharge::Model,
+            ComputeArg::Measured => ComputeCharge::Measured,
+        }),
+        work_costs: work_costs(profile.as_ref(), &args.time.unit_cost),
+        stack_bytes: args.time.stack_size.unwrap_or(DEFAULT_STACK_BYTES),
         ..MachineConfig::default()
     };
+    let config = match config.mode {
+        TimeMode::Dilated(0.0) => MachineConfig {
+            mode: TimeMode::Dilated(Machine::suggested_dilation(&args.topology, &config)),
+            ..config
+        },
+        _ => config,
+    };
     Machine::new(args.topology.clone(), config).map_err(|e| {
+        use multicomputer_runtime::ConfigError as E;
         let arg = match e {
-            multicomputer_runtime::ConfigError::NotEnoughCores { .. } => "--mode native",
-            multicomputer_runtime::ConfigError::BadDilation(_) => "--dilation",
-            multicomputer_runtime::ConfigError::ZeroCapacity => "--capacity",
-            multicomputer_runtime::ConfigError::BadPerByte(_) => "--per-byte",
+            E::NotEnoughCores { .. } => "--mode native",
+            E::BadDilation(_) => "--dilation",
+            E::ZeroCapacity => "--capacity",
+            E::BadPerByte(_) => "--per-byte",
+            E::TooManyThreads { .. } | E::HostLimit { .. } => "--topology",
+            E::StackTooSmall { .. } => "--stack-size",
+            E::BadUnitCost { .. } => "--unit-cost",
         };
         UsageError(format!("{arg}: {e}"))
     })
+}
+
+/// The costs for model compute charging: `--unit-cost` over the profile's over the reference
+/// costs of the development host; the degradation loop's from the profile, else the reference.
+pub(crate) fn work_costs(profile: Option<&MachineProfile>, given: &[(String, f64)]) -> WorkCosts {
+    let mut costs = WorkCosts {
+        ns_per_unit: reference_unit_costs(),
+        loop_iteration_ns: REFERENCE_LOOP_ITERATION_NS,
+    };
+    if let Some(p) = profile {
+        costs.ns_per_unit.extend(p.unit_costs.clone());
+        costs.loop_iteration_ns = p.loop_ns_per_iteration;
+    }
+    costs.ns_per_unit.extend(given.iter().cloned());
+    costs
 }
 
 /// Writes a run's trace where the arguments ask: Chrome trace-event JSON (`--trace`) and an SVG

@@ -42,6 +42,34 @@ pub(crate) fn table(header: &[&str]) -> Table {
     t
 }
 
+/// How a run kept time, for people: the mode, D and wait strategy (threads), and how real
+/// work was charged.
+pub(crate) fn mode_line(report: &multicomputer_runtime::RunReport) -> String {
+    let f = &report.fidelity;
+    let time = match (f.dilation, f.strategy) {
+        (Some(d), Some(s)) => format!(
+            "{} (D = {d}, {} waits)",
+            report.mode,
+            serde_json::to_value(s)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        ),
+        _ => format!("{} (exact event order)", report.mode),
+    };
+    format!("{time}; compute charged by {}", report.work.charge.name())
+}
+
+/// How a machine keeps time, for people: `virtual (exact event order), compute: model` or
+/// `dilated (D = 12), compute: measured`.
+pub(crate) fn machine_line(machine: &multicomputer_runtime::Machine) -> String {
+    let time = match machine.dilation() {
+        Some(d) => format!("{} (D = {d})", machine.mode()),
+        None => format!("{} (exact event order)", machine.mode()),
+    };
+    format!("{time}, compute: {}", machine.compute_charge().name())
+}
+
 /// `<out>/<name>`.
 pub(crate) fn in_out(out: &Path, name: &str) -> PathBuf {
     out.join(name)

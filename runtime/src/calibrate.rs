@@ -78,6 +78,13 @@ pub struct MachineProfile {
     pub occupy: Vec<OccupyError>,
     /// One iteration of the degradation busy loop, ns.
     pub loop_ns_per_iteration: f64,
+    /// One coroutine switch (resume and suspend) of the virtual-time scheduler, ns.
+    #[serde(default)]
+    pub coroutine_switch_ns: f64,
+    /// Cost of each unit of real work the programs declare, ns (for model compute charging;
+    /// measured by the programs' own kernels, not by the runtime).
+    #[serde(default)]
+    pub unit_costs: std::collections::BTreeMap<String, f64>,
 }
 
 impl MachineProfile {
@@ -105,10 +112,38 @@ impl MachineProfile {
         Duration::from_nanos(self.wakeup_ns.max(0.0) as u64)
     }
 
+    /// The costs for model compute charging: the profile's unit costs and loop iteration.
+    pub fn work_costs(&self) -> crate::WorkCosts {
+        crate::WorkCosts {
+            ns_per_unit: self.unit_costs.clone(),
+            loop_iteration_ns: self.loop_ns_per_iteration,
+        }
+    }
+
     /// The CPU time of one sleep/wake cycle as a duration.
     pub fn wake_cpu(&self) -> Duration {
         Duration::from_nanos(self.wake_cpu_ns.max(0.0) as u64)
     }
+}
+
+/// The wall time of one coroutine switch (a resume and the suspend back), ns: the floor under
+/// the cost of one event in virtual time.
+pub fn coroutine_switch_ns(switches: u64) -> f64 {
+    use corosensei::{Coroutine, CoroutineResult};
+    let mut co = Coroutine::new(|yielder, mut n: u64| {
+        loop {
+            n = yielder.suspend(n.wrapping_add(1));
+        }
+    });
+    let start = Instant::now();
+    let mut n = 0u64;
+    for _ in 0..switches {
+        match co.resume(n) {
+            CoroutineResult::Yield(v) => n = std::hint::black_box(v),
+            CoroutineResult::Return(()) => break,
+        }
+    }
+    start.elapsed().as_nanos() as f64 / switches.max(1) as f64
 }
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -338,6 +373,8 @@ pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
         occupy_error_ns,
         occupy,
         loop_ns_per_iteration,
+        coroutine_switch_ns: coroutine_switch_ns(1_000_000),
+        unit_costs: std::collections::BTreeMap::new(),
     }
 }
 

@@ -1,5 +1,10 @@
-//! Emulated time: native and dilated clocks, deadline waits, thread CPU time and the fidelity
+//! Emulated time: the three time modes, deadline waits, thread CPU time and the fidelity
 //! record of how well real time kept up with emulated time.
+//!
+//! In **virtual** mode emulated time has no wall clock at all: a discrete-event scheduler
+//! runs the processors as coroutines in emulated-time order (see `sim/`), so the order of
+//! events is exact by construction and wall time depends only on the work done. The rest of
+//! this module is about the two real-time modes, native and dilated.
 //!
 //! Each processor keeps its own emulated clock (nanoseconds since the start of the run). Every
 //! emulated cost advances that clock by exactly the cost, and then the processor waits until
@@ -29,11 +34,26 @@ pub enum TimeMode {
     /// More processors than cores: every emulated cost and compute interval takes D times as
     /// long in wall time, and reported times are divided by D.
     Dilated(f64),
+    /// Every processor a coroutine under a sequential discrete-event scheduler: events in
+    /// exact emulated-time order, the same on every run and host; wall time independent of
+    /// emulated time.
+    Virtual,
     /// Native when the processors leave a core free for the host (or there is one processor),
-    /// else dilated with a D chosen from processors, cores and the smallest emulated cost (see
-    /// [`choose_dilation`]). [`TimeMode::Native`] uses every core.
+    /// else virtual. [`TimeMode::Native`] uses every core.
     #[default]
     Auto,
+}
+
+impl TimeMode {
+    /// `native`, `dilated`, `virtual` or `auto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeMode::Native => "native",
+            TimeMode::Dilated(_) => "dilated",
+            TimeMode::Virtual => "virtual",
+            TimeMode::Auto => "auto",
+        }
+    }
 }
 
 /// How a processor waits for a deadline.
@@ -289,10 +309,14 @@ impl LatenessStats {
 /// How faithfully a run kept real time in step with emulated time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fidelity {
-    /// The dilation factor D of the run.
-    pub dilation: f64,
-    /// The wait strategy used.
-    pub strategy: WaitStrategy,
+    /// Whether the order of events is exact by construction (virtual mode), rather than kept
+    /// by waiting in real time.
+    pub exact: bool,
+    /// The dilation factor D of the run (none in virtual mode: wall time is unrelated to
+    /// emulated time).
+    pub dilation: Option<f64>,
+    /// The wait strategy used (none in virtual mode).
+    pub strategy: Option<WaitStrategy>,
     /// Deadline waits over all processors.
     pub waits: u64,
     /// Waits that ended more than `tolerance_ns` (emulated) after their deadline.
@@ -310,6 +334,22 @@ pub struct Fidelity {
 }
 
 impl Fidelity {
+    /// The fidelity of a virtual-time run: exact, no real-time waits.
+    pub(crate) fn exact() -> Self {
+        Self {
+            exact: true,
+            dilation: None,
+            strategy: None,
+            waits: 0,
+            late_waits: 0,
+            tolerance_ns: 0,
+            mean_lateness_ns: 0.0,
+            p99_lateness_ns: 0,
+            max_lateness_ns: 0,
+            warning: None,
+        }
+    }
+
     pub(crate) fn from_stats(
         stats: &LatenessStats,
         dilation: f64,
@@ -324,16 +364,17 @@ impl Fidelity {
         let warning = (late_share > 0.05).then(|| {
             format!(
                 "{:.1} % of {} waits ended more than {:.1} µs (emulated) late; the order of events \
-                 may differ from the emulated machine's: raise the dilation factor (--dilation) \
-                 or use fewer processors",
+                 may differ from the emulated machine's: use virtual time (--mode virtual), \
+                 raise the dilation factor (--dilation), or use fewer processors",
                 100.0 * late_share,
                 stats.waits,
                 tolerance_ns as f64 / 1e3
             )
         });
         Self {
-            dilation,
-            strategy,
+            exact: false,
+            dilation: Some(dilation),
+            strategy: Some(strategy),
             waits: stats.waits,
             late_waits: stats.late,
             tolerance_ns,

@@ -17,8 +17,8 @@ pub enum TopologyError {
     /// A k-ary tree with 0 levels.
     #[error("a tree needs at least 1 level, got 0")]
     ZeroLevels,
-    /// More processors than this runtime will start.
-    #[error("{requested} processors requested; at most {max} can be emulated (one OS thread each)")]
+    /// More processors than this runtime will emulate.
+    #[error("{requested} processors requested; at most {max} can be emulated")]
     TooLarge {
         /// Processors the description asks for (saturated at `u64::MAX`).
         requested: u64,
@@ -72,6 +72,58 @@ pub enum ConfigError {
     /// A negative or non-finite per-byte transfer time.
     #[error("per-byte transfer time must be finite and ≥ 0 ns, got {0}")]
     BadPerByte(f64),
+    /// More processors than a time mode can run.
+    #[error(
+        "{processors} processors: {mode} time runs at most {max} (one OS thread each); use \
+         virtual time (--mode virtual) for more"
+    )]
+    TooManyThreads {
+        /// Processors in the topology.
+        processors: usize,
+        /// The mode asked for.
+        mode: &'static str,
+        /// Its limit.
+        max: usize,
+    },
+    /// A stack size for virtual-time processors that is too small.
+    #[error("a processor's stack must be at least {min} bytes, got {given}")]
+    StackTooSmall {
+        /// What was asked for.
+        given: usize,
+        /// The smallest allowed.
+        min: usize,
+    },
+    /// The host cannot hold this many processors: a kernel or memory limit would be exceeded.
+    #[error(
+        "{processors} processors in {mode} time need {needed} {what}, but {limit_name} allows \
+         {limit} ({in_use} in use): {fix}"
+    )]
+    HostLimit {
+        /// Processors in the topology.
+        processors: usize,
+        /// The time mode.
+        mode: &'static str,
+        /// What runs out (`memory maps`, `threads`, `MiB of memory`).
+        what: &'static str,
+        /// How much the run needs.
+        needed: u64,
+        /// The limit's name (`vm.max_map_count`, …).
+        limit_name: &'static str,
+        /// Its value.
+        limit: u64,
+        /// How much is already in use.
+        in_use: u64,
+        /// What the user can do.
+        fix: String,
+    },
+    /// A cost per unit of work that is negative or not finite.
+    #[error("the cost per unit of '{unit}' must be finite and ≥ 0 ns, got {ns}")]
+    BadUnitCost {
+        /// The unit.
+        unit: String,
+        /// The cost given.
+        ns: f64,
+    },
 }
 
 /// What a processor was blocked on when a deadlock was detected.
@@ -126,12 +178,23 @@ impl fmt::Display for WaitReport {
     }
 }
 
+/// Waits listed in full in an error message; the rest are counted.
+const LISTED_WAITS: usize = 8;
+
 fn join_reports(reports: &[WaitReport]) -> String {
-    reports
+    let mut text = reports
         .iter()
+        .take(LISTED_WAITS)
         .map(ToString::to_string)
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    if reports.len() > LISTED_WAITS {
+        text.push_str(&format!(
+            "; and {} more processors waiting",
+            reports.len() - LISTED_WAITS
+        ));
+    }
+    text
 }
 
 /// Why a run ended without results.
@@ -170,8 +233,19 @@ pub enum RunError {
         /// What the blocked processors waited on (running ones are not listed).
         waits: Vec<WaitReport>,
     },
-    /// A processor thread could not be started.
-    #[error("could not start processor thread P{processor}: {message}")]
+    /// A processor's stack overflowed (virtual time).
+    #[error(
+        "processor P{processor} overflowed its stack of {} KiB: give processors more \
+         (--stack-size)", .stack_bytes / 1024
+    )]
+    StackOverflow {
+        /// Index of the processor.
+        processor: usize,
+        /// Its stack size.
+        stack_bytes: usize,
+    },
+    /// A processor could not be started (its thread or its stack).
+    #[error("could not start processor P{processor}: {message}")]
     Spawn {
         /// Index of the processor.
         processor: usize,

@@ -5,30 +5,32 @@
 //!
 //! ## The model
 //!
-//! - A **processor** is an OS thread running one program with a [`Processor`] handle. It has its
-//!   own emulated clock.
+//! - A **processor** runs one program with a [`Processor`] handle, and has its own emulated
+//!   clock. It is an OS thread in native and dilated time, a coroutine in virtual time: the
+//!   same program runs unchanged in every mode.
 //! - A **link** joins two neighbouring processors of a [`Topology`] (chains, balanced k-ary
 //!   trees, linear arrays, any tree given as a parent relation). Each direction is a bounded
-//!   crossbeam channel.
+//!   queue: a crossbeam channel between threads, or the scheduler's own queue in virtual time.
 //! - **Costs** follow the farm paper's categories: a non-overlapped start-up cost β per message
 //!   (the sender is busy), an overlapped transfer time τ per byte (the message arrives later, the
 //!   sender is free), and an optional busy loop of `loop_count` iterations per send that degrades
 //!   the message system as the scalability paper did ([`LinkCost`]). Programs charge their own
-//!   costs with [`Processor::occupy`] and real work with [`Processor::compute`] (charged by the
-//!   thread's CPU time).
-//! - **Time.** Every cost advances the processor's emulated clock exactly, and the processor then
-//!   waits until the matching wall-clock deadline `start + D × emulated time`. Messages carry
-//!   emulated arrival stamps, so emulated times do not depend on host noise; waiting in real time
-//!   keeps the order of events faithful. In **native** mode (processors ≤ cores) D = 1,
-//!   processors are pinned and spin: wall time is real speedup. In **dilated** mode (more
-//!   processors than cores) every cost and compute interval is stretched by D and reported times
-//!   are emulated ones. `auto` runs natively only when a core is left for the host (a spinning
-//!   processor that shares its core with anything else turns every preemption into emulated
-//!   time), else dilated. Each run reports its [`Fidelity`]: how many waits overran their deadline
-//!   and by how much.
+//!   costs with [`Processor::occupy`] and real work with [`Processor::compute`], charged by its
+//!   CPU time or by the units of work it declares ([`ComputeCharge`], [`WorkCosts`]).
+//! - **Time** ([`TimeMode`]). Every cost advances the processor's emulated clock exactly, and
+//!   messages carry emulated arrival stamps. In **native** time (processors ≤ cores) processors
+//!   are pinned threads that spin until `start + emulated time`: wall time is real speedup. In
+//!   **dilated** time they sleep until `start + D × emulated time`, which keeps the order of
+//!   events faithful only as far as the host wakes them on time (each run reports its
+//!   [`Fidelity`]). In **virtual** time a discrete-event scheduler runs the processors as
+//!   coroutines in emulated-time order: the order of events is exact by construction, two runs
+//!   are identical, and wall time does not depend on emulated time (100 000 processors on two
+//!   cores). `auto` runs natively when a core is left for the host, else virtually.
 //! - **Failures.** A panic in a processor ends the run with [`RunError::Panic`] naming it; a
-//!   deadlock is detected and reported with what each processor waits on
-//!   ([`RunError::Deadlock`]). All threads are joined before [`Machine::run`] returns.
+//!   deadlock is reported with what each processor waits on ([`RunError::Deadlock`]); in
+//!   virtual time a stack overflow is [`RunError::StackOverflow`]. Every thread and coroutine
+//!   is gone before [`Machine::run`] returns. The host's limits (threads, memory maps) are
+//!   checked before a run ([`HostLimits`]).
 //!
 //! ## Example
 //!
@@ -39,7 +41,7 @@
 //! use multicomputer_runtime::{LinkCost, Machine, MachineConfig, TimeMode, Topology};
 //!
 //! let config = MachineConfig {
-//!     mode: TimeMode::Dilated(1.0),
+//!     mode: TimeMode::Virtual,
 //!     link: LinkCost { send_overhead: Duration::from_micros(50), ..LinkCost::default() },
 //!     ..MachineConfig::default()
 //! };
@@ -69,22 +71,33 @@
 mod calibrate;
 mod clock;
 mod error;
+mod limits;
 mod link;
 mod machine;
 mod processor;
+mod report;
+mod sim;
 mod topology;
 mod trace;
+mod work;
 
-pub use calibrate::{CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate};
+pub use calibrate::{
+    CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate, coroutine_switch_ns,
+};
 pub use clock::{
     AUTO_LATENESS_SHARE, AUTO_UTILISATION, DilationInputs, Fidelity, HYBRID_MARGIN, LatenessStats,
     TimeMode, WaitStrategy, choose_dilation, minimise_timer_slack, thread_cpu_time,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
-pub use link::{LinkCost, Payload};
-pub use machine::{
-    DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, Machine, MachineConfig, ProcessorReport, RunRecord, RunReport,
+pub use limits::{
+    HostLimits, MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS,
+    RESIDENT_BYTES_PER_COROUTINE,
 };
-pub use processor::{Interrupt, LinkId, Processor, busy_loop};
+pub use link::{LinkCost, LinkId, Payload};
+pub use machine::{DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, Machine, MachineConfig};
+pub use processor::{Interrupt, Processor, busy_loop};
+pub use report::{ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport};
+pub use sim::{DEFAULT_STACK_BYTES, MIN_STACK_BYTES, STALL_WARNING};
 pub use topology::{MAX_PROCESSORS, Topology, TopologyKind};
-pub use trace::{Accounting, Activity, Trace, TraceEvent};
+pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
+pub use work::{ComputeCharge, UnknownUnit, Work, WorkCosts, WorkUnit};

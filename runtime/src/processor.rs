@@ -3,63 +3,23 @@
 //! A program is a function run once on every processor with a [`Processor`] handle. It sends
 //! and receives messages on the links to its neighbours, charges emulated costs with
 //! [`occupy`](Processor::occupy) and [`occupy_comm`](Processor::occupy_comm), runs real work
-//! with [`compute`](Processor::compute) (charged by the thread's CPU time), and reports the
-//! tasks it executed or forwarded.
+//! with [`compute`](Processor::compute) (charged by CPU time or by its declared units, see
+//! [`ComputeCharge`]), and reports the tasks it executed or forwarded.
 //!
-//! A receive returns the message with the earliest emulated arrival among those that have
-//! arrived; if the earliest is still in transit (its overlapped transfer time not yet over), the
-//! processor waits for it in real time and looks once more, so that a message that arrives
-//! earlier on another link is taken first.
+//! The handle keeps the processor's clock and books the same way in every time mode; only
+//! its transport (a crossbeam channel per link in native and dilated time, the scheduler's
+//! queues in virtual time) differs. A receive returns the message with the earliest emulated
+//! arrival among those that have arrived by the processor's time.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Select, TryRecvError, TrySendError};
-use parking_lot::Mutex;
-
-use crate::clock::{LatenessStats, TimeBase, thread_cpu_time};
+use crate::clock::thread_cpu_time;
 use crate::error::ProcessorError;
-use crate::link::{Envelope, InLink, LinkCost, OutLink, Payload};
-use crate::trace::{Accounting, Activity, TraceEvent};
-
-/// A link of a processor, named by its position among the processor's neighbours (the parent
-/// first, if any, then the children in index order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LinkId(pub(crate) usize);
-
-impl LinkId {
-    /// The position of this link among the processor's links.
-    pub fn index(self) -> usize {
-        self.0
-    }
-}
-
-pub(crate) const RUNNING: u8 = 0;
-pub(crate) const BLOCKED_RECV: u8 = 1;
-pub(crate) const BLOCKED_SEND: u8 = 2;
-pub(crate) const DONE: u8 = 3;
-
-/// Polls a spinning receiver makes before it tells the deadlock monitor it is blocked.
-const SPIN_BEFORE_ANNOUNCE: u32 = 4096;
-
-/// What the deadlock monitor can see of one processor (on its own cache line).
-#[repr(align(128))]
-#[derive(Debug, Default)]
-pub(crate) struct Status {
-    pub(crate) state: AtomicU8,
-    /// Link indices the processor is blocked on.
-    pub(crate) waiting: Mutex<Vec<usize>>,
-    /// Messages sent plus received so far.
-    pub(crate) progress: AtomicU64,
-}
-
-/// State shared by all processors of a run.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) aborted: AtomicBool,
-    pub(crate) status: Vec<Status>,
-}
+use crate::link::flavors::Port;
+use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
+use crate::trace::{Accounting, Activity, MessageEvent, TraceEvent};
+use crate::work::{ComputeCharge, Work, WorkCosts};
 
 /// What [`Processor::occupy_or_recv`] ended with.
 #[derive(Debug)]
@@ -77,78 +37,125 @@ pub enum Interrupt<M> {
     },
 }
 
-/// One emulated processor, as its program sees it.
-pub struct Processor<M> {
-    id: usize,
-    level: u32,
-    processors: usize,
-    peers: Vec<usize>,
-    parent: Option<LinkId>,
-    children: Vec<LinkId>,
-    all_links: Vec<LinkId>,
-    out: Vec<OutLink<M>>,
-    inl: Vec<InLink<M>>,
-    cost: LinkCost,
-    free: bool,
-    time: TimeBase,
-    spin: bool,
-    clock_ns: u64,
-    tolerance_ns: u64,
-    pub(crate) acct: Accounting,
-    pub(crate) lateness: LatenessStats,
-    pub(crate) trace: Option<Vec<TraceEvent>>,
-    shared: Arc<Shared>,
-    abort_rx: Receiver<()>,
+/// How a processor charges real work, shared by all processors of a run.
+#[derive(Debug, Clone)]
+pub(crate) struct Charging {
+    pub(crate) charge: ComputeCharge,
+    pub(crate) costs: Arc<WorkCosts>,
 }
 
-/// Everything [`Processor::new`] needs from the machine.
+/// What one processor's compute blocks declared and were charged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct WorkTally {
+    /// Compute blocks run.
+    pub(crate) blocks: u64,
+    /// Blocks that declared no unit of work.
+    pub(crate) undeclared_blocks: u64,
+    /// Units declared over all blocks.
+    pub(crate) units: Work,
+    /// Degradation-loop iterations run or charged.
+    pub(crate) loop_iterations: u64,
+}
+
+/// Everything [`Processor::new`] needs.
 pub(crate) struct ProcessorParts<M> {
     pub(crate) id: usize,
     pub(crate) level: u32,
     pub(crate) processors: usize,
     pub(crate) peers: Vec<usize>,
     pub(crate) has_parent: bool,
-    pub(crate) out: Vec<OutLink<M>>,
-    pub(crate) inl: Vec<InLink<M>>,
     pub(crate) cost: LinkCost,
-    pub(crate) time: TimeBase,
-    pub(crate) spin: bool,
-    pub(crate) tolerance_ns: u64,
+    pub(crate) charging: Charging,
     pub(crate) trace: bool,
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) abort_rx: Receiver<()>,
+    pub(crate) port: Port<M>,
+}
+
+/// Link ids 0, 1, 2, …: every processor with at most this many links lends its link lists
+/// from one shared table, hot in the cache, instead of owning them.
+const SHARED_LINK_IDS: usize = 256;
+
+static LINK_IDS: [LinkId; SHARED_LINK_IDS] = {
+    let mut ids = [LinkId(0); SHARED_LINK_IDS];
+    let mut i = 0;
+    while i < SHARED_LINK_IDS {
+        ids[i] = LinkId(i);
+        i += 1;
+    }
+    ids
+};
+
+/// A processor's links 0..n.
+enum LinkList {
+    /// The first `n` of the shared table.
+    Shared(&'static [LinkId]),
+    /// More links than the table holds.
+    Owned(Vec<LinkId>),
+}
+
+impl LinkList {
+    fn new(n: usize) -> Self {
+        if n <= SHARED_LINK_IDS {
+            LinkList::Shared(&LINK_IDS[..n])
+        } else {
+            LinkList::Owned((0..n).map(LinkId).collect())
+        }
+    }
+
+    fn all(&self) -> &[LinkId] {
+        match self {
+            LinkList::Shared(ids) => ids,
+            LinkList::Owned(ids) => ids,
+        }
+    }
+}
+
+/// One emulated processor, as its program sees it.
+pub struct Processor<M> {
+    id: usize,
+    level: u32,
+    processors: usize,
+    peers: Vec<usize>,
+    has_parent: bool,
+    all_links: LinkList,
+    cost: LinkCost,
+    free: bool,
+    charging: Charging,
+    clock_ns: u64,
+    /// Per out-link: the emulated time its previous transfer has left the link.
+    out_free_at_ns: Vec<u64>,
+    pub(crate) acct: Accounting,
+    pub(crate) tally: WorkTally,
+    pub(crate) trace: Option<Vec<TraceEvent>>,
+    pub(crate) messages: Option<Vec<MessageEvent>>,
+    pub(crate) port: Port<M>,
+}
+
+/// `d` in whole nanoseconds, saturating (584 years).
+#[inline]
+pub(crate) fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl<M: Payload> Processor<M> {
     pub(crate) fn new(p: ProcessorParts<M>) -> Self {
         let n = p.peers.len();
-        let all_links: Vec<LinkId> = (0..n).map(LinkId).collect();
-        let (parent, children) = if p.has_parent {
-            (Some(LinkId(0)), all_links[1..].to_vec())
-        } else {
-            (None, all_links.clone())
-        };
         Self {
             id: p.id,
             level: p.level,
             processors: p.processors,
             peers: p.peers,
-            parent,
-            children,
-            all_links,
-            out: p.out,
-            inl: p.inl,
+            has_parent: p.has_parent,
+            all_links: LinkList::new(n),
             free: p.cost.is_free(),
             cost: p.cost,
-            time: p.time,
-            spin: p.spin,
+            charging: p.charging,
             clock_ns: 0,
-            tolerance_ns: p.tolerance_ns,
+            out_free_at_ns: vec![0; n],
             acct: Accounting::default(),
-            lateness: LatenessStats::default(),
+            tally: WorkTally::default(),
             trace: p.trace.then(Vec::new),
-            shared: p.shared,
-            abort_rx: p.abort_rx,
+            messages: p.trace.then(Vec::new),
+            port: p.port,
         }
     }
 
@@ -169,17 +176,17 @@ impl<M: Payload> Processor<M> {
 
     /// The link to the parent (`None` on the root).
     pub fn parent(&self) -> Option<LinkId> {
-        self.parent
+        self.has_parent.then_some(LinkId(0))
     }
 
     /// The links to the children, in child index order.
     pub fn children(&self) -> &[LinkId] {
-        &self.children
+        &self.all_links.all()[usize::from(self.has_parent)..]
     }
 
     /// All links, the parent's first.
     pub fn links(&self) -> &[LinkId] {
-        &self.all_links
+        self.all_links.all()
     }
 
     /// The processor at the other end of a link.
@@ -195,6 +202,11 @@ impl<M: Payload> Processor<M> {
     /// The emulated time of this processor since the start of the run.
     pub fn now(&self) -> Duration {
         Duration::from_nanos(self.clock_ns)
+    }
+
+    /// How this run charges real work (`measured` or `model`).
+    pub fn compute_charge(&self) -> ComputeCharge {
+        self.charging.charge
     }
 
     /// The accounting so far.
@@ -215,17 +227,14 @@ impl<M: Payload> Processor<M> {
     /// Whether the run is being aborted (another processor failed); long computations may poll
     /// this and return early.
     pub fn is_aborted(&self) -> bool {
-        self.shared.aborted.load(Ordering::Relaxed)
+        self.port.is_aborted()
     }
 
-    /// Advances the clock by `ns` charged to `activity`, then waits until that emulated time is
-    /// due in real time.
-    fn advance(&mut self, ns: u64, activity: Activity, peer: Option<usize>) {
-        if ns == 0 {
-            return;
-        }
+    /// Moves the clock forward by `ns` charged to `activity`, without waiting.
+    fn charge(&mut self, ns: u64, activity: Activity, peer: Option<usize>) {
         let start = self.clock_ns;
-        self.clock_ns += ns;
+        self.clock_ns = self.clock_ns.saturating_add(ns);
+        let ns = self.clock_ns - start;
         match activity {
             Activity::Compute => self.acct.compute_ns += ns,
             Activity::Communication => self.acct.communication_ns += ns,
@@ -240,37 +249,113 @@ impl<M: Payload> Processor<M> {
                 peer,
             });
         }
-        self.sync_to_clock();
     }
 
-    /// Waits until the current emulated time is due and records how late that was.
-    fn sync_to_clock(&mut self) {
-        let late = self.time.wait_until(self.clock_ns);
-        self.lateness
-            .record(self.time.emulated_of(late), self.tolerance_ns);
+    /// Advances the clock by `ns` charged to `activity`, then waits until that emulated time
+    /// is due.
+    fn advance(&mut self, ns: u64, activity: Activity, peer: Option<usize>) {
+        if ns == 0 {
+            return;
+        }
+        self.charge(ns, activity, peer);
+        self.port.wait_until(self.clock_ns);
     }
 
     /// Occupies the processor with computation for an emulated duration.
     pub fn occupy(&mut self, duration: Duration) {
-        self.advance(duration.as_nanos() as u64, Activity::Compute, None);
+        self.advance(nanos(duration), Activity::Compute, None);
     }
 
     /// Occupies the processor with non-overlapped communication work for an emulated duration
     /// (a software start-up cost such as the farm engine's β_e or β_f).
     pub fn occupy_comm(&mut self, duration: Duration) {
-        self.advance(duration.as_nanos() as u64, Activity::Communication, None);
+        self.advance(nanos(duration), Activity::Communication, None);
     }
 
-    /// Runs real work and charges its thread CPU time as computation.
+    /// Runs real work and charges it as computation: its thread CPU time, or the units it
+    /// declares on the [`Work`] meter times their cost ([`ComputeCharge`]).
     ///
     /// Under dilation the work may take longer in wall time (processors share cores), but it is
     /// charged what it cost the CPU, as if this processor had a core of its own.
-    pub fn compute<T>(&mut self, work: impl FnOnce() -> T) -> T {
-        let before = thread_cpu_time();
-        let out = work();
-        let spent = thread_cpu_time().saturating_sub(before);
-        self.advance(spent.as_nanos() as u64, Activity::Compute, None);
+    ///
+    /// # Panics
+    ///
+    /// In model charging, if the work declares a unit the machine has no cost for (the caller
+    /// checks its units against the machine's [`WorkCosts`] before the run).
+    pub fn compute<T>(&mut self, work: impl FnOnce(&mut Work) -> T) -> T {
+        let (out, cost) = self.measure(work);
+        self.advance(nanos(cost), Activity::Compute, None);
         out
+    }
+
+    /// Runs real work like [`compute`](Self::compute), but charges nothing: returns what it
+    /// costs, for the program to charge itself (for example as a pre-emptible
+    /// [`occupy_or_recv`](Self::occupy_or_recv)).
+    ///
+    /// # Panics
+    ///
+    /// As [`compute`](Self::compute).
+    pub fn measure<T>(&mut self, work: impl FnOnce(&mut Work) -> T) -> (T, Duration) {
+        let mut declared = Work::default();
+        let (out, ns) = match self.charging.charge {
+            ComputeCharge::Measured => {
+                let before = thread_cpu_time();
+                let out = work(&mut declared);
+                (out, nanos(thread_cpu_time().saturating_sub(before)))
+            }
+            ComputeCharge::Model => {
+                let out = work(&mut declared);
+                let ns = self
+                    .charging
+                    .costs
+                    .charge_ns(&declared)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                (out, ns)
+            }
+        };
+        self.tally.blocks += 1;
+        if declared.is_empty() {
+            self.tally.undeclared_blocks += 1;
+        }
+        self.tally.units.absorb(&declared);
+        (out, Duration::from_nanos(ns))
+    }
+
+    /// The emulated cost of the degradation loop of one send: spun and measured, or charged
+    /// at the profile's cost per iteration.
+    fn degradation_ns(&mut self) -> u64 {
+        let iterations = self.cost.loop_count;
+        self.tally.loop_iterations = self.tally.loop_iterations.saturating_add(iterations);
+        match self.charging.charge {
+            ComputeCharge::Measured => {
+                let before = thread_cpu_time();
+                busy_loop(iterations);
+                nanos(thread_cpu_time().saturating_sub(before))
+            }
+            ComputeCharge::Model => self.charging.costs.loop_ns(iterations),
+        }
+    }
+
+    fn stopped(&self, stop: Stop, link: usize) -> ProcessorError {
+        match stop {
+            Stop::Aborted => ProcessorError::Aborted,
+            Stop::Closed => ProcessorError::LinkClosed {
+                peer: self.peers[link],
+            },
+        }
+    }
+
+    fn check_links(&self, links: &[LinkId]) -> Result<(), ProcessorError> {
+        match links.iter().find(|l| l.0 >= self.peers.len()) {
+            Some(bad) => Err(ProcessorError::NoSuchLink(bad.0)),
+            None => Ok(()),
+        }
+    }
+
+    #[inline]
+    fn note_progress(&self) {
+        self.port
+            .note_progress(self.acct.messages_sent + self.acct.messages_received);
     }
 
     /// Sends `message` on `link`.
@@ -279,39 +364,37 @@ impl<M: Payload> Processor<M> {
     /// its emulated arrival time, and blocks (idle) while the link's buffer is full.
     pub fn send(&mut self, link: LinkId, message: M) -> Result<(), ProcessorError> {
         let l = link.0;
-        if l >= self.out.len() {
+        if l >= self.peers.len() {
             return Err(ProcessorError::NoSuchLink(l));
         }
         let peer = self.peers[l];
         let bytes = message.size_bytes();
         let mut arrive_ns = self.clock_ns;
         if !self.free {
-            self.advance(
-                self.cost.send_overhead.as_nanos() as u64,
-                Activity::Communication,
-                Some(peer),
-            );
+            let start_up = nanos(self.cost.send_overhead);
+            self.advance(start_up, Activity::Communication, Some(peer));
             if self.cost.loop_count > 0 {
-                let before = thread_cpu_time();
-                busy_loop(self.cost.loop_count);
-                let spent = thread_cpu_time().saturating_sub(before);
-                self.advance(spent.as_nanos() as u64, Activity::Communication, Some(peer));
+                let spent = self.degradation_ns();
+                self.advance(spent, Activity::Communication, Some(peer));
             }
-            let out = &mut self.out[l];
-            let depart = self.clock_ns.max(out.free_at_ns);
+            let depart = self.clock_ns.max(self.out_free_at_ns[l]);
             let transfer = (self.cost.per_byte_ns * bytes as f64).round() as u64;
-            out.free_at_ns = depart + transfer;
-            arrive_ns = depart + transfer + self.cost.latency.as_nanos() as u64;
+            self.out_free_at_ns[l] = depart.saturating_add(transfer);
+            arrive_ns = self.out_free_at_ns[l].saturating_add(nanos(self.cost.latency));
         }
         let envelope = Envelope {
             payload: message,
+            sent_ns: self.clock_ns,
             arrive_ns,
             bytes,
         };
-        match self.out[l].tx.try_send(envelope) {
-            Ok(()) => {}
-            Err(TrySendError::Full(envelope)) => self.blocked_send(l, envelope)?,
-            Err(TrySendError::Disconnected(_)) => return Err(ProcessorError::LinkClosed { peer }),
+        let accepted = self
+            .port
+            .send(l, envelope, self.clock_ns)
+            .map_err(|s| self.stopped(s, l))?;
+        if accepted > self.clock_ns {
+            // The link was full: blocked until the receiver made room.
+            self.advance(accepted - self.clock_ns, Activity::Idle, Some(peer));
         }
         self.acct.messages_sent += 1;
         self.acct.bytes_sent += bytes;
@@ -319,204 +402,65 @@ impl<M: Payload> Processor<M> {
         Ok(())
     }
 
-    #[inline]
-    fn note_progress(&self) {
-        let p = self.acct.messages_sent + self.acct.messages_received;
-        self.shared.status[self.id]
-            .progress
-            .store(p, Ordering::Relaxed);
-    }
-
-    fn set_blocked(&self, state: u8, links: &[LinkId]) {
-        let status = &self.shared.status[self.id];
-        {
-            let mut w = status.waiting.lock();
-            w.clear();
-            w.extend(links.iter().map(|l| l.0));
-        }
-        status.state.store(state, Ordering::Release);
-    }
-
-    fn set_running(&self) {
-        self.shared.status[self.id]
-            .state
-            .store(RUNNING, Ordering::Release);
-    }
-
-    fn blocked_send(&mut self, l: usize, mut envelope: Envelope<M>) -> Result<(), ProcessorError> {
+    /// Takes delivery of `envelope` from in-link `l`: the clock moves to its arrival if that is
+    /// later (charged to `gap`), then the receive cost is charged.
+    fn deliver(&mut self, l: usize, envelope: Envelope<M>, gap: Activity) -> M {
         let peer = self.peers[l];
-        self.set_blocked(BLOCKED_SEND, &[LinkId(l)]);
-        let result = loop {
-            if self.is_aborted() {
-                break Err(ProcessorError::Aborted);
-            }
-            if !self.spin {
-                let mut sel = Select::new();
-                sel.send(&self.out[l].tx);
-                sel.recv(&self.abort_rx);
-                sel.ready();
-            }
-            match self.out[l].tx.try_send(envelope) {
-                Ok(()) => break Ok(()),
-                Err(TrySendError::Full(e)) => {
-                    envelope = e;
-                    std::hint::spin_loop();
-                }
-                Err(TrySendError::Disconnected(_)) => {
-                    break Err(ProcessorError::LinkClosed { peer });
-                }
-            }
-        };
-        self.set_running();
-        result?;
-        // The slot was freed by the receiver's latest take: we resume no earlier than that.
-        let take = self.out[l].shared.last_take_ns.load(Ordering::Relaxed);
-        if take > self.clock_ns {
-            self.advance(take - self.clock_ns, Activity::Idle, Some(peer));
+        if envelope.arrive_ns > self.clock_ns {
+            self.advance(envelope.arrive_ns - self.clock_ns, gap, Some(peer));
         }
-        Ok(())
-    }
-
-    /// Moves whatever has arrived on `links` into their one-message pending slots. Returns the
-    /// pending message with the earliest arrival, and whether any link is still open.
-    fn poll(&mut self, links: &[LinkId]) -> (Option<(usize, u64)>, bool) {
-        let mut best: Option<(usize, u64)> = None;
-        let mut open = false;
-        for &LinkId(l) in links {
-            let inl = &mut self.inl[l];
-            if inl.pending.is_none() && !inl.closed {
-                match inl.rx.try_recv() {
-                    Ok(e) => inl.pending = Some(e),
-                    Err(TryRecvError::Empty) => {}
-                    Err(TryRecvError::Disconnected) => inl.closed = true,
-                }
-            }
-            if let Some(e) = &inl.pending {
-                if best.is_none_or(|(_, t)| e.arrive_ns < t) {
-                    best = Some((l, e.arrive_ns));
-                }
-                open = true;
-            } else if !inl.closed {
-                open = true;
-            }
-        }
-        (best, open)
-    }
-
-    /// Takes the pending message of link `l`, moving the clock to its arrival (idle) and
-    /// charging the receive cost.
-    fn take(&mut self, l: usize) -> M {
-        let Some(e) = self.inl[l].pending.take() else {
-            unreachable!("take() is only called on a link with a pending message")
-        };
-        let peer = self.peers[l];
-        if e.arrive_ns > self.clock_ns {
-            self.advance(e.arrive_ns - self.clock_ns, Activity::Idle, Some(peer));
-        }
-        self.inl[l].shared.note_take(self.clock_ns);
+        self.port.note_take(l, self.clock_ns);
         self.acct.messages_received += 1;
-        self.acct.bytes_received += e.bytes;
+        self.acct.bytes_received += envelope.bytes;
+        if let Some(messages) = &mut self.messages {
+            messages.push(MessageEvent {
+                from: peer,
+                to: self.id,
+                sent_ns: envelope.sent_ns,
+                arrive_ns: envelope.arrive_ns,
+                received_ns: self.clock_ns,
+                bytes: envelope.bytes,
+            });
+        }
         self.note_progress();
         if !self.free {
-            self.advance(
-                self.cost.recv_overhead.as_nanos() as u64,
-                Activity::Communication,
-                Some(peer),
-            );
+            let cost = nanos(self.cost.recv_overhead);
+            self.advance(cost, Activity::Communication, Some(peer));
         }
-        e.payload
-    }
-
-    /// Blocks until one of `links` has something (a message or a closure), or the run aborts.
-    /// With `until`, gives up at that wall instant and returns `Ok(false)`.
-    fn wait_ready(
-        &mut self,
-        links: &[LinkId],
-        until: Option<Instant>,
-    ) -> Result<bool, ProcessorError> {
-        // A blocking wait is announced to the deadlock monitor, but a spinning processor first
-        // polls for a while unannounced: most waits in native mode are shorter than that.
-        let mut announced = false;
-        let mut polls: u32 = 0;
-        let result = loop {
-            if self.is_aborted() {
-                break Err(ProcessorError::Aborted);
-            }
-            if until.is_none() && !announced && (!self.spin || polls >= SPIN_BEFORE_ANNOUNCE) {
-                self.set_blocked(BLOCKED_RECV, links);
-                announced = true;
-            }
-            if self.spin {
-                let (best, open) = self.poll(links);
-                if best.is_some() || !open {
-                    break Ok(true);
-                }
-                if until.is_some_and(|u| Instant::now() >= u) {
-                    break Ok(false);
-                }
-                polls = polls.saturating_add(1);
-                std::hint::spin_loop();
-            } else {
-                let mut sel = Select::new();
-                for &LinkId(l) in links {
-                    if !self.inl[l].closed {
-                        sel.recv(&self.inl[l].rx);
-                    }
-                }
-                sel.recv(&self.abort_rx);
-                match until {
-                    None => {
-                        sel.ready();
-                        break Ok(true);
-                    }
-                    Some(u) => break Ok(sel.ready_deadline(u).is_ok()),
-                }
-            }
-        };
-        if announced {
-            self.set_running();
-        }
-        result
+        envelope.payload
     }
 
     /// Receives the next message on `link`.
     pub fn recv(&mut self, link: LinkId) -> Result<M, ProcessorError> {
-        if link.0 >= self.inl.len() {
-            return Err(ProcessorError::NoSuchLink(link.0));
-        }
         self.recv_from(&[link]).map(|(_, m)| m)
     }
 
     /// Receives the next message from any link.
     pub fn recv_any(&mut self) -> Result<(LinkId, M), ProcessorError> {
-        let links = std::mem::take(&mut self.all_links);
-        let r = self.recv_from(&links);
-        self.all_links = links;
-        r
+        match self.all_links {
+            LinkList::Shared(links) => self.recv_from(links),
+            LinkList::Owned(_) => {
+                let links = std::mem::replace(&mut self.all_links, LinkList::Shared(&[]));
+                let r = self.recv_from(links.all());
+                self.all_links = links;
+                r
+            }
+        }
     }
 
     /// Receives the next message from any of `links` (the earliest emulated arrival first).
     pub fn recv_from(&mut self, links: &[LinkId]) -> Result<(LinkId, M), ProcessorError> {
-        if let Some(bad) = links.iter().find(|l| l.0 >= self.inl.len()) {
-            return Err(ProcessorError::NoSuchLink(bad.0));
-        }
-        let mut looked_again = false;
-        loop {
-            let (best, open) = self.poll(links);
-            match best {
-                Some((_, arrive)) if arrive > self.clock_ns && !looked_again => {
-                    // Still in transit: wait for it, then look once more for an earlier one.
-                    self.time.wait_until(arrive);
-                    looked_again = true;
-                }
-                Some((l, _)) => return Ok((LinkId(l), self.take(l))),
-                None if !open => {
-                    let peer = links.first().map_or(self.id, |l| self.peers[l.0]);
-                    return Err(ProcessorError::LinkClosed { peer });
-                }
-                None => {
-                    self.wait_ready(links, None)?;
-                }
+        self.check_links(links)?;
+        match self.port.recv(links, self.clock_ns) {
+            Ok((l, envelope)) => Ok((LinkId(l), self.deliver(l, envelope, Activity::Idle))),
+            Err(stop) => {
+                let first = links.first().map_or(0, |l| l.0);
+                Err(match stop {
+                    Stop::Closed if links.is_empty() => {
+                        ProcessorError::LinkClosed { peer: self.id }
+                    }
+                    s => self.stopped(s, first),
+                })
             }
         }
     }
@@ -527,23 +471,17 @@ impl<M: Payload> Processor<M> {
         &mut self,
         links: &[LinkId],
     ) -> Result<Option<(LinkId, M)>, ProcessorError> {
-        if let Some(bad) = links.iter().find(|l| l.0 >= self.inl.len()) {
-            return Err(ProcessorError::NoSuchLink(bad.0));
-        }
-        if self.is_aborted() {
-            return Err(ProcessorError::Aborted);
-        }
-        match self.poll(links).0 {
-            Some((l, arrive)) if arrive <= self.clock_ns => Ok(Some((LinkId(l), self.take(l)))),
-            _ => Ok(None),
-        }
+        self.check_links(links)?;
+        let got = self
+            .port
+            .try_recv(links, self.clock_ns)
+            .map_err(|s| self.stopped(s, links.first().map_or(0, |l| l.0)))?;
+        Ok(got.map(|(l, envelope)| (LinkId(l), self.deliver(l, envelope, Activity::Idle))))
     }
 
     /// Whether `link` is closed (its peer finished) with nothing left to receive.
     pub fn is_closed(&mut self, link: LinkId) -> bool {
-        self.poll(&[link]);
-        let inl = &self.inl[link.0];
-        inl.closed && inl.pending.is_none()
+        link.0 < self.peers.len() && self.port.is_closed(link.0)
     }
 
     /// Computes for an emulated `duration`, unless a message arrives on one of `links` first.
@@ -556,52 +494,38 @@ impl<M: Payload> Processor<M> {
         duration: Duration,
         links: &[LinkId],
     ) -> Result<Interrupt<M>, ProcessorError> {
-        let end_ns = self.clock_ns + duration.as_nanos() as u64;
-        let wall_end = self.time.deadline(end_ns);
-        loop {
-            let (best, _) = self.poll(links);
-            if let Some((l, arrive)) = best {
-                if arrive < end_ns {
-                    let at = arrive.max(self.clock_ns);
-                    // Wait for its arrival (if in the future) doing the work meanwhile.
-                    self.advance(at - self.clock_ns, Activity::Compute, None);
-                    let remaining = Duration::from_nanos(end_ns - self.clock_ns);
-                    let message = self.take(l);
-                    return Ok(Interrupt::Message {
-                        link: LinkId(l),
-                        message,
-                        remaining,
-                    });
-                }
+        self.check_links(links)?;
+        let start = self.clock_ns;
+        let end_ns = start.saturating_add(nanos(duration));
+        let outcome = self
+            .port
+            .occupy_or_recv(links, start, end_ns)
+            .map_err(|s| self.stopped(s, links.first().map_or(0, |l| l.0)))?;
+        match outcome {
+            Occupied::Completed => {
+                self.charge(end_ns - start, Activity::Compute, None);
+                Ok(Interrupt::Completed)
             }
-            if Instant::now() >= wall_end {
-                self.advance(end_ns - self.clock_ns, Activity::Compute, None);
-                return Ok(Interrupt::Completed);
-            }
-            if !self.wait_ready(links, Some(wall_end))? {
-                self.advance(end_ns - self.clock_ns, Activity::Compute, None);
-                // One last look: something may have landed with a stamp before the end.
-                if let (Some((l, arrive)), _) = self.poll(links) {
-                    if arrive <= self.clock_ns && arrive < end_ns {
-                        // Arrived in time but noticed late: deliver it, the work is done.
-                        let message = self.take(l);
-                        return Ok(Interrupt::Message {
-                            link: LinkId(l),
-                            message,
-                            remaining: Duration::ZERO,
-                        });
-                    }
-                }
-                return Ok(Interrupt::Completed);
+            Occupied::Interrupted {
+                link,
+                envelope,
+                at_ns,
+            } => {
+                self.charge(at_ns.saturating_sub(start), Activity::Compute, None);
+                let remaining = Duration::from_nanos(end_ns.saturating_sub(self.clock_ns));
+                let message = self.deliver(link, envelope, Activity::Compute);
+                Ok(Interrupt::Message {
+                    link: LinkId(link),
+                    message,
+                    remaining,
+                })
             }
         }
     }
 
+    /// The processor's program has returned: its finish time is the clock.
     pub(crate) fn finish(&mut self) {
         self.acct.finish_ns = self.clock_ns;
-        self.shared.status[self.id]
-            .state
-            .store(DONE, Ordering::Release);
     }
 }
 

@@ -17,8 +17,10 @@ use serde::Serialize;
 
 use crate::error::TopologyError;
 
-/// The most processors a topology may have: each one is an OS thread.
-pub const MAX_PROCESSORS: usize = 16_384;
+/// The most processors a topology may have. Each time mode has its own, lower limit, set by
+/// the host (see [`HostLimits`](crate::HostLimits)): OS threads in native and dilated time,
+/// memory maps and memory in virtual time.
+pub const MAX_PROCESSORS: usize = 1 << 21;
 
 /// The family a topology was built from (for reports; the structure is in [`Topology`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

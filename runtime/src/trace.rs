@@ -72,18 +72,39 @@ pub struct TraceEvent {
     pub peer: Option<usize>,
 }
 
+/// One message as it crossed a link, in emulated nanoseconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MessageEvent {
+    /// The sender.
+    pub from: usize,
+    /// The receiver.
+    pub to: usize,
+    /// When the sender let it go (after its start-up cost).
+    pub sent_ns: u64,
+    /// When it was available to the receiver (after its transfer time).
+    pub arrive_ns: u64,
+    /// When the receiver took it (at or after its arrival).
+    pub received_ns: u64,
+    /// Its size.
+    pub bytes: u64,
+}
+
 /// The events of a whole run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Trace {
-    /// All events, grouped by processor, each processor's in time order.
+    /// All intervals, grouped by processor, each processor's in time order.
     pub events: Vec<TraceEvent>,
+    /// Every message received, grouped by receiver, each receiver's in the order taken.
+    pub messages: Vec<MessageEvent>,
 }
 
 impl Trace {
-    /// Writes the trace as Chrome trace-event JSON (`{"traceEvents": [...]}`), one track per
-    /// processor, times in emulated microseconds. Open it in Perfetto or `chrome://tracing`.
-    pub fn write_chrome_json<W: Write>(
-        &self,
+    /// Writes the trace as Chrome trace-event JSON (`{"traceEvents": [...]}`): one process
+    /// named for the emulated machine, one named track per processor, every message as a flow
+    /// arrow from its sender (at the send) to its receiver (at the take). Times are emulated
+    /// microseconds, as the process name says. Open it in Perfetto or `chrome://tracing`.
+    pub fn write_chrome_json<'a, W: Write>(
+        &'a self,
         mut out: W,
         processors: usize,
     ) -> std::io::Result<()> {
@@ -99,19 +120,43 @@ impl Trace {
             dur: Option<f64>,
             #[serde(skip_serializing_if = "Option::is_none")]
             args: Option<serde_json::Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            cat: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bp: Option<&'a str>,
         }
-        let mut events = Vec::with_capacity(self.events.len() + processors);
-        let names: Vec<String> = (0..processors).map(|p| format!("P{p}")).collect();
-        for (p, name) in names.iter().enumerate() {
-            events.push(Event {
-                name: "thread_name",
-                ph: "M",
-                pid: 0,
-                tid: p,
-                ts: None,
-                dur: None,
-                args: Some(serde_json::json!({ "name": name })),
-            });
+        let meta = |name: &'a str, tid: usize, args: serde_json::Value| Event {
+            name,
+            ph: "M",
+            pid: 0,
+            tid,
+            ts: None,
+            dur: None,
+            args: Some(args),
+            id: None,
+            cat: None,
+            bp: None,
+        };
+        let mut events =
+            Vec::with_capacity(self.events.len() + 2 * self.messages.len() + processors + 1);
+        events.push(meta(
+            "process_name",
+            0,
+            serde_json::json!({ "name": "emulated multicomputer (times are emulated µs)" }),
+        ));
+        for p in 0..processors {
+            events.push(meta(
+                "thread_name",
+                p,
+                serde_json::json!({ "name": format!("P{p}") }),
+            ));
+            events.push(meta(
+                "thread_sort_index",
+                p,
+                serde_json::json!({ "sort_index": p }),
+            ));
         }
         for e in &self.events {
             let name = match e.activity {
@@ -127,7 +172,30 @@ impl Trace {
                 ts: Some(e.start_ns as f64 / 1e3),
                 dur: Some(e.duration_ns as f64 / 1e3),
                 args: e.peer.map(|p| serde_json::json!({ "peer": p })),
+                id: None,
+                cat: None,
+                bp: None,
             });
+        }
+        for (id, m) in self.messages.iter().enumerate() {
+            let args = serde_json::json!({
+                "from": m.from, "to": m.to, "bytes": m.bytes,
+                "arrive_us": m.arrive_ns as f64 / 1e3,
+            });
+            for (ph, tid, ns) in [("s", m.from, m.sent_ns), ("f", m.to, m.received_ns)] {
+                events.push(Event {
+                    name: "message",
+                    ph,
+                    pid: 0,
+                    tid,
+                    ts: Some(ns as f64 / 1e3),
+                    dur: None,
+                    args: (ph == "s").then(|| args.clone()),
+                    id: Some(id),
+                    cat: Some("message"),
+                    bp: (ph == "f").then_some("e"),
+                });
+            }
         }
         serde_json::to_writer(&mut out, &serde_json::json!({ "traceEvents": events }))
             .map_err(std::io::Error::other)?;
@@ -149,15 +217,48 @@ mod tests {
                 duration_ns: 500,
                 peer: None,
             }],
+            messages: vec![MessageEvent {
+                from: 0,
+                to: 1,
+                sent_ns: 1_000,
+                arrive_ns: 1_500,
+                received_ns: 2_500,
+                bytes: 8,
+            }],
         };
         let mut out = Vec::new();
         trace.write_chrome_json(&mut out, 2).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let events = v["traceEvents"].as_array().unwrap();
-        assert_eq!(events.len(), 3);
-        assert_eq!(events[1]["args"]["name"], "P1");
-        assert_eq!(events[2]["ts"], 2.0);
-        assert_eq!(events[2]["dur"], 0.5);
-        assert_eq!(events[2]["tid"], 1);
+        // A process name, a name and a sort index per processor, one interval, two flow ends.
+        assert_eq!(events.len(), 1 + 2 * 2 + 1 + 2);
+        assert!(
+            events[0]["args"]["name"]
+                .as_str()
+                .unwrap()
+                .contains("emulated")
+        );
+        let named: Vec<&str> = events
+            .iter()
+            .filter(|e| e["name"] == "thread_name")
+            .map(|e| e["args"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(named, ["P0", "P1"]);
+        let interval = events.iter().find(|e| e["ph"] == "X").unwrap();
+        assert_eq!(interval["ts"], 2.0);
+        assert_eq!(interval["dur"], 0.5);
+        assert_eq!(interval["tid"], 1);
+        let start = events.iter().find(|e| e["ph"] == "s").unwrap();
+        let end = events.iter().find(|e| e["ph"] == "f").unwrap();
+        assert_eq!(
+            (start["tid"].as_u64(), start["ts"].as_f64()),
+            (Some(0), Some(1.0))
+        );
+        assert_eq!(
+            (end["tid"].as_u64(), end["ts"].as_f64()),
+            (Some(1), Some(2.5))
+        );
+        assert_eq!(start["id"], end["id"]);
+        assert_eq!(end["bp"], "e");
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! Emulated times are exact (they come from message stamps, not from the host's clock), so
 //! these tests compare them with hand-worked values; nothing here asserts a wall-clock time.
+//! Every test of the machine's semantics runs in dilated and in virtual time, which must
+//! agree exactly.
 
 use std::time::Duration;
 
@@ -14,13 +16,20 @@ fn us(n: u64) -> Duration {
     Duration::from_micros(n)
 }
 
-fn dilated(link: LinkCost) -> MachineConfig {
+/// The time modes whose emulated times must agree: dilated (threads) and virtual.
+const MODES: [TimeMode; 2] = [TimeMode::Dilated(1.0), TimeMode::Virtual];
+
+fn config(mode: TimeMode, link: LinkCost) -> MachineConfig {
     MachineConfig {
-        mode: TimeMode::Dilated(1.0),
+        mode,
         wait: WaitStrategy::Sleep,
         link,
         ..MachineConfig::default()
     }
+}
+
+fn dilated(link: LinkCost) -> MachineConfig {
+    config(TimeMode::Dilated(1.0), link)
 }
 
 /// Every processor sends the sum of its subtree's ids to its parent.
@@ -37,69 +46,73 @@ fn subtree_sum(p: &mut Processor<u64>) -> Result<u64, ProcessorError> {
 
 #[test]
 fn tree_reduction_loses_no_message_and_accounts_exactly() {
-    let topology = Topology::kary_tree(2, 6).unwrap();
-    let n = topology.len() as u64;
-    let link = LinkCost {
-        send_overhead: us(20),
-        recv_overhead: us(5),
-        ..LinkCost::default()
-    };
-    let machine = Machine::new(topology, dilated(link)).unwrap();
-    let record = machine.run(subtree_sum).unwrap();
-    assert_eq!(record.results[0], n * (n - 1) / 2);
-    let r = &record.report;
-    assert_eq!(r.totals.messages_sent, n - 1);
-    assert_eq!(r.totals.messages_received, n - 1);
-    for p in &r.per_processor {
-        let a = &p.accounting;
-        assert_eq!(
-            a.compute_ns + a.communication_ns + a.idle_ns,
-            a.finish_ns,
-            "P{}",
-            p.id
-        );
+    for mode in MODES {
+        let topology = Topology::kary_tree(2, 6).unwrap();
+        let n = topology.len() as u64;
+        let link = LinkCost {
+            send_overhead: us(20),
+            recv_overhead: us(5),
+            ..LinkCost::default()
+        };
+        let machine = Machine::new(topology, config(mode, link)).unwrap();
+        let record = machine.run(subtree_sum).unwrap();
+        assert_eq!(record.results[0], n * (n - 1) / 2);
+        let r = &record.report;
+        assert_eq!(r.totals.messages_sent, n - 1);
+        assert_eq!(r.totals.messages_received, n - 1);
+        for p in &r.per_processor {
+            let a = &p.accounting;
+            assert_eq!(
+                a.compute_ns + a.communication_ns + a.idle_ns,
+                a.finish_ns,
+                "P{}",
+                p.id
+            );
+        }
+        // Critical path: 5 hops up, each 20 µs send + 5 µs receive; the root's two receives are
+        // serialised (5 µs each), and so are those of every internal processor on the path.
+        // Leaf: send 20 → arrives at 20; level 2 receives two (20+5, 25+5=30), sends (50), etc.
+        // Each level adds 2 × 5 (receives) + 20 (send) = 30 µs after its children's arrival.
+        // Leaves finish at 20; level 2 at 20 + 30 = 50; level 3 at 80; 4: 110; 5: 140;
+        // the root receives its two at 140 + 5 + 5 = 150.
+        assert_eq!(r.makespan(), us(150));
     }
-    // Critical path: 5 hops up, each 20 µs send + 5 µs receive; the root's two receives are
-    // serialised (5 µs each), and so are those of every internal processor on the path.
-    // Leaf: send 20 → arrives at 20; level 2 receives two (20+5, 25+5=30), sends (50), etc.
-    // Each level adds 2 × 5 (receives) + 20 (send) = 30 µs after its children's arrival.
-    // Leaves finish at 20; level 2 at 20 + 30 = 50; level 3 at 80; 4: 110; 5: 140;
-    // the root receives its two at 140 + 5 + 5 = 150.
-    assert_eq!(r.makespan(), us(150));
 }
 
 #[test]
 fn overlapped_transfer_delays_arrival_but_not_the_sender() {
-    let link = LinkCost {
-        per_byte_ns: 2.0,
-        latency: us(3),
-        ..LinkCost::default()
-    };
-    let machine = Machine::new(Topology::chain(2).unwrap(), dilated(link)).unwrap();
-    let record = machine
-        .run(|p| {
-            if let Some(&c) = p.children().first() {
-                p.send(c, vec![0u8; 1000])?; // 1000 B × 2 ns + 3 µs = 5 µs in transit
-                p.send(c, vec![0u8; 1000])?; // serialised behind the first: leaves at 4 µs
-                Ok(p.now())
-            } else {
-                let up = p.parent().unwrap();
-                p.recv(up)?;
-                let first = p.now();
-                p.recv(up)?;
-                Ok(first + p.now())
-            }
-        })
-        .unwrap();
-    assert_eq!(
-        record.results[0],
-        Duration::ZERO,
-        "the sender is never busy"
-    );
-    // Arrivals at 5 µs and 2 + 2 + 3 = 7 µs.
-    assert_eq!(record.results[1], us(5) + us(7));
-    assert_eq!(record.report.per_processor[1].accounting.idle_ns, 7_000);
-    assert_eq!(record.report.totals.bytes_received, 2000);
+    for mode in MODES {
+        let link = LinkCost {
+            per_byte_ns: 2.0,
+            latency: us(3),
+            ..LinkCost::default()
+        };
+        let machine = Machine::new(Topology::chain(2).unwrap(), config(mode, link)).unwrap();
+        let record = machine
+            .run(|p| {
+                if let Some(&c) = p.children().first() {
+                    p.send(c, vec![0u8; 1000])?; // 1000 B × 2 ns + 3 µs = 5 µs in transit
+                    p.send(c, vec![0u8; 1000])?; // serialised behind the first: leaves at 4 µs
+                    Ok(p.now())
+                } else {
+                    let up = p.parent().unwrap();
+                    p.recv(up)?;
+                    let first = p.now();
+                    p.recv(up)?;
+                    Ok(first + p.now())
+                }
+            })
+            .unwrap();
+        assert_eq!(
+            record.results[0],
+            Duration::ZERO,
+            "the sender is never busy"
+        );
+        // Arrivals at 5 µs and 2 + 2 + 3 = 7 µs.
+        assert_eq!(record.results[1], us(5) + us(7));
+        assert_eq!(record.report.per_processor[1].accounting.idle_ns, 7_000);
+        assert_eq!(record.report.totals.bytes_received, 2000);
+    }
 }
 
 #[test]
@@ -109,7 +122,7 @@ fn occupy_and_compute_are_charged_to_compute() {
         .run(|p: &mut Processor<()>| {
             p.occupy(us(250));
             p.occupy_comm(us(50));
-            let x = p.compute(|| (0..200_000u64).map(std::hint::black_box).sum::<u64>());
+            let x = p.compute(|_| (0..200_000u64).map(std::hint::black_box).sum::<u64>());
             p.record_executed(3);
             Ok(x)
         })
@@ -124,189 +137,227 @@ fn occupy_and_compute_are_charged_to_compute() {
 
 #[test]
 fn receive_takes_the_earliest_emulated_arrival_first() {
-    // Root with two children: child 1 sends at 40 ms, child 2 at 2 ms (emulated).
-    let machine = Machine::new(
-        Topology::kary_tree(2, 2).unwrap(),
-        dilated(LinkCost::default()),
-    )
-    .unwrap();
-    let record = machine
-        .run(|p| match p.parent() {
-            Some(up) => {
-                p.occupy(if p.id() == 1 {
-                    Duration::from_millis(40)
-                } else {
-                    Duration::from_millis(2)
-                });
-                p.send(up, p.id() as u64)?;
-                Ok(vec![])
-            }
-            None => {
-                let (_, a) = p.recv_any()?;
-                let (_, b) = p.recv_any()?;
-                Ok(vec![a, b])
-            }
-        })
+    for mode in MODES {
+        // Root with two children: child 1 sends at 40 ms, child 2 at 2 ms (emulated).
+        let machine = Machine::new(
+            Topology::kary_tree(2, 2).unwrap(),
+            config(mode, LinkCost::default()),
+        )
         .unwrap();
-    assert_eq!(record.results[0], vec![2, 1]);
-    assert_eq!(record.report.makespan(), Duration::from_millis(40));
+        let record = machine
+            .run(|p| match p.parent() {
+                Some(up) => {
+                    p.occupy(if p.id() == 1 {
+                        Duration::from_millis(40)
+                    } else {
+                        Duration::from_millis(2)
+                    });
+                    p.send(up, p.id() as u64)?;
+                    Ok(vec![])
+                }
+                None => {
+                    let (_, a) = p.recv_any()?;
+                    let (_, b) = p.recv_any()?;
+                    Ok(vec![a, b])
+                }
+            })
+            .unwrap();
+        assert_eq!(record.results[0], vec![2, 1]);
+        assert_eq!(record.report.makespan(), Duration::from_millis(40));
+    }
 }
 
 #[test]
 fn a_message_interrupts_an_occupation_with_the_rest_returned() {
-    let machine = Machine::new(Topology::chain(2).unwrap(), dilated(LinkCost::default())).unwrap();
-    let record = machine
-        .run(|p| match p.parent() {
-            Some(up) => {
-                p.occupy(Duration::from_millis(2));
-                p.send(up, 7u64)?;
-                Ok(Duration::ZERO)
-            }
-            None => {
-                let child = p.children()[0];
-                match p.occupy_or_recv(Duration::from_millis(60), &[child])? {
-                    Interrupt::Message {
-                        message, remaining, ..
-                    } => {
-                        assert_eq!(message, 7);
-                        assert_eq!(p.now(), Duration::from_millis(2));
-                        Ok(remaining)
-                    }
-                    Interrupt::Completed => Err(ProcessorError::Program("not interrupted".into())),
-                }
-            }
-        })
+    for mode in MODES {
+        let machine = Machine::new(
+            Topology::chain(2).unwrap(),
+            config(mode, LinkCost::default()),
+        )
         .unwrap();
-    assert_eq!(record.results[0], Duration::from_millis(58));
+        let record = machine
+            .run(|p| match p.parent() {
+                Some(up) => {
+                    p.occupy(Duration::from_millis(2));
+                    p.send(up, 7u64)?;
+                    Ok(Duration::ZERO)
+                }
+                None => {
+                    let child = p.children()[0];
+                    match p.occupy_or_recv(Duration::from_millis(60), &[child])? {
+                        Interrupt::Message {
+                            message, remaining, ..
+                        } => {
+                            assert_eq!(message, 7);
+                            assert_eq!(p.now(), Duration::from_millis(2));
+                            Ok(remaining)
+                        }
+                        Interrupt::Completed => {
+                            Err(ProcessorError::Program("not interrupted".into()))
+                        }
+                    }
+                }
+            })
+            .unwrap();
+        assert_eq!(record.results[0], Duration::from_millis(58));
+    }
 }
 
 #[test]
 fn occupation_without_messages_completes() {
-    let machine = Machine::new(Topology::chain(2).unwrap(), dilated(LinkCost::default())).unwrap();
-    let record = machine
-        .run(|p: &mut Processor<()>| {
-            let links = p.links().to_vec();
-            let done = matches!(p.occupy_or_recv(us(500), &links)?, Interrupt::Completed);
-            Ok((done, p.now()))
-        })
+    for mode in MODES {
+        let machine = Machine::new(
+            Topology::chain(2).unwrap(),
+            config(mode, LinkCost::default()),
+        )
         .unwrap();
-    assert_eq!(record.results, vec![(true, us(500)), (true, us(500))]);
+        let record = machine
+            .run(|p: &mut Processor<()>| {
+                let links = p.links().to_vec();
+                let done = matches!(p.occupy_or_recv(us(500), &links)?, Interrupt::Completed);
+                Ok((done, p.now()))
+            })
+            .unwrap();
+        assert_eq!(record.results, vec![(true, us(500)), (true, us(500))]);
+    }
 }
 
 #[test]
 fn a_panic_names_the_processor_and_stops_the_others() {
-    let machine = Machine::new(Topology::chain(4).unwrap(), dilated(LinkCost::default())).unwrap();
-    let err = machine
-        .run(|p| {
-            if p.id() == 2 {
-                panic!("bad task 42");
+    for mode in MODES {
+        let machine = Machine::new(
+            Topology::chain(4).unwrap(),
+            config(mode, LinkCost::default()),
+        )
+        .unwrap();
+        let err = machine
+            .run(|p| {
+                if p.id() == 2 {
+                    panic!("bad task 42");
+                }
+                // Everyone else would wait forever for a message that never comes.
+                let l = p.links()[0];
+                p.recv(l).map(|_: u64| ())
+            })
+            .unwrap_err();
+        assert_eq!(
+            err,
+            RunError::Panic {
+                processor: 2,
+                message: "bad task 42".into()
             }
-            // Everyone else would wait forever for a message that never comes.
-            let l = p.links()[0];
-            p.recv(l).map(|_: u64| ())
-        })
-        .unwrap_err();
-    assert_eq!(
-        err,
-        RunError::Panic {
-            processor: 2,
-            message: "bad task 42".into()
-        }
-    );
-    assert!(err.to_string().contains("P2 panicked: bad task 42"));
+        );
+        assert!(err.to_string().contains("P2 panicked: bad task 42"));
+    }
 }
 
 #[test]
 fn a_receive_cycle_is_reported_as_deadlock_with_each_wait() {
-    let machine = Machine::new(Topology::chain(3).unwrap(), dilated(LinkCost::default())).unwrap();
-    let err = machine
-        .run(|p| p.recv_any().map(|(_, m): (_, u64)| m))
-        .unwrap_err();
-    let RunError::Deadlock { waits } = &err else {
-        panic!("expected deadlock, got {err}")
-    };
-    assert_eq!(waits.len(), 3);
-    assert_eq!(waits[0].waiting, Waiting::Receive { from: vec![1] });
-    assert_eq!(waits[1].waiting, Waiting::Receive { from: vec![0, 2] });
-    assert!(
-        err.to_string()
-            .contains("P1 waits to receive from P0 or P2"),
-        "{err}"
-    );
+    for mode in MODES {
+        let machine = Machine::new(
+            Topology::chain(3).unwrap(),
+            config(mode, LinkCost::default()),
+        )
+        .unwrap();
+        let err = machine
+            .run(|p| p.recv_any().map(|(_, m): (_, u64)| m))
+            .unwrap_err();
+        let RunError::Deadlock { waits } = &err else {
+            panic!("expected deadlock, got {err}")
+        };
+        assert_eq!(waits.len(), 3);
+        assert_eq!(waits[0].waiting, Waiting::Receive { from: vec![1] });
+        assert_eq!(waits[1].waiting, Waiting::Receive { from: vec![0, 2] });
+        assert!(
+            err.to_string()
+                .contains("P1 waits to receive from P0 or P2"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
 fn a_sender_blocked_on_a_full_link_is_part_of_the_deadlock_report() {
-    let config = MachineConfig {
-        capacity: 1,
-        ..dilated(LinkCost::default())
-    };
-    let machine = Machine::new(Topology::chain(3).unwrap(), config).unwrap();
-    let err = machine
-        .run(|p| -> Result<(), ProcessorError> {
-            match p.id() {
-                0 => loop {
-                    p.send(p.children()[0], 1u64)?;
-                },
-                1 => p.recv(p.children()[0]).map(|_| ()),
-                _ => p.recv(p.parent().unwrap()).map(|_| ()),
-            }
-        })
-        .unwrap_err();
-    let RunError::Deadlock { waits } = &err else {
-        panic!("expected deadlock, got {err}")
-    };
-    assert_eq!(waits[0].waiting, Waiting::Send { to: 1 });
-    assert!(
-        err.to_string()
-            .contains("P0 waits to send to P1 (link buffer full)"),
-        "{err}"
-    );
+    for mode in MODES {
+        let config = MachineConfig {
+            capacity: 1,
+            ..config(mode, LinkCost::default())
+        };
+        let machine = Machine::new(Topology::chain(3).unwrap(), config).unwrap();
+        let err = machine
+            .run(|p| -> Result<(), ProcessorError> {
+                match p.id() {
+                    0 => loop {
+                        p.send(p.children()[0], 1u64)?;
+                    },
+                    1 => p.recv(p.children()[0]).map(|_| ()),
+                    _ => p.recv(p.parent().unwrap()).map(|_| ()),
+                }
+            })
+            .unwrap_err();
+        let RunError::Deadlock { waits } = &err else {
+            panic!("expected deadlock, got {err}")
+        };
+        assert_eq!(waits[0].waiting, Waiting::Send { to: 1 });
+        assert!(
+            err.to_string()
+                .contains("P0 waits to send to P1 (link buffer full)"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
 fn receiving_from_a_finished_peer_is_an_error_naming_it() {
-    let machine = Machine::new(Topology::chain(2).unwrap(), dilated(LinkCost::default())).unwrap();
-    let err = machine
-        .run(|p| match p.parent() {
-            None => p.recv(p.children()[0]).map(|_: u64| ()),
-            Some(_) => Ok(()),
-        })
-        .unwrap_err();
-    assert_eq!(
-        err,
-        RunError::Processor {
-            processor: 0,
-            error: ProcessorError::LinkClosed { peer: 1 }
-        }
-    );
+    for mode in MODES {
+        let machine = Machine::new(
+            Topology::chain(2).unwrap(),
+            config(mode, LinkCost::default()),
+        )
+        .unwrap();
+        let err = machine
+            .run(|p| match p.parent() {
+                None => p.recv(p.children()[0]).map(|_: u64| ()),
+                Some(_) => Ok(()),
+            })
+            .unwrap_err();
+        assert_eq!(
+            err,
+            RunError::Processor {
+                processor: 0,
+                error: ProcessorError::LinkClosed { peer: 1 }
+            }
+        );
+    }
 }
 
 #[test]
 fn trace_intervals_add_up_to_each_processors_accounting() {
-    let link = LinkCost {
-        send_overhead: us(10),
-        ..LinkCost::default()
-    };
-    let config = MachineConfig {
-        trace: true,
-        ..dilated(link)
-    };
-    let machine = Machine::new(Topology::kary_tree(3, 2).unwrap(), config).unwrap();
-    let record = machine.run(subtree_sum).unwrap();
-    let trace = record.trace.unwrap();
-    for p in &record.report.per_processor {
-        let sum = |a: Activity| -> u64 {
-            trace
-                .events
-                .iter()
-                .filter(|e| e.processor == p.id && e.activity == a)
-                .map(|e| e.duration_ns)
-                .sum()
+    for mode in MODES {
+        let link = LinkCost {
+            send_overhead: us(10),
+            ..LinkCost::default()
         };
-        assert_eq!(sum(Activity::Compute), p.accounting.compute_ns);
-        assert_eq!(sum(Activity::Communication), p.accounting.communication_ns);
-        assert_eq!(sum(Activity::Idle), p.accounting.idle_ns);
+        let config = MachineConfig {
+            trace: true,
+            ..config(mode, link)
+        };
+        let machine = Machine::new(Topology::kary_tree(3, 2).unwrap(), config).unwrap();
+        let record = machine.run(subtree_sum).unwrap();
+        let trace = record.trace.unwrap();
+        for p in &record.report.per_processor {
+            let sum = |a: Activity| -> u64 {
+                trace
+                    .events
+                    .iter()
+                    .filter(|e| e.processor == p.id && e.activity == a)
+                    .map(|e| e.duration_ns)
+                    .sum()
+            };
+            assert_eq!(sum(Activity::Compute), p.accounting.compute_ns);
+            assert_eq!(sum(Activity::Communication), p.accounting.communication_ns);
+            assert_eq!(sum(Activity::Idle), p.accounting.idle_ns);
+        }
     }
 }
 
@@ -323,7 +374,7 @@ fn dilation_changes_wall_time_but_not_emulated_time() {
         };
         let machine = Machine::new(Topology::chain(5).unwrap(), config).unwrap();
         let record = machine.run(subtree_sum).unwrap();
-        assert_eq!(record.report.fidelity.dilation, d);
+        assert_eq!(record.report.fidelity.dilation, Some(d));
         record.report.makespan()
     };
     assert_eq!(run(1.0), run(3.0));
@@ -364,10 +415,11 @@ fn invalid_configurations_are_rejected() {
 }
 
 #[test]
-fn auto_mode_dilates_when_processors_outnumber_cores() {
+fn auto_mode_runs_virtually_when_processors_outnumber_cores() {
     let machine = Machine::new(Topology::chain(64).unwrap(), MachineConfig::default()).unwrap();
-    assert!(!machine.is_native());
-    assert_eq!(machine.strategy(), WaitStrategy::Sleep);
+    assert!(machine.is_virtual());
+    assert_eq!(machine.mode(), "virtual");
+    assert_eq!(machine.dilation(), None);
     let machine = Machine::new(Topology::chain(1).unwrap(), MachineConfig::default()).unwrap();
     assert!(machine.is_native());
     assert_eq!(machine.strategy(), WaitStrategy::Spin);
@@ -385,8 +437,8 @@ fn auto_mode_keeps_a_core_for_the_host() {
     }
     let all = Machine::new(Topology::chain(cores).unwrap(), MachineConfig::default()).unwrap();
     assert!(
-        !all.is_native(),
-        "{cores} processors on {cores} cores must dilate"
+        all.is_virtual(),
+        "{cores} processors on {cores} cores must run in virtual time"
     );
     let spare = Topology::chain(cores - 1).unwrap();
     assert!(

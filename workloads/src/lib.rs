@@ -7,3 +7,4 @@ pub mod farm;
 pub mod ising;
 pub mod ocl;
 pub mod tree;
+pub mod unit_costs;

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use multicomputer_runtime::{CalibrateOptions, MachineProfile, calibrate};
+use multicomputer_workloads::unit_costs::measure_unit_costs;
 
 use crate::cli::CalibrateArgs;
 use crate::output::{human_ns, in_out, print_json, table};
@@ -13,11 +14,13 @@ pub(crate) fn default_profile_path(out: &Path) -> std::path::PathBuf {
     in_out(out, "machine-profile.json")
 }
 
-/// Measures, saves and returns the profile.
+/// Measures, saves and returns the profile: the runtime's own costs, and the cost per unit of
+/// each program's declared work (for model compute charging in virtual time).
 pub(crate) fn measure(samples: u32, save_to: &Path) -> Result<MachineProfile> {
-    let profile = calibrate(CalibrateOptions {
+    let mut profile = calibrate(CalibrateOptions {
         samples: samples as usize,
     });
+    profile.unit_costs = measure_unit_costs(5).ns_per_unit;
     profile
         .save(save_to)
         .map_err(|e| anyhow::anyhow!("saving {}: {e}", save_to.display()))?;
@@ -59,6 +62,13 @@ pub(crate) fn print_table(p: &MachineProfile) {
         "busy loop, per iteration".into(),
         human_ns(p.loop_ns_per_iteration),
     ]);
+    t.add_row(vec![
+        "coroutine switch (virtual time)".into(),
+        human_ns(p.coroutine_switch_ns),
+    ]);
+    for (unit, ns) in &p.unit_costs {
+        t.add_row(vec![format!("work unit: {unit}"), format!("{ns:.3} ns")]);
+    }
     println!("{t}");
     let mut o = table(&["strategy", "target", "median error", "p99 error"]);
     for e in &p.occupy {

@@ -257,7 +257,7 @@ pub(crate) fn compare(args: &DncArgs, out: &Path) -> Result<Comparison> {
         measured,
         predicted,
         run.report.fidelity.clone(),
-        run.report.wall_s,
+        run.report.wall_s(),
     ))
 }
 

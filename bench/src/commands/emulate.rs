@@ -19,14 +19,16 @@ pub(crate) struct EmulateResult {
     pub(crate) rounds: u64,
     pub(crate) occupy_s: f64,
     pub(crate) mode: String,
-    pub(crate) dilation: f64,
+    /// D (none in virtual time).
+    pub(crate) dilation: Option<f64>,
     pub(crate) makespan_s: f64,
     /// rounds × occupy for the independent pattern (no messages), else null.
     pub(crate) expected_makespan_s: Option<f64>,
     pub(crate) error_pct: Option<f64>,
     pub(crate) wall_s: f64,
-    /// Wall time divided by D: what a wall-clock emulator would report as the makespan.
-    pub(crate) wall_over_dilation_s: f64,
+    /// Wall time divided by D: what a wall-clock emulator would report as the makespan
+    /// (threads only).
+    pub(crate) wall_over_dilation_s: Option<f64>,
     pub(crate) report: RunReport,
 }
 
@@ -78,8 +80,8 @@ pub(crate) fn emulate(args: &EmulateArgs, out: &Path) -> Result<EmulateResult> {
         makespan_s: report.makespan_s,
         expected_makespan_s: expected,
         error_pct: expected.map(|e| 100.0 * (report.makespan_s - e) / e),
-        wall_s: report.wall_s,
-        wall_over_dilation_s: report.wall_s / machine.dilation(),
+        wall_s: report.wall_s(),
+        wall_over_dilation_s: machine.dilation().map(|d| report.wall_s() / d),
         report,
     })
 }
@@ -92,10 +94,7 @@ pub(crate) fn print(r: &EmulateResult) {
         "topology".into(),
         format!("{} ({} processors)", r.topology, r.processors),
     ]);
-    t.add_row(vec![
-        "mode".into(),
-        format!("{} (D = {}, {:?} waits)", r.mode, r.dilation, f.strategy),
-    ]);
+    t.add_row(vec!["mode".into(), crate::output::mode_line(&r.report)]);
     t.add_row(vec![
         "emulated makespan".into(),
         human_ns(r.makespan_s * 1e9),
@@ -107,28 +106,40 @@ pub(crate) fn print(r: &EmulateResult) {
         ]);
     }
     t.add_row(vec!["wall time".into(), human_ns(r.wall_s * 1e9)]);
-    t.add_row(vec![
-        "wall time / D".into(),
-        human_ns(r.wall_over_dilation_s * 1e9),
-    ]);
-    t.add_row(vec![
-        "late waits".into(),
-        format!(
-            "{} of {} (> {} emulated)",
-            f.late_waits,
-            f.waits,
-            human_ns(f.tolerance_ns as f64)
-        ),
-    ]);
-    t.add_row(vec![
-        "lateness mean / p99 / max".into(),
-        format!(
-            "{} / {} / {}",
-            human_ns(f.mean_lateness_ns),
-            human_ns(f.p99_lateness_ns as f64),
-            human_ns(f.max_lateness_ns as f64)
-        ),
-    ]);
+    if let Some(w) = r.wall_over_dilation_s {
+        t.add_row(vec!["wall time / D".into(), human_ns(w * 1e9)]);
+    }
+    if let Some(sim) = &r.report.sim {
+        t.add_row(vec![
+            "events (virtual time)".into(),
+            format!(
+                "{} in {} of wall time: {:.2} M events/s",
+                sim.events,
+                human_ns(r.wall_s * 1e9),
+                r.report.wall.events_per_s.unwrap_or(0.0) / 1e6
+            ),
+        ]);
+    }
+    if !f.exact {
+        t.add_row(vec![
+            "late waits".into(),
+            format!(
+                "{} of {} (> {} emulated)",
+                f.late_waits,
+                f.waits,
+                human_ns(f.tolerance_ns as f64)
+            ),
+        ]);
+        t.add_row(vec![
+            "lateness mean / p99 / max".into(),
+            format!(
+                "{} / {} / {}",
+                human_ns(f.mean_lateness_ns),
+                human_ns(f.p99_lateness_ns as f64),
+                human_ns(f.max_lateness_ns as f64)
+            ),
+        ]);
+    }
     t.add_row(vec![
         "messages".into(),
         r.report.totals.messages_sent.to_string(),

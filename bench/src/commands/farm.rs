@@ -148,7 +148,15 @@ pub(crate) struct Comparison {
     pub(crate) error_pct: f64,
     pub(crate) errors_pct: Errors,
     pub(crate) fidelity: Fidelity,
-    pub(crate) dilation: f64,
+    /// `native`, `dilated` or `virtual`.
+    pub(crate) mode: &'static str,
+    /// D (none in virtual time).
+    pub(crate) dilation: Option<f64>,
+    /// How real work was charged.
+    pub(crate) compute: &'static str,
+    /// How the machine kept time, for people.
+    #[serde(skip)]
+    pub(crate) mode_line: String,
     pub(crate) wall_s: f64,
     /// The drain at the end that (g) leaves out (farms with random task times).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -306,7 +314,10 @@ impl Comparison {
             measured,
             predicted,
             fidelity,
+            mode: machine.mode(),
             dilation: machine.dilation(),
+            compute: machine.compute_charge().name(),
+            mode_line: crate::output::machine_line(machine),
             wall_s,
             drain: None,
         }
@@ -317,8 +328,8 @@ impl Comparison {
         let m = &self.measured;
         let p = &self.predicted;
         println!(
-            "{} ({} processors), D = {}, wall {:.2} s",
-            self.topology, self.processors, self.dilation, self.wall_s
+            "{} ({} processors), {}, wall {:.2} s",
+            self.topology, self.processors, self.mode_line, self.wall_s
         );
         let mut t = table(&["quantity", "measured", "predicted", "error"]);
         t.add_row(vec![
@@ -587,7 +598,7 @@ pub(crate) fn compare(args: &FarmArgs, out: &Path) -> Result<Comparison> {
             measured,
             predicted,
             r.report.fidelity.clone(),
-            r.report.wall_s,
+            r.report.wall_s(),
         )
     })
 }

@@ -6,9 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use multicomputer_runtime::{
-    DilationInputs, Fidelity, Machine, MachineConfig, TimeMode, choose_dilation,
-};
+use multicomputer_runtime::{Fidelity, Machine, MachineConfig, TimeMode};
 use multicomputer_workloads::ising::{
     Dimension, Estimate, IsingConfig, Mechanism, ParallelRun, Start, Workload, exact, run_parallel,
     run_sample, run_sequential,
@@ -266,7 +264,11 @@ pub(crate) struct IsingReport {
     /// Checked against the sequential reference (`--verify`): true if equal, null if not run.
     pub(crate) verified: Option<bool>,
     pub(crate) mode: &'static str,
-    pub(crate) dilation: f64,
+    /// D (none in virtual time).
+    pub(crate) dilation: Option<f64>,
+    /// How the machine kept time, for people.
+    #[serde(skip)]
+    pub(crate) mode_line: String,
     pub(crate) wall_s: f64,
     pub(crate) fidelity: Fidelity,
 }
@@ -311,22 +313,12 @@ pub(crate) fn ising_machine(
     if !(always_dilate && machine.is_native() && args.time.mode == ModeArg::Auto) {
         return Ok(machine);
     }
-    // Auto chose native (a core was left for the host): dilate as it would with more.
-    let c = machine.config();
-    let d = choose_dilation(&DilationInputs {
-        processors: p,
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        smallest_cost: c.link.smallest_cost().unwrap_or_default(),
-        compute_share: 1.0,
-        wakeup: c.wakeup,
-        wake_cpu: c.wake_cpu,
-        events_per_s,
-    });
+    // Auto chose native (a core was left for the host): emulate as it would with more.
     let config = MachineConfig {
-        mode: TimeMode::Dilated(d),
-        ..c.clone()
+        mode: TimeMode::Virtual,
+        ..machine.config().clone()
     };
-    Machine::new(args.topology.clone(), config).map_err(|e| UsageError(format!("--dilation: {e}")))
+    Machine::new(args.topology.clone(), config).map_err(|e| UsageError(format!("--mode: {e}")))
 }
 
 /// Runs the program and builds its report.
@@ -398,7 +390,8 @@ pub(crate) fn run_ising(
         verified: None,
         mode: run.report.mode,
         dilation: machine.dilation(),
-        wall_s: run.report.wall_s,
+        mode_line: crate::output::machine_line(&machine),
+        wall_s: run.report.wall_s(),
         fidelity: run.report.fidelity.clone(),
     };
     Ok((report, run))
@@ -515,14 +508,20 @@ fn print_report(r: &IsingReport) {
         String::new(),
     ]);
     println!("{t}");
+    let lateness = if r.fidelity.exact {
+        String::new()
+    } else {
+        format!(
+            "; {} of {} waits late (mean {:.1} µs emulated)",
+            r.fidelity.late_waits,
+            r.fidelity.waits,
+            r.fidelity.mean_lateness_ns / 1e3
+        )
+    };
     println!(
-        "{} mode, D = {}, wall {:.2} s; {} of {} waits late (mean {:.1} µs emulated){}",
-        r.mode,
-        r.dilation,
+        "{}, wall {:.2} s{lateness}{}",
+        r.mode_line,
         r.wall_s,
-        r.fidelity.late_waits,
-        r.fidelity.waits,
-        r.fidelity.mean_lateness_ns / 1e3,
         match r.verified {
             Some(true) => "; equal to the sequential reference",
             _ => "",

@@ -300,7 +300,7 @@ pub(crate) struct OclReport {
     /// The output equals the sequential reference (a run that differs is an error).
     pub(crate) output_matches_reference: bool,
     pub(crate) mode: &'static str,
-    pub(crate) dilation: f64,
+    pub(crate) dilation: Option<f64>,
     pub(crate) wall_s: f64,
     pub(crate) fidelity: Fidelity,
 }
@@ -353,7 +353,7 @@ fn report(
         output_matches_reference: true,
         mode: run.report.mode,
         dilation: run.report.fidelity.dilation,
-        wall_s: run.report.wall_s,
+        wall_s: run.report.wall_s(),
         fidelity: run.report.fidelity.clone(),
     }
 }
@@ -491,9 +491,19 @@ fn print_report(r: &OclReport) {
     }
     match r.costs {
         CostsArg::Emulated => println!(
-            "output equals the sequential reference; {} mode, D = {}, wall {:.3} s, {} of {} \
-             waits late (emulated times do not depend on it: every receive names its link)",
-            r.mode, r.dilation, r.wall_s, r.fidelity.late_waits, r.fidelity.waits
+            "output equals the sequential reference; {} mode{}, wall {:.3} s{}",
+            r.mode,
+            r.dilation.map_or(String::new(), |d| format!(", D = {d}")),
+            r.wall_s,
+            if r.fidelity.exact {
+                String::new()
+            } else {
+                format!(
+                    ", {} of {} waits late (emulated times do not depend on it: every \
+                     receive names its link)",
+                    r.fidelity.late_waits, r.fidelity.waits
+                )
+            }
         ),
         CostsArg::Native => println!(
             "output equals the sequential reference; native costs: wall-clock times, \
@@ -595,7 +605,7 @@ pub(crate) struct SweepOclRow {
     pub(crate) alpha0_s: Option<f64>,
     pub(crate) alpha1_s: Option<f64>,
     pub(crate) beta_s: Option<f64>,
-    pub(crate) dilation: f64,
+    pub(crate) dilation: Option<f64>,
     pub(crate) late_waits: u64,
     pub(crate) waits: u64,
     pub(crate) wall_s: f64,
@@ -757,7 +767,7 @@ pub(crate) fn sweep(args: &SweepOclArgs, out: &Path) -> Result<Vec<SweepOclRow>>
             dilation: run.report.fidelity.dilation,
             late_waits: run.report.fidelity.late_waits,
             waits: run.report.fidelity.waits,
-            wall_s: run.report.wall_s,
+            wall_s: run.report.wall_s(),
         });
         bar.inc(1);
     }
@@ -803,7 +813,7 @@ fn write_table_csv(path: &Path, table: TableArg, rows: &[&SweepOclRow]) -> Resul
             opt(r.alpha0_s),
             opt(r.alpha1_s),
             opt(r.beta_s),
-            r.dilation.to_string(),
+            r.dilation.map_or(String::new(), |d| d.to_string()),
             r.wall_s.to_string(),
         ])?;
     }
@@ -896,7 +906,7 @@ fn print_sweep(rows: &[SweepOclRow]) {
             human_ns(r.elapsed_s * 1e9),
             r.predicted_s.map_or("—".into(), |p| human_ns(p * 1e9)),
             r.error_pct.map_or("—".into(), |e| format!("{e:+.4} %")),
-            r.dilation.to_string(),
+            r.dilation.map_or(String::new(), |d| d.to_string()),
             format!("{:.2} s", r.wall_s),
         ]);
     }

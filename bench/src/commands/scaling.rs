@@ -103,7 +103,7 @@ pub(crate) struct ScalingRow {
     pub(crate) emulated_sample_s: f64,
     pub(crate) native_sample_s: f64,
     pub(crate) sample_time_error_pct: f64,
-    pub(crate) dilation: f64,
+    pub(crate) dilation: Option<f64>,
     pub(crate) late_waits: u64,
     pub(crate) waits: u64,
     pub(crate) wall_s: f64,

@@ -198,7 +198,7 @@ pub(crate) struct SweepRow {
     pub(crate) steady_throughput_error_pct: f64,
     pub(crate) max_fraction_error_pct_of_m: f64,
     pub(crate) bound: String,
-    pub(crate) dilation: f64,
+    pub(crate) dilation: Option<f64>,
     pub(crate) late_waits: u64,
     pub(crate) waits: u64,
     pub(crate) wall_s: f64,
@@ -448,7 +448,7 @@ fn print_rows(rows: &[SweepRow]) {
             format!("{:.3}", r.predicted_speedup),
             format!("{:+.2} %", r.error_pct),
             format!("{:.2}", r.max_fraction_error_pct_of_m),
-            format!("{}", r.dilation),
+            r.dilation.map_or("virtual".into(), |d| d.to_string()),
         ]);
     }
     println!("{t}");

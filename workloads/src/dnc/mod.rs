@@ -68,8 +68,8 @@ pub use model::{
     throughput_by_level_per_s, throughput_limit_per_s,
 };
 pub use program::{
-    DncError, DncRun, DncSpec, Keys, MergeSort, Piece, Splitting, TASK_UNITS, Units, merge,
-    run_mergesort, run_synthetic,
+    COMPARISON, DncError, DncRun, DncSpec, KEY_MOVE, Keys, MergeSort, Piece, Splitting, TASK_UNITS,
+    Units, merge, merge_metered, mergesort, run_mergesort, run_synthetic,
 };
 
 use serde::{Deserialize, Serialize};

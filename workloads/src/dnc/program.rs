@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Machine, Payload};
+use multicomputer_runtime::{Machine, Payload, Work, WorkUnit};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use serde::Serialize;
@@ -118,11 +118,11 @@ impl Job for SyntheticDnc<'_> {
         at_level(&self.spec.te, piece.level).mul_f64(piece.units as f64 / equal)
     }
 
-    fn execute(&self, piece: Piece) -> Units {
+    fn execute(&self, piece: Piece, _: &mut Work) -> Units {
         Units(piece.units)
     }
 
-    fn split(&self, piece: Piece, children: usize) -> Result<Vec<Piece>, Piece> {
+    fn split(&self, piece: Piece, children: usize, _: &mut Work) -> Result<Vec<Piece>, Piece> {
         if piece.level <= 1 || children == 0 {
             return Err(piece);
         }
@@ -168,7 +168,7 @@ impl Job for SyntheticDnc<'_> {
         at_level(&self.spec.tj, level)
     }
 
-    fn join(&self, parts: Vec<Units>) -> Units {
+    fn join(&self, parts: Vec<Units>, _: &mut Work) -> Units {
         Units(parts.iter().map(|u| u.0).sum())
     }
 
@@ -194,22 +194,70 @@ impl Payload for Keys {
     }
 }
 
-/// Merges two sorted lists.
-pub fn merge(a: &[i64], b: &[i64]) -> Vec<i64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
+/// One comparison of two keys by mergesort.
+pub const COMPARISON: WorkUnit = WorkUnit("comparison");
+
+/// One key moved by mergesort (written by a merge, copied back, or copied into a subtask).
+pub const KEY_MOVE: WorkUnit = WorkUnit("key_move");
+
+/// Merges sorted `a` and `b` into `out` (of their total length); returns the comparisons made.
+/// Stable: on equal keys `a`'s comes first.
+fn merge_into(a: &[i64], b: &[i64], out: &mut [i64]) -> u64 {
+    debug_assert_eq!(out.len(), a.len() + b.len());
+    let (mut i, mut j, mut k) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         if a[i] <= b[j] {
-            out.push(a[i]);
+            out[k] = a[i];
             i += 1;
         } else {
-            out.push(b[j]);
+            out[k] = b[j];
             j += 1;
         }
+        k += 1;
     }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
+    let comparisons = k as u64;
+    let rest_a = a.len() - i;
+    out[k..k + rest_a].copy_from_slice(&a[i..]);
+    out[k + rest_a..].copy_from_slice(&b[j..]);
+    comparisons
+}
+
+/// Merges two sorted lists, declaring the comparisons and key moves on `work`.
+pub fn merge_metered(a: &[i64], b: &[i64], work: &mut Work) -> Vec<i64> {
+    let mut out = vec![0; a.len() + b.len()];
+    let comparisons = merge_into(a, b, &mut out);
+    work.add(COMPARISON, comparisons);
+    work.add(KEY_MOVE, out.len() as u64);
     out
+}
+
+/// Merges two sorted lists.
+pub fn merge(a: &[i64], b: &[i64]) -> Vec<i64> {
+    merge_metered(a, b, &mut Work::default())
+}
+
+/// Sorts `keys` in place with a top-down mergesort, declaring its comparisons and key moves
+/// on `work`. This is the sequential program that the parallel one distributes: the leaves of
+/// the tree run it on their pieces, and it is the speedup's baseline.
+pub fn mergesort(keys: &mut [i64], work: &mut Work) {
+    fn sort(keys: &mut [i64], scratch: &mut [i64], counts: &mut (u64, u64)) {
+        let n = keys.len();
+        if n < 2 {
+            return;
+        }
+        let mid = n / 2;
+        sort(&mut keys[..mid], &mut scratch[..mid], counts);
+        sort(&mut keys[mid..], &mut scratch[mid..], counts);
+        counts.0 += merge_into(&keys[..mid], &keys[mid..], &mut scratch[..n]);
+        keys.copy_from_slice(&scratch[..n]);
+        // Every key is written once by the merge and once back.
+        counts.1 += 2 * n as u64;
+    }
+    let mut scratch = vec![0; keys.len()];
+    let mut counts = (0, 0);
+    sort(keys, &mut scratch, &mut counts);
+    work.add(COMPARISON, counts.0);
+    work.add(KEY_MOVE, counts.1);
 }
 
 impl Job for MergeSort {
@@ -224,25 +272,24 @@ impl Job for MergeSort {
         Duration::ZERO
     }
 
-    fn execute(&self, mut keys: Keys) -> Keys {
-        keys.0.sort_unstable();
+    fn execute(&self, mut keys: Keys, work: &mut Work) -> Keys {
+        mergesort(&mut keys.0, work);
         keys
     }
 
-    fn split(&self, keys: Keys, children: usize) -> Result<Vec<Keys>, Keys> {
+    fn split(&self, keys: Keys, children: usize, work: &mut Work) -> Result<Vec<Keys>, Keys> {
         if children == 0 || keys.0.len() < self.min_split.max(2) {
             return Err(keys);
         }
         let chunk = keys.0.len().div_ceil(children);
+        work.add(KEY_MOVE, keys.0.len() as u64);
         Ok(keys.0.chunks(chunk).map(|c| Keys(c.to_vec())).collect())
     }
 
-    fn join(&self, parts: Vec<Keys>) -> Keys {
-        Keys(
-            parts
-                .into_iter()
-                .fold(Vec::new(), |acc, p| merge(&acc, &p.0)),
-        )
+    fn join(&self, parts: Vec<Keys>, work: &mut Work) -> Keys {
+        let mut parts = parts.into_iter();
+        let first = parts.next().map_or_else(Vec::new, |k| k.0);
+        Keys(parts.fold(first, |acc, p| merge_metered(&acc, &p.0, work)))
     }
 
     fn share(&self, keys: &Keys) -> f64 {

@@ -109,8 +109,8 @@ pub use model::{
     throughput_closed_form_per_s, throughput_recurrence_per_s,
 };
 pub use program::{
-    FarmError, FarmRun, FarmSpec, Kernel, Packet, PacketResult, TaskTimes, count_primes, is_prime,
-    run, sequential, task_times_ns,
+    FarmError, FarmRun, FarmSpec, Kernel, PRIME_CANDIDATE, Packet, PacketResult, TRIAL_DIVISION,
+    TaskTimes, count_primes, count_primes_metered, is_prime, run, sequential, task_times_ns,
 };
 pub use tree::{
     FrameworkSolution, ProcessorCosts, TreeSolution, flood_fill_tree, framework_linear_system,

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Machine, Payload};
+use multicomputer_runtime::{Machine, Payload, Work, WorkUnit};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use serde::Serialize;
@@ -119,19 +119,29 @@ impl Payload for PacketResult {
     }
 }
 
-/// Whether `n` is prime (trial division: deliberately plain, a predictable CPU load).
-pub fn is_prime(n: u64) -> bool {
+/// One integer examined by the prime kernel.
+pub const PRIME_CANDIDATE: WorkUnit = WorkUnit("prime_candidate");
+
+/// One trial division `n mod d` of the prime kernel (a candidate's cost grows as √n).
+pub const TRIAL_DIVISION: WorkUnit = WorkUnit("trial_division");
+
+/// Whether `n` is prime, adding the trial divisions made to `divisions` (deliberately plain
+/// trial division: a predictable CPU load).
+#[inline]
+fn is_prime_counting(n: u64, divisions: &mut u64) -> bool {
     if n < 2 {
         return false;
     }
     if n < 4 {
         return true;
     }
+    *divisions += 1;
     if n % 2 == 0 {
         return false;
     }
     let mut d = 3;
     while d * d <= n {
+        *divisions += 1;
         if n % d == 0 {
             return false;
         }
@@ -140,9 +150,26 @@ pub fn is_prime(n: u64) -> bool {
     true
 }
 
+/// Whether `n` is prime (trial division).
+pub fn is_prime(n: u64) -> bool {
+    is_prime_counting(n, &mut 0)
+}
+
+/// Primes in `[start, start + len)`, declaring the candidates and trial divisions on `work`.
+pub fn count_primes_metered(start: u64, len: u64, work: &mut Work) -> u64 {
+    let mut divisions = 0;
+    let end = start.saturating_add(len);
+    let count = (start..end)
+        .filter(|&n| is_prime_counting(n, &mut divisions))
+        .count() as u64;
+    work.add(PRIME_CANDIDATE, end - start);
+    work.add(TRIAL_DIVISION, divisions);
+    count
+}
+
 /// Primes in `[start, start + len)`.
 pub fn count_primes(start: u64, len: u64) -> u64 {
-    (start..start + len).filter(|&n| is_prime(n)).count() as u64
+    count_primes_metered(start, len, &mut Work::default())
 }
 
 struct FarmJob {
@@ -165,10 +192,14 @@ impl Job for FarmJob {
         }
     }
 
-    fn execute(&self, task: Packet) -> PacketResult {
+    fn execute(&self, task: Packet, work: &mut Work) -> PacketResult {
         let values = match self.kernel {
             Kernel::Synthetic => task.work,
-            Kernel::Primes { grain } => task.work.iter().map(|&s| count_primes(s, grain)).collect(),
+            Kernel::Primes { grain } => task
+                .work
+                .iter()
+                .map(|&s| count_primes_metered(s, grain, work))
+                .collect(),
         };
         PacketResult {
             first: task.first,
@@ -177,11 +208,11 @@ impl Job for FarmJob {
         }
     }
 
-    fn split(&self, task: Packet, _children: usize) -> Result<Vec<Packet>, Packet> {
+    fn split(&self, task: Packet, _children: usize, _: &mut Work) -> Result<Vec<Packet>, Packet> {
         Ok(vec![task])
     }
 
-    fn join(&self, mut parts: Vec<PacketResult>) -> PacketResult {
+    fn join(&self, mut parts: Vec<PacketResult>, _: &mut Work) -> PacketResult {
         parts.pop().unwrap_or(PacketResult {
             first: 0,
             values: vec![],

@@ -1,11 +1,15 @@
 //! Metropolis acceptance, per-sample random streams, and one sample of the PARDO.
 
+use multicomputer_runtime::WorkUnit;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::lattice::Lattice;
 use super::{Dimension, IsingConfig, IsingError, Start};
+
+/// One attempted spin flip of a Metropolis sweep (a sample attempts N per sweep).
+pub const SPIN_FLIP: WorkUnit = WorkUnit("spin_flip");
 
 /// Precomputed Metropolis acceptance for the `d` positive energy changes `ΔE = 4k`,
 /// `k = 1..=d` (`ΔE = 2 sᵢ hᵢ`, `sᵢhᵢ ∈ {2, 4, …, 2d}`).

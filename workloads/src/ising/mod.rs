@@ -80,12 +80,12 @@ use serde::Serialize;
 use thiserror::Error;
 
 pub use lattice::Lattice;
-pub use metropolis::{AcceptanceTable, SampleResult, run_sample, sample_rng};
+pub use metropolis::{AcceptanceTable, SPIN_FLIP, SampleResult, run_sample, sample_rng};
 pub use parallel::{
     IsingMessage, Mechanism, PARTIAL_BYTES, ParallelError, ParallelRun, SAMPLE_RESULT_BYTES,
     UNIT_BYTES, WORK_BYTES, run_parallel,
 };
-pub use reference::{Estimate, Summary, SummaryAccumulator, run_sequential};
+pub use reference::{Estimate, SUMMARY_MERGE, Summary, SummaryAccumulator, run_sequential};
 
 use crate::analysis::Work;
 

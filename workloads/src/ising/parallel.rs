@@ -45,8 +45,8 @@ use multicomputer_runtime::{
 use serde::Serialize;
 use thiserror::Error;
 
-use super::metropolis::{SampleResult, run_sample};
-use super::reference::{Summary, SummaryAccumulator};
+use super::metropolis::{SPIN_FLIP, SampleResult, run_sample};
+use super::reference::{SUMMARY_MERGE, Summary, SummaryAccumulator};
 use super::{IsingConfig, IsingError, Workload, sample_range};
 
 /// Bytes of the work description (the configuration's fields and the number of samples).
@@ -206,8 +206,14 @@ fn compute_sample(
     k: u64,
 ) -> Result<SampleResult, ProcessorError> {
     p.record_executed(1);
-    p.compute(|| run_sample(config, k))
-        .map_err(|e| ProcessorError::Program(e.to_string()))
+    p.compute(|w| {
+        let r = run_sample(config, k);
+        if let Ok(r) = &r {
+            w.add(SPIN_FLIP, r.attempts);
+        }
+        r
+    })
+    .map_err(|e| ProcessorError::Program(e.to_string()))
 }
 
 /// Processor 0 under the centralized mechanism: dispatcher, collector and worker in the gaps.
@@ -243,7 +249,10 @@ fn centralized_root(
         };
         match arrived {
             Some((link, IsingMessage::SampleDone(r))) => {
-                p.compute(|| acc.add(&r));
+                p.compute(|w| {
+                    w.add(SUMMARY_MERGE, 1);
+                    acc.add(&r)
+                });
                 outstanding -= 1;
                 if next < total {
                     p.send(link, IsingMessage::Unit(next))?;
@@ -259,7 +268,10 @@ fn centralized_root(
                 next += 1;
                 let r = compute_sample(p, config, k)?;
                 executed += 1;
-                p.compute(|| acc.add(&r));
+                p.compute(|w| {
+                    w.add(SUMMARY_MERGE, 1);
+                    acc.add(&r)
+                });
             }
         }
     }
@@ -322,11 +334,17 @@ fn tree_node(
     for k in sample_range(id, processors, samples) {
         let r = compute_sample(p, config, k)?;
         executed += 1;
-        p.compute(|| acc.add(&r));
+        p.compute(|w| {
+            w.add(SUMMARY_MERGE, 1);
+            acc.add(&r)
+        });
     }
     for &c in &children {
         match p.recv(c)? {
-            IsingMessage::Partial(part) => p.compute(|| acc.merge(&part)),
+            IsingMessage::Partial(part) => p.compute(|w| {
+                w.add(SUMMARY_MERGE, 1);
+                acc.merge(&part)
+            }),
             m => return Err(protocol(p, &m)),
         }
     }

@@ -1,9 +1,13 @@
 //! The sequential reference: all samples in order, summarised exactly.
 
+use multicomputer_runtime::WorkUnit;
 use serde::Serialize;
 
 use super::metropolis::{SampleResult, run_sample};
 use super::{IsingConfig, IsingError};
+
+/// One sample added to, or one partial summary merged into, a summary.
+pub const SUMMARY_MERGE: WorkUnit = WorkUnit("summary_merge");
 
 /// A mean over samples with its standard error (NaN, serialised as null, for one sample).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -6,6 +6,7 @@
 //! [`Packet::source`] as if it were process `N/M`, every process runs the same program, so a
 //! runtime adapter wraps one cell per emulated processor and connects them in a chain.
 
+use multicomputer_runtime::{Work, WorkUnit};
 use serde::Serialize;
 
 use super::grain::{Grain, OclError};
@@ -57,6 +58,12 @@ impl Packet {
     }
 }
 
+/// One comparison `A(j) = A(i)` of an OCL cell.
+pub const OCL_COMPARISON: WorkUnit = WorkUnit("ocl_comparison");
+
+/// One value (`b`, `c` or `d`) a cell takes in or passes on.
+pub const OCL_VALUE: WorkUnit = WorkUnit("ocl_value");
+
 /// What one step of a cell costs, the quantities the model charges: `α` (or `α0 + Kα1`) per
 /// communication and `β` per comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -82,6 +89,14 @@ pub struct CellCounters {
     pub values_moved: u64,
     /// Comparisons made.
     pub comparisons: u64,
+}
+
+impl StepCost {
+    /// Declares this step's comparisons and values moved on `work`.
+    pub fn declare(&self, work: &mut Work) {
+        work.add(OCL_COMPARISON, self.comparisons);
+        work.add(OCL_VALUE, self.values_in + self.values_out);
+    }
 }
 
 impl CellCounters {

@@ -137,7 +137,8 @@ mod pipeline;
 mod reference;
 
 pub use cell::{
-    Cell, CellCounters, FineCell, KkCell, M1Cell, MkCell, Packet, StepCost, SystolicCell,
+    Cell, CellCounters, FineCell, KkCell, M1Cell, MkCell, OCL_COMPARISON, OCL_VALUE, Packet,
+    StepCost, SystolicCell,
 };
 pub use driver::{CellChoice, SystolicRun, build_cells, run_systolic};
 pub use grain::{Grain, OclError, Transformation};

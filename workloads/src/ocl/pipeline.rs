@@ -249,14 +249,20 @@ pub fn run_pipeline(
     let machine = Machine::new(Topology::array(procs)?, config).map_err(RunError::from)?;
     let k = grain.k();
     let packets = grain.packets_for(a.len() as u64);
+    // Real costs are timed by the wall clock, except in virtual time, where the emulated clock
+    // charges the real work itself.
+    let emulated_clock = steps.is_some() || machine.is_virtual();
     let record = machine.run(|p: &mut Processor<Message>| {
         let mut cell = Cell::specialised(grain);
         let h = p.id();
         let input_end = h + 1 == procs;
         let start = Instant::now();
-        let elapsed_s = |p: &Processor<Message>| match steps {
-            Some(_) => p.now().as_secs_f64(),
-            None => start.elapsed().as_secs_f64(),
+        let elapsed_s = |p: &Processor<Message>| {
+            if emulated_clock {
+                p.now().as_secs_f64()
+            } else {
+                start.elapsed().as_secs_f64()
+            }
         };
         let mut output = Vec::new();
         let mut consumed_s = None;
@@ -296,7 +302,10 @@ pub fn run_pipeline(
                     p.occupy(s.compute);
                     out
                 }
-                None => p.compute(|| cell.step(input)),
+                None => p.compute(|w| {
+                    cell.step_cost().declare(w);
+                    cell.step(input)
+                }),
             }
             .map_err(|e| ProcessorError::Program(e.to_string()))?;
             // Send D̄_h(i): to the environment at the output end, else to h − 1.

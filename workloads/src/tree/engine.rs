@@ -1,19 +1,19 @@
 //! The engine's processor loop; the protocol is described in the module above.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use multicomputer_runtime::{
-    Interrupt, LinkId, Machine, Payload, Processor, ProcessorError, RunError, RunReport,
-    thread_cpu_time,
+    Interrupt, LinkId, Machine, Payload, Processor, ProcessorError, RunError, RunReport, Work,
 };
 use thiserror::Error;
 
 /// A kind of task the engine can run: how to execute, split and join it, and what it costs.
 ///
 /// A *synthetic* job (`is_real` false) charges emulated times; its `execute`, `split` and
-/// `join` must be cheap bookkeeping. A *real* job does its work in those methods, and the
-/// engine charges their thread CPU time.
+/// `join` must be cheap bookkeeping. A *real* job does its work in those methods and declares
+/// it on the [`Work`] meter; the engine charges it as the machine charges real work (thread CPU
+/// time, or the declared units at their cost: see `ComputeCharge`).
 pub trait Job: Sync {
     /// A task (or subtask) as it travels on a link.
     type Task: Payload;
@@ -26,13 +26,18 @@ pub trait Job: Sync {
     /// Emulated time to execute `task` locally on a processor of `level` (synthetic jobs).
     fn execute_time(&self, task: &Self::Task, level: u32) -> Duration;
 
-    /// Executes a task, producing its result.
-    fn execute(&self, task: Self::Task) -> Self::Output;
+    /// Executes a task, producing its result; a real job declares its work on `work`.
+    fn execute(&self, task: Self::Task, work: &mut Work) -> Self::Output;
 
     /// Splits a task into subtasks for up to `children` children, or gives it back if it
     /// cannot be split (it must then be executed where it is). A farm forwards a task whole:
     /// one subtask, itself.
-    fn split(&self, task: Self::Task, children: usize) -> Result<Vec<Self::Task>, Self::Task>;
+    fn split(
+        &self,
+        task: Self::Task,
+        children: usize,
+        work: &mut Work,
+    ) -> Result<Vec<Self::Task>, Self::Task>;
 
     /// Emulated time `T_s(i)` to split a task on a processor of `level` (synthetic jobs).
     fn split_time(&self, _level: u32) -> Duration {
@@ -45,7 +50,7 @@ pub trait Job: Sync {
     }
 
     /// Joins the results of a split's subtasks, in subtask order.
-    fn join(&self, parts: Vec<Self::Output>) -> Self::Output;
+    fn join(&self, parts: Vec<Self::Output>, work: &mut Work) -> Self::Output;
 
     /// The share of one top-level task that `task` represents (1 for farm tasks; 1/k per split
     /// level for divide and conquer), for the per-level fractions f_i.
@@ -203,6 +208,58 @@ struct PendingSplit<R> {
     remaining: usize,
 }
 
+/// The splits waiting for their subtasks' results, by split id. Ids are handed out in order and
+/// mostly complete in order, so a ring from the oldest pending id replaces a hash map (whose
+/// hashing was a tenth of a virtual-time run).
+struct PendingSplits<R> {
+    /// The id of `slots[0]`.
+    first: u64,
+    slots: VecDeque<Option<PendingSplit<R>>>,
+    pending: usize,
+}
+
+impl<R> PendingSplits<R> {
+    fn new() -> Self {
+        Self {
+            first: 0,
+            slots: VecDeque::new(),
+            pending: 0,
+        }
+    }
+
+    /// Records split `id`, the next id after every one recorded so far.
+    fn insert(&mut self, id: u64, split: PendingSplit<R>) {
+        debug_assert_eq!(id, self.first + self.slots.len() as u64);
+        self.slots.push_back(Some(split));
+        self.pending += 1;
+    }
+
+    fn index(&self, id: u64) -> Option<usize> {
+        let i = usize::try_from(id.checked_sub(self.first)?).ok()?;
+        (i < self.slots.len()).then_some(i)
+    }
+
+    fn get_mut(&mut self, id: u64) -> Option<&mut PendingSplit<R>> {
+        let i = self.index(id)?;
+        self.slots[i].as_mut()
+    }
+
+    fn remove(&mut self, id: u64) -> Option<PendingSplit<R>> {
+        let i = self.index(id)?;
+        let split = self.slots[i].take()?;
+        self.pending -= 1;
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.first += 1;
+        }
+        Some(split)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pending == 0
+    }
+}
+
 /// Subtask keys are `split id << SUB_BITS | subtask index`.
 const SUB_BITS: u32 = 16;
 
@@ -216,7 +273,7 @@ struct Node<'a, J: Job> {
     queue: VecDeque<(u64, J::Task)>,
     ready: VecDeque<(u64, J::Task)>,
     waiting: VecDeque<LinkId>,
-    splits: HashMap<u64, PendingSplit<J::Output>>,
+    splits: PendingSplits<J::Output>,
     next_split: u64,
     split_count: u64,
     split_limit: u64,
@@ -230,7 +287,7 @@ struct Node<'a, J: Job> {
 
 /// A task being executed locally: synthetic work still to be done, or real work already
 /// computed whose CPU time is being spent in emulated time.
-enum Work<J: Job> {
+enum Execution<J: Job> {
     Pending(J::Task),
     Done(J::Output),
 }
@@ -238,7 +295,7 @@ enum Work<J: Job> {
 struct Current<J: Job> {
     key: u64,
     share: f64,
-    work: Work<J>,
+    work: Execution<J>,
     remaining: Duration,
 }
 
@@ -290,7 +347,7 @@ impl<J: Job> Node<'_, J> {
     ) -> Result<(), ProcessorError> {
         let id = key >> SUB_BITS;
         let index = (key & ((1 << SUB_BITS) - 1)) as usize;
-        let Some(pending) = self.splits.get_mut(&id) else {
+        let Some(pending) = self.splits.get_mut(id) else {
             return Err(ProcessorError::Program(format!(
                 "result for unknown split {id}"
             )));
@@ -305,16 +362,16 @@ impl<J: Job> Node<'_, J> {
         if pending.remaining > 0 {
             return Ok(());
         }
-        let Some(done) = self.splits.remove(&id) else {
+        let Some(done) = self.splits.remove(id) else {
             unreachable!("split {id} was present")
         };
         let parts: Vec<J::Output> = done.parts.into_iter().flatten().collect();
         let joined = if self.job.is_real() {
             let job = self.job;
-            p.compute(|| job.join(parts))
+            p.compute(|w| job.join(parts, w))
         } else {
             p.occupy(self.job.join_time(self.level));
-            self.job.join(parts)
+            self.job.join(parts, &mut Work::default())
         };
         self.deliver(p, done.parent_key, joined)
     }
@@ -366,9 +423,9 @@ impl<J: Job> Node<'_, J> {
         let job = self.job;
         let fanout = self.children.len();
         let split = if job.is_real() {
-            p.compute(|| job.split(task, fanout))
+            p.compute(|w| job.split(task, fanout, w))
         } else {
-            job.split(task, fanout)
+            job.split(task, fanout, &mut Work::default())
         };
         let subtasks = match split {
             Ok(s) if !s.is_empty() && s.len() < 1 << SUB_BITS => s,
@@ -439,15 +496,13 @@ impl<J: Job> Node<'_, J> {
                     let job = self.job;
                     let share = job.share(&task);
                     let work = if job.is_real() {
-                        // Real work runs now, uncharged; its CPU time becomes the emulated
+                        // Real work runs now, uncharged; its cost becomes the emulated
                         // duration below, during which messages pre-empt it as usual.
-                        let before = thread_cpu_time();
-                        let output = job.execute(task);
-                        let spent = thread_cpu_time().saturating_sub(before);
-                        (Work::Done(output), spent)
+                        let (output, cost) = p.measure(|w| job.execute(task, w));
+                        (Execution::Done(output), cost)
                     } else {
                         let t = job.execute_time(&task, self.level);
-                        (Work::Pending(task), t)
+                        (Execution::Pending(task), t)
                     };
                     Current {
                         key,
@@ -474,8 +529,8 @@ impl<J: Job> Node<'_, J> {
                     }
                 }
                 let output = match current.work {
-                    Work::Done(output) => output,
-                    Work::Pending(task) => self.job.execute(task),
+                    Execution::Done(output) => output,
+                    Execution::Pending(task) => self.job.execute(task, &mut Work::default()),
                 };
                 p.occupy_comm(self.config.beta_e);
                 p.record_executed(1);
@@ -546,7 +601,7 @@ where
             queue,
             ready: VecDeque::new(),
             waiting: VecDeque::new(),
-            splits: HashMap::new(),
+            splits: PendingSplits::new(),
             next_split: 0,
             split_count: 0,
             split_limit: config.split_limits.as_ref().map_or(u64::MAX, |l| l[p.id()]),
@@ -620,13 +675,13 @@ mod tests {
         fn execute_time(&self, _: &u64, _: u32) -> Duration {
             self.0
         }
-        fn execute(&self, task: u64) -> u64 {
+        fn execute(&self, task: u64, _: &mut Work) -> u64 {
             task * task
         }
-        fn split(&self, task: u64, _: usize) -> Result<Vec<u64>, u64> {
+        fn split(&self, task: u64, _: usize, _: &mut Work) -> Result<Vec<u64>, u64> {
             Ok(vec![task])
         }
-        fn join(&self, mut parts: Vec<u64>) -> u64 {
+        fn join(&self, mut parts: Vec<u64>, _: &mut Work) -> u64 {
             parts.pop().unwrap_or_default()
         }
     }

@@ -12,15 +12,21 @@
 //!    much later, but the sender is free meanwhile. Transfers on one link are serialised: a
 //!    message cannot start crossing a link before the previous one has left it.
 //!
-//! Each link is a bounded crossbeam channel (`capacity` messages, default 2). A sender whose
-//! link is full blocks until the receiver takes a message; its clock then moves to the
-//! receiver's emulated time of that take.
+//! Each directed link buffers `capacity` messages (default 2): sent and not yet received,
+//! whether still in transit or arrived. A sender whose link is full blocks until the receiver
+//! takes a message; its clock then moves to the receiver's emulated time of that take.
+//!
+//! # Transports
+//!
+//! The costs and stamps above are the same whatever carries the messages; a transport moves
+//! envelopes and makes a blocked processor wait. Each is one file of `flavors/`: bounded
+//! crossbeam channels between OS threads (native and dilated time), and the discrete-event
+//! scheduler's own queues (virtual time). A transport across machines (MPI) would be a third.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+pub(crate) mod flavors;
+
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
@@ -118,67 +124,96 @@ impl<A: Payload, B: Payload> Payload for (A, B) {
     }
 }
 
+/// A link of a processor, named by its position among the processor's neighbours (the parent
+/// first, if any, then the children in index order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LinkId(pub(crate) usize);
+
+impl LinkId {
+    /// The position of this link among the processor's links.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
 /// A message on a link, stamped with emulated times.
 #[derive(Debug)]
 pub(crate) struct Envelope<M> {
     pub(crate) payload: M,
+    /// Emulated time at which the sender let the message go (after its start-up cost).
+    pub(crate) sent_ns: u64,
     /// Emulated time at which the message is available to the receiver.
     pub(crate) arrive_ns: u64,
     pub(crate) bytes: u64,
 }
 
-/// State shared by the two ends of one directed link.
-#[derive(Debug, Default)]
-pub(crate) struct LinkShared {
-    /// Emulated time of the receiver's latest take (a blocked sender resumes no earlier).
-    pub(crate) last_take_ns: AtomicU64,
+/// Why a transport operation could not go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The link (or every link waited on) is closed: its peer finished and it is drained.
+    Closed,
+    /// The run is being stopped.
+    Aborted,
 }
 
-impl LinkShared {
-    /// Records a take. Only the receiver calls this and its clock never goes back, so a
-    /// plain store keeps the value monotonic.
-    #[inline]
-    pub(crate) fn note_take(&self, emu_ns: u64) {
-        self.last_take_ns.store(emu_ns, Ordering::Relaxed);
-    }
+/// How an interruptible occupation ended ([`Transport::occupy_or_recv`]).
+pub(crate) enum Occupied<M> {
+    /// The whole duration passed with no message.
+    Completed,
+    /// A message arrived before the end; the processor noticed it at `at_ns`.
+    Interrupted {
+        link: usize,
+        envelope: Envelope<M>,
+        at_ns: u64,
+    },
 }
 
-/// The sending end of a directed link, owned by one processor.
-pub(crate) struct OutLink<M> {
-    pub(crate) tx: Sender<Envelope<M>>,
-    pub(crate) shared: Arc<LinkShared>,
-    /// Emulated time at which the previous transfer has left the link.
-    pub(crate) free_at_ns: u64,
-}
+/// What a transport does for one processor: move envelopes, and make the processor wait
+/// (in real time, or in the scheduler's emulated time) until something is due.
+///
+/// Times are emulated nanoseconds. The processor keeps its own clock and books; the transport
+/// only waits and moves messages, so every transport charges the same costs.
+pub(crate) trait Transport<M> {
+    /// Waits until emulated time `at_ns` is due (the processor's clock has just been moved
+    /// there).
+    fn wait_until(&mut self, at_ns: u64);
 
-/// The receiving end of a directed link, owned by one processor.
-pub(crate) struct InLink<M> {
-    pub(crate) rx: Receiver<Envelope<M>>,
-    pub(crate) shared: Arc<LinkShared>,
-    /// One message taken off the channel but not yet delivered (to compare arrival stamps).
-    pub(crate) pending: Option<Envelope<M>>,
-    pub(crate) closed: bool,
-}
+    /// Puts `envelope` on out-link `link`, blocking while the link is full. Returns the
+    /// emulated time at which the link accepted it (≥ `clock_ns`: later when it blocked).
+    fn send(&mut self, link: usize, envelope: Envelope<M>, clock_ns: u64) -> Result<u64, Stop>;
 
-/// Both ends of a new directed link, plus a receiver clone for the deadlock monitor.
-pub(crate) fn directed_link<M>(capacity: usize) -> (OutLink<M>, InLink<M>, Receiver<Envelope<M>>) {
-    let (tx, rx) = crossbeam_channel::bounded(capacity);
-    let shared = Arc::new(LinkShared::default());
-    let watch = rx.clone();
-    (
-        OutLink {
-            tx,
-            shared: Arc::clone(&shared),
-            free_at_ns: 0,
-        },
-        InLink {
-            rx,
-            shared,
-            pending: None,
-            closed: false,
-        },
-        watch,
-    )
+    /// The message with the earliest arrival on `links`, waiting until one has arrived.
+    /// `Err(Stop::Closed)` when every link in `links` is closed and drained.
+    fn recv(&mut self, links: &[LinkId], clock_ns: u64) -> Result<(usize, Envelope<M>), Stop>;
+
+    /// The earliest message on `links` that has arrived by `clock_ns`, without waiting.
+    fn try_recv(
+        &mut self,
+        links: &[LinkId],
+        clock_ns: u64,
+    ) -> Result<Option<(usize, Envelope<M>)>, Stop>;
+
+    /// Waits until `end_ns`, unless a message arriving before `end_ns` on `links` comes
+    /// first. On return the processor is at `end_ns` (completed) or at the interruption.
+    fn occupy_or_recv(
+        &mut self,
+        links: &[LinkId],
+        clock_ns: u64,
+        end_ns: u64,
+    ) -> Result<Occupied<M>, Stop>;
+
+    /// Whether in-link `link` is closed (its peer finished) with nothing left on it.
+    fn is_closed(&mut self, link: usize) -> bool;
+
+    /// The receiver took a message from in-link `link` at `at_ns` (a blocked sender resumes
+    /// no earlier).
+    fn note_take(&mut self, link: usize, at_ns: u64);
+
+    /// Messages sent plus received so far (for a deadlock monitor).
+    fn note_progress(&self, _messages: u64) {}
+
+    /// Whether the run is being stopped.
+    fn is_aborted(&self) -> bool;
 }
 
 #[cfg(test)]

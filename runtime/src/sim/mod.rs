@@ -1,0 +1,350 @@
+//! Virtual time: every processor's program runs as a stackful coroutine under one sequential
+//! discrete-event scheduler, as SimGrid's maestro runs its actors.
+//!
+//! Programs are the same closures, through the same [`Processor`] API, as in native and
+//! dilated time; only their transport differs (`link/flavors/scheduled.rs`). A processor
+//! runs only at the scheduler's current emulated time, and hands every operation that moves
+//! a message or lets time pass to the scheduler as a *simcall*. Emulated time is therefore
+//! never waited for: wall time depends on the work done, not on the time emulated, and the
+//! order of events is exact by construction.
+//!
+//! # Protocol
+//!
+//! 1. **Build** ([`Scheduler::new`], [`build`]): each directed link becomes a bounded queue of
+//!    the machine's capacity, owned by the scheduler; each processor gets a coroutine on its
+//!    own lazily mapped stack, and an event at time 0.
+//! 2. **Pick the next event** ([`Scheduler::next_event`]): the live event with the smallest
+//!    (time, processor index); the clock moves to its time. A processor has at most one live
+//!    event (an earlier one supersedes it), so the order is total.
+//! 3. **Wake** ([`Scheduler::wake`]): look again at what the processor waits on, at the new
+//!    time: a sleep is over; a receive finds its message (or keeps waiting); room appeared on
+//!    a full link.
+//! 4. **Run until the next simcall** ([`step`]): resume the coroutine with the reply; it runs
+//!    its program until its next operation that needs the scheduler, or returns.
+//! 5. **Carry out the simcall** ([`Scheduler::handle`]): a simcall that can be answered now
+//!    (a send with room, a receive with an arrived message, a non-blocking look) is answered
+//!    at once and step 4 repeats; one that must wait records what it waits on and queues its
+//!    event (a sleep's end, a message's arrival), or waits for another processor (a message
+//!    not sent yet, room on a full link). Back to step 2.
+//! 6. **Finish** ([`run`]): when no event is left, every processor has returned (the run's
+//!    results) or the rest are blocked for good: a deadlock, reported at once with what each
+//!    one waits on. After a failure (a panic, an error, a stack overflow) no further event is
+//!    taken; every coroutine left is unwound (its destructors run) and every stack unmapped
+//!    before `run` returns.
+//!
+//! # Tie-break rule
+//!
+//! Events at the same emulated time are taken in increasing processor index. A receive takes,
+//! among the messages that have arrived on the links it waits on, the one with the earliest
+//! arrival; equal arrivals go to the one sent first (the scheduler numbers messages as they are
+//! sent). With model compute charging ([`ComputeCharge::Model`](crate::ComputeCharge)) a
+//! configuration therefore gives one event sequence, bit for bit, on any host.
+//!
+//! # What a program must not do in virtual time
+//!
+//! All processors share one OS thread, and a processor runs until its next simcall. So a
+//! program must not block outside the API: no `std::thread::sleep`, no lock held across an
+//! operation of the API or waited for from another processor, no channels of its own between
+//! processors (it would wait forever: the processor that should answer cannot run). A
+//! watchdog says on stderr when one processor has run for [`STALL_WARNING`] of wall time
+//! without a simcall. Thread-local variables are shared by all processors. A stack overflow is
+//! caught ([`RunError::StackOverflow`]); raise the stack size if a program needs more.
+
+mod scheduler;
+mod stack;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult};
+
+use crate::clock::{Fidelity, LatenessStats};
+use crate::error::{ProcessorError, RunError};
+use crate::link::flavors::Port;
+use crate::link::flavors::scheduled::{Reply, ScheduledPort, SimYielder, Simcall};
+use crate::link::{LinkCost, Payload};
+use crate::processor::{Charging, Processor, ProcessorParts};
+use crate::report::{
+    Failure, Outcome, RunContext, RunRecord, SimStats, WallClock, assemble, failure_of,
+    panic_message,
+};
+use crate::topology::Topology;
+
+use scheduler::Scheduler;
+use stack::Exit;
+pub use stack::{DEFAULT_STACK_BYTES, MIN_STACK_BYTES};
+
+/// Wall time one processor may run without a simcall before the watchdog says so.
+pub const STALL_WARNING: Duration = Duration::from_secs(10);
+
+/// What a virtual-time run needs from the machine.
+pub(crate) struct Settings {
+    pub(crate) cost: LinkCost,
+    pub(crate) capacity: usize,
+    pub(crate) charging: Charging,
+    pub(crate) trace: bool,
+    pub(crate) stack_bytes: usize,
+}
+
+type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, DefaultStack>;
+
+/// Runs `program` on every processor of `topology` in virtual time.
+pub(crate) fn run<M, R, F>(
+    topology: &Topology,
+    settings: &Settings,
+    program: &F,
+) -> Result<RunRecord<R>, RunError>
+where
+    M: Payload,
+    F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
+{
+    let setup_start = Instant::now();
+    stack::install_overflow_trap();
+    let n = topology.len();
+    let mut scheduler = Scheduler::<M>::new(topology, settings.capacity);
+    // The slots outlive the coroutines (declared first, dropped last): each coroutine writes
+    // its own processor's outcome there when its program returns.
+    let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
+    let slots_ptr = slots.as_mut_ptr();
+    let (mut coroutines, guards) = build(topology, settings, program, slots_ptr)?;
+    let setup_wall_s = setup_start.elapsed().as_secs_f64();
+
+    let watchdog = Watchdog::start();
+    let run_start = Instant::now();
+    let mut failure: Option<RunError> = None;
+    let mut finished = 0usize;
+    while let Some(pid) = scheduler.next_event() {
+        let Some(reply) = scheduler.wake(pid) else {
+            continue;
+        };
+        match step(
+            &mut scheduler,
+            &mut coroutines[pid],
+            guards[pid],
+            pid,
+            reply,
+            &watchdog,
+        ) {
+            None => {}
+            Some(exit) => {
+                scheduler.finish(pid);
+                finished += 1;
+                let failed = match exit {
+                    Exit::StackOverflow => Some(RunError::StackOverflow {
+                        processor: pid,
+                        stack_bytes: settings.stack_bytes,
+                    }),
+                    // SAFETY: the coroutine has returned, so it wrote its slot and will not
+                    // touch it again; nothing else holds a reference to it.
+                    Exit::Returned => match unsafe { &(*slots_ptr.add(pid)) } {
+                        Some(Outcome { result: Err(f), .. }) => failure_of(pid, f),
+                        _ => None,
+                    },
+                };
+                if failed.is_some() {
+                    failure = failed;
+                    break;
+                }
+            }
+        }
+    }
+    let wall = run_start.elapsed();
+    drop(watchdog);
+    if failure.is_none() && finished < n {
+        failure = Some(RunError::Deadlock {
+            waits: scheduler.waits(),
+        });
+    }
+    // Step 6: unwind every coroutine left (and unmap every stack) before looking at results.
+    drop(coroutines);
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let stats = SimStats {
+        events: scheduler.delivered + scheduler.timed_waits,
+        messages_delivered: scheduler.delivered,
+        timed_waits: scheduler.timed_waits,
+        simcalls: scheduler.simcalls,
+        queue_pops: scheduler.queue_pops,
+        stack_bytes: settings.stack_bytes,
+    };
+    let wall = WallClock {
+        run_s: wall.as_secs_f64(),
+        setup_s: setup_wall_s,
+        events_per_s: Some(stats.events as f64 / wall.as_secs_f64().max(1e-9)),
+    };
+    let ctx = RunContext {
+        topology,
+        mode: "virtual",
+        charge: settings.charging.charge,
+        costs: &settings.charging.costs,
+        trace: settings.trace,
+    };
+    assemble(&ctx, slots, wall, |_| Fidelity::exact(), Some(stats))
+}
+
+/// Step 1: a coroutine per processor, each on its own stack, and its guard page's range.
+#[allow(clippy::type_complexity)]
+fn build<M, R, F>(
+    topology: &Topology,
+    settings: &Settings,
+    program: &F,
+    slots: *mut Option<Outcome<R>>,
+) -> Result<(Vec<Co<M>>, Vec<(usize, usize)>), RunError>
+where
+    M: Payload,
+    F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
+{
+    let n = topology.len();
+    let mut coroutines = Vec::with_capacity(n);
+    let mut guards = Vec::with_capacity(n);
+    for i in 0..n {
+        let (stack, guard) =
+            stack::new_stack(settings.stack_bytes).map_err(|e| RunError::Spawn {
+                processor: i,
+                message: format!(
+                    "cannot map its {} KiB stack: {e} (the processors so far hold {} MiB of \
+                 address space)",
+                    settings.stack_bytes / 1024,
+                    (i * settings.stack_bytes) >> 20
+                ),
+            })?;
+        let peers = topology.neighbours(i);
+        let has_parent = topology.parent(i).is_some();
+        let level = topology.level(i);
+        let cost = settings.cost;
+        let charging = settings.charging.clone();
+        let trace = settings.trace;
+        // SAFETY: `slots` has `n` elements and outlives the coroutines.
+        let slot = unsafe { slots.add(i) };
+        let body = move |yielder: &SimYielder<M>, _start: Reply<M>| -> Exit {
+            // SAFETY: the yielder is this coroutine's, alive for the whole body, which the
+            // processor (and its port) does not outlive.
+            let port = Port::Scheduled(unsafe { ScheduledPort::new(yielder) });
+            let mut proc = Processor::new(ProcessorParts {
+                id: i,
+                level,
+                processors: n,
+                peers,
+                has_parent,
+                cost,
+                charging,
+                trace,
+                port,
+            });
+            let result = match catch_unwind(AssertUnwindSafe(|| program(&mut proc))) {
+                Ok(Ok(r)) => Ok(r),
+                Ok(Err(e)) => Err(Failure::Error(e)),
+                Err(payload) => Err(Failure::Panic(panic_message(&*payload))),
+            };
+            let outcome = Outcome::of(&mut proc, result, LatenessStats::default());
+            // SAFETY: each coroutine writes only its own slot, and only here; the scheduler
+            // reads it only after this coroutine has returned.
+            unsafe { *slot = Some(outcome) };
+            Exit::Returned
+        };
+        // SAFETY: the body borrows `program` and the slots, which outlive every coroutine:
+        // `run` drops the coroutines (completing or unwinding them) before it returns, and
+        // never forgets one.
+        coroutines.push(unsafe { Coroutine::with_stack_unchecked(stack, body) });
+        guards.push(guard);
+    }
+    Ok((coroutines, guards))
+}
+
+/// Steps 4 and 5 for one processor: resume it with `reply`, carry out its simcalls that can
+/// be answered at once, until it waits (`None`) or its body ends.
+fn step<M>(
+    scheduler: &mut Scheduler<M>,
+    coroutine: &mut Co<M>,
+    guard: (usize, usize),
+    pid: usize,
+    mut reply: Reply<M>,
+    watchdog: &Watchdog,
+) -> Option<Exit> {
+    watchdog.running(pid);
+    loop {
+        scheduler.resuming(pid);
+        stack::entering(guard, coroutine.trap_handler());
+        let result = coroutine.resume(reply);
+        stack::left();
+        watchdog.progress(scheduler.simcalls);
+        match result {
+            CoroutineResult::Yield(call) => match scheduler.handle(pid, call) {
+                Some(next) => reply = next,
+                None => return None,
+            },
+            CoroutineResult::Return(exit) => return Some(exit),
+        }
+    }
+}
+
+/// Says on stderr when one processor has run for [`STALL_WARNING`] without a simcall: it
+/// cannot be pre-empted, so a program blocked outside the API would hang the run silently.
+struct Watchdog {
+    shared: Arc<(AtomicU64, AtomicU32)>,
+    stop: Option<crossbeam_channel::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn start() -> Self {
+        let shared = Arc::new((AtomicU64::new(0), AtomicU32::new(0)));
+        let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
+        let seen = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("virtual-watchdog".into())
+            .spawn(move || {
+                let tick = Duration::from_millis(500);
+                let mut last = (u64::MAX, Instant::now());
+                let mut warned = false;
+                while let Err(crossbeam_channel::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(tick)
+                {
+                    let progress = seen.0.load(Ordering::Relaxed);
+                    if progress != last.0 {
+                        last = (progress, Instant::now());
+                        warned = false;
+                    } else if !warned && last.1.elapsed() >= STALL_WARNING {
+                        warned = true;
+                        eprintln!(
+                            "warning: virtual time: P{} has run for {} s of wall time without \
+                             calling the runtime (send, recv, occupy, compute). If it waits \
+                             outside the API (a sleep, a lock, a channel of its own), the run \
+                             will never go on: all processors share one thread in virtual time.",
+                            seen.1.load(Ordering::Relaxed),
+                            last.1.elapsed().as_secs()
+                        );
+                    }
+                }
+            })
+            .ok();
+        Self {
+            shared,
+            stop: Some(stop),
+            thread,
+        }
+    }
+
+    #[inline]
+    fn running(&self, pid: usize) {
+        self.shared.1.store(pid as u32, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn progress(&self, simcalls: u64) {
+        self.shared.0.store(simcalls, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.stop.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

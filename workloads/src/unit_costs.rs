@@ -1,0 +1,282 @@
+//! What each unit of real work the programs declare costs on this host.
+//!
+//! In virtual time with model compute charging, a compute block is charged the units it
+//! declares times their cost ([`WorkCosts`]). The costs are measured here, natively, by running
+//! each kernel on inputs of its own kind and timing it by thread CPU time:
+//!
+//! | unit | declared by | measured on |
+//! |---|---|---|
+//! | `prime_candidate`, `trial_division` | the farm's prime kernel | four ranges from 10³ to 10⁹ (least squares: t = a·candidates + b·divisions) |
+//! | `comparison`, `key_move` | mergesort (split, leaf sort, merges) | random and presorted lists (least squares) |
+//! | `spin_flip` | an Ising sample | a 3D lattice of 8³ at T = 4.5 |
+//! | `summary_merge` | adding a sample to, or merging, Ising summaries | 100 000 adds |
+//! | `ocl_comparison`, `ocl_value` | an OCL cell step | four grains (least squares) |
+//!
+//! Each measurement is repeated and the median kept. A unit's cost on other inputs differs
+//! (caches, branch prediction): the model is a linear approximation of the real program, which
+//! `--compute measured` avoids at the price of repeatability.
+
+use std::collections::BTreeMap;
+
+use multicomputer_runtime::{Work, WorkCosts, WorkUnit, thread_cpu_time};
+
+use crate::dnc::{COMPARISON, KEY_MOVE, mergesort};
+use crate::farm::{PRIME_CANDIDATE, TRIAL_DIVISION, count_primes_metered};
+use crate::ising::{
+    Dimension, IsingConfig, SPIN_FLIP, SUMMARY_MERGE, SummaryAccumulator, run_sample,
+};
+use crate::ocl::{CellChoice, Grain, OCL_COMPARISON, OCL_VALUE, random_stream, run_systolic};
+
+/// Every unit a program of this crate declares.
+pub const UNITS: [WorkUnit; 8] = [
+    PRIME_CANDIDATE,
+    TRIAL_DIVISION,
+    COMPARISON,
+    KEY_MOVE,
+    SPIN_FLIP,
+    SUMMARY_MERGE,
+    OCL_COMPARISON,
+    OCL_VALUE,
+];
+
+/// One iteration of the runtime's degradation loop on the development host, ns (used when no
+/// machine profile gives this host's own).
+pub const REFERENCE_LOOP_ITERATION_NS: f64 = 0.6;
+
+/// Costs per unit measured on the development host (a 2-vCPU Firecracker VM; see
+/// docs/results/virtual-time.md), used when no machine profile gives this host's own.
+pub fn reference_unit_costs() -> BTreeMap<String, f64> {
+    [
+        (PRIME_CANDIDATE, 4.0),
+        (TRIAL_DIVISION, 7.5),
+        (COMPARISON, 2.5),
+        (KEY_MOVE, 0.7),
+        (SPIN_FLIP, 9.0),
+        (SUMMARY_MERGE, 40.0),
+        (OCL_COMPARISON, 0.5),
+        (OCL_VALUE, 0.3),
+    ]
+    .into_iter()
+    .map(|(u, ns)| (u.name().to_string(), ns))
+    .collect()
+}
+
+/// Thread CPU time of `f`, ns, with what it declared.
+fn timed<T>(f: impl FnOnce(&mut Work) -> T) -> (f64, Work) {
+    let mut work = Work::default();
+    let before = thread_cpu_time();
+    std::hint::black_box(f(&mut work));
+    let ns = thread_cpu_time().saturating_sub(before).as_nanos() as f64;
+    (ns, work)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v[v.len() / 2]
+}
+
+/// Least squares of `t = a·x + b·y` through the origin, for non-negative (a, b).
+fn two_unit_fit(points: &[(f64, f64, f64)]) -> (f64, f64) {
+    let (mut sxx, mut sxy, mut syy, mut sxt, mut syt) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for &(x, y, t) in points {
+        sxx += x * x;
+        sxy += x * y;
+        syy += y * y;
+        sxt += x * t;
+        syt += y * t;
+    }
+    let det = sxx * syy - sxy * sxy;
+    if det.abs() <= f64::EPSILON * sxx * syy {
+        // Collinear: charge everything to x.
+        return ((sxt / sxx).max(0.0), 0.0);
+    }
+    let a = (sxt * syy - syt * sxy) / det;
+    let b = (syt * sxx - sxt * sxy) / det;
+    match (a >= 0.0, b >= 0.0) {
+        (true, true) => (a, b),
+        // A negative cost is noise: fit the other unit alone.
+        (false, _) => (0.0, (syt / syy).max(0.0)),
+        (_, false) => ((sxt / sxx).max(0.0), 0.0),
+    }
+}
+
+fn pair(points: Vec<(f64, Work)>, x: WorkUnit, y: WorkUnit) -> (f64, f64) {
+    let rows: Vec<(f64, f64, f64)> = points
+        .iter()
+        .map(|(t, w)| (w.count(x) as f64, w.count(y) as f64, *t))
+        .collect();
+    two_unit_fit(&rows)
+}
+
+/// Measures every unit's cost on this host; `repeats` ≥ 1 repetitions of each measurement (5
+/// take about a second of CPU time).
+pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
+    let repeats = repeats.max(1);
+    let mut costs = BTreeMap::new();
+    let mut set = |u: WorkUnit, ns: f64| {
+        costs.insert(u.name().to_string(), ns);
+    };
+
+    // Primes: candidates and divisions, pooled over ranges whose divisions per candidate
+    // differ by a factor of about a hundred.
+    let ranges = [
+        (1_000, 20_000),
+        (100_000, 5_000),
+        (10_000_000, 1_000),
+        (1_000_000_000, 200),
+    ];
+    let points: Vec<(f64, Work)> = (0..repeats)
+        .flat_map(|_| ranges)
+        .map(|(s, n)| timed(|w| count_primes_metered(s, n, w)))
+        .collect();
+    let (candidate, division) = pair(points, PRIME_CANDIDATE, TRIAL_DIVISION);
+    set(PRIME_CANDIDATE, candidate);
+    set(TRIAL_DIVISION, division);
+
+    // Mergesort: a key move is what copying a key costs; a comparison, the rest of a sort
+    // (its loop also writes the key it picks) per comparison.
+    let list = random_stream(50_000, -1_000_000, 1_000_000, 7);
+    let mut copy = vec![0; list.len()];
+    let move_ns = median(
+        (0..repeats)
+            .map(|_| {
+                let (t, _) = timed(|_| {
+                    for _ in 0..20 {
+                        copy.copy_from_slice(std::hint::black_box(&list));
+                    }
+                });
+                t / (20 * list.len()) as f64
+            })
+            .collect(),
+    );
+    let comparison_ns = median(
+        (0..repeats)
+            .map(|_| {
+                let mut v = list.clone();
+                let (t, w) = timed(|w| mergesort(&mut v, w));
+                (t - move_ns * w.count(KEY_MOVE) as f64).max(0.0) / w.count(COMPARISON) as f64
+            })
+            .collect(),
+    );
+    set(KEY_MOVE, move_ns);
+    set(COMPARISON, comparison_ns);
+
+    // Ising: one sample's time per attempted flip.
+    let ising = {
+        let mut c = IsingConfig::new(Dimension::Three, 8, 4.5).expect("a valid Ising config");
+        c.thermalisation_sweeps = 10;
+        c.measurement_sweeps = 10;
+        c
+    };
+    let flip_ns = median(
+        (0..repeats)
+            .map(|k| {
+                let (t, w) = timed(|w| {
+                    let r = run_sample(&ising, k as u64);
+                    if let Ok(r) = &r {
+                        w.add(SPIN_FLIP, r.attempts);
+                    }
+                    r
+                });
+                t / w.count(SPIN_FLIP).max(1) as f64
+            })
+            .collect(),
+    );
+    set(SPIN_FLIP, flip_ns);
+
+    let sample = run_sample(&ising, 0).expect("a valid Ising config");
+    let adds = 100_000u64;
+    let merge_ns = median(
+        (0..repeats)
+            .map(|_| {
+                let (t, _) = timed(|_| {
+                    let mut acc = SummaryAccumulator::new();
+                    for _ in 0..adds {
+                        acc.add(std::hint::black_box(&sample));
+                    }
+                    acc
+                });
+                t / adds as f64
+            })
+            .collect(),
+    );
+    set(SUMMARY_MERGE, merge_ns);
+
+    // OCL: comparisons (KM a step) and values (3K a step), pooled over grains whose ratio
+    // of the two differs by a factor of sixty.
+    let input = random_stream(4_000, 0, 50, 3);
+    let grains: Vec<Grain> = [
+        Grain::fine(16),
+        Grain::m1(64, 16),
+        Grain::m1(64, 64),
+        Grain::kk(64, 16),
+        Grain::new(64, 16, 8),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let points: Vec<(f64, Work)> = (0..repeats)
+        .flat_map(|_| grains.iter().copied())
+        .map(|g| {
+            timed(|w| {
+                let run = run_systolic(g, &input, CellChoice::Specialised);
+                if let Ok(r) = &run {
+                    for c in &r.cells {
+                        w.add(OCL_COMPARISON, c.comparisons);
+                        w.add(OCL_VALUE, c.values_moved);
+                    }
+                }
+                run
+            })
+        })
+        .collect();
+    let (comparison, value) = pair(points, OCL_COMPARISON, OCL_VALUE);
+    set(OCL_COMPARISON, comparison);
+    set(OCL_VALUE, value);
+
+    WorkCosts {
+        ns_per_unit: costs,
+        ..WorkCosts::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_unit_fit_recovers_known_costs() {
+        // t = 3x + 0.5y exactly, on points of different x:y ratios.
+        let pts: Vec<(f64, f64, f64)> = [(10.0, 100.0), (50.0, 20.0), (7.0, 300.0)]
+            .iter()
+            .map(|&(x, y)| (x, y, 3.0 * x + 0.5 * y))
+            .collect();
+        let (a, b) = two_unit_fit(&pts);
+        assert!((a - 3.0).abs() < 1e-9 && (b - 0.5).abs() < 1e-9, "{a} {b}");
+        // Collinear points cannot separate the units: all goes to x.
+        let (a, b) = two_unit_fit(&[(1.0, 2.0, 4.0), (2.0, 4.0, 8.0)]);
+        assert_eq!((a, b), (4.0, 0.0));
+    }
+
+    #[test]
+    fn every_unit_has_a_reference_cost() {
+        let reference = reference_unit_costs();
+        for u in UNITS {
+            assert!(reference.get(u.name()).is_some_and(|&ns| ns > 0.0), "{u}");
+        }
+    }
+
+    #[test]
+    fn measured_costs_cover_every_unit_and_are_positive() {
+        let costs = measure_unit_costs(1);
+        for u in UNITS {
+            let ns = costs.unit_ns(u).unwrap_or(f64::NAN);
+            assert!(ns.is_finite() && ns >= 0.0, "{u}: {ns}");
+        }
+        // The prime kernel's divisions cost something on any host.
+        assert!(costs.unit_ns(TRIAL_DIVISION).unwrap() > 0.0);
+    }
+}
