@@ -2,8 +2,7 @@
 # Renders the plot gallery (every chart kind of bench/src/plot/, drawn from fixed data by the
 # test plot_gallery_renders_every_kind) to PNG, for docs/plots/ and for looking at.
 #
-# Usage: scripts/render-plots.sh [OUT_DIR]   (default docs/plots; the SVGs go to OUT_DIR/svg,
-#                                             which is not committed)
+# Usage: scripts/render-plots.sh [OUT_DIR]   (default docs/plots)
 # Environment: RENDERER=rsvg (default: rsvg-convert, Debian's librsvg2-bin) or
 #              RENDERER=chromium (Debian's chromium, headless: what a browser shows).
 # Needs the font the SVGs name and their layout measured: DejaVu Sans (fonts-dejavu-core).
@@ -11,9 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs/plots}
 renderer=${RENDERER:-rsvg}
-svg_dir="$out/svg"
-rm -rf "$svg_dir"
-mkdir -p "$svg_dir"
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+svg_dir="$work/svg"
+profile="$work/chromium"
+mkdir -p "$svg_dir" "$profile"
 
 fc-list | grep -q "DejaVuSans.ttf" || {
   echo "render-plots: DejaVu Sans is not installed (apt-get install fonts-dejavu-core)" >&2
@@ -31,11 +33,9 @@ case "$renderer" in
   *) echo "render-plots: RENDERER must be rsvg or chromium, not '$renderer'" >&2; exit 2 ;;
 esac
 
-PLOT_GALLERY_DIR="$(realpath "$svg_dir")" \
+PLOT_GALLERY_DIR="$svg_dir" \
   cargo test --quiet -p multicomputer-bench plot_gallery_renders_every_kind >/dev/null
 
-profile=$(mktemp -d)
-trap 'rm -rf "$profile"' EXIT
 for svg in "$svg_dir"/*.svg; do
   png="$out/$(basename "${svg%.svg}").png"
   case "$renderer" in

@@ -66,7 +66,7 @@ fn wobble(i: usize) -> f64 {
 fn speedup() -> (String, LineChart) {
     let ps: Vec<f64> = (1..=8).map(|i| 2f64.powi(i)).collect();
     let mut chart = LineChart::new(
-        "Speedup against processors: measured (mean ± sd of 5 runs) and model",
+        "Speedup against processors, measured (mean ± sd) and model (illustrative data)",
         "processors P",
         "speedup S(P)",
     )
@@ -172,7 +172,7 @@ fn granularity() -> (String, Chart) {
         })
         .collect();
     let chart = Chart {
-        title: "Speedup against granularity g (tasks per message)".into(),
+        title: "Speedup against granularity g, tasks per message (illustrative data)".into(),
         x_label: "granularity g".into(),
         y_label: "speedup".into(),
         x_scale: Scale::Log10,
@@ -219,7 +219,8 @@ fn fit() -> (String, Chart, String, Residuals) {
         });
     }
     let chart = Chart {
-        title: "Run time against processors, fitted with Φ(P) = a + bP + c/P".into(),
+        title: "Run time against processors, fitted with Φ(P) = a + bP + c/P (illustrative data)"
+            .into(),
         x_label: "processors P".into(),
         y_label: "run time (s)".into(),
         x_scale: Scale::Log10,
@@ -252,7 +253,7 @@ fn sweep_errors() -> (String, Bars) {
         }
     }
     let bars = Bars {
-        title: "Speedup error per cell: (measured − model)/model".into(),
+        title: "Speedup error per cell: (measured − model)/model (illustrative data)".into(),
         y_label: "error (%)".into(),
         categories,
         groups: vec![("speedup error %".into(), values)],
@@ -266,7 +267,7 @@ fn fractions() -> (String, BarChart) {
     let measured = [0.641, 0.279, 0.080];
     let sd = [0.012, 0.010, 0.006];
     let chart = BarChart {
-        title: "Fraction of tasks executed per level, binary tree of 3 levels".into(),
+        title: "Fraction of tasks per level, binary tree of 3 levels (illustrative data)".into(),
         x_label: "level (1 = leaves)".into(),
         y_label: "fraction of tasks".into(),
         categories: vec![
@@ -276,7 +277,7 @@ fn fractions() -> (String, BarChart) {
         ],
         groups: vec![
             BarGroup {
-                name: "measured (mean ± sd of 5 runs)".into(),
+                name: "measured (mean ± sd)".into(),
                 bars: measured
                     .iter()
                     .zip(&sd)
@@ -348,7 +349,9 @@ fn timeline(processors: usize) -> Timeline<'static> {
         }
     }
     Timeline {
-        title: format!("Processor timeline, farm on a binary tree of {processors} processors"),
+        title: format!(
+            "Processor timeline, binary tree of {processors} processors (illustrative data)"
+        ),
         processors,
         intervals,
         messages,
