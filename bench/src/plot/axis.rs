@@ -84,7 +84,7 @@ pub(super) struct Axis {
     /// Upper end of the range (> `lo`).
     pub(super) hi: f64,
     /// Whether positions are linear in `log10(value)`.
-    log: bool,
+    pub(super) log: bool,
     /// Labelled ticks with grid lines.
     pub(super) bold: Vec<f64>,
     /// Unlabelled light grid lines.

@@ -493,105 +493,16 @@ impl LineChart {
                 .y_desc(self.y.label.as_str())
                 .draw()
                 .map_err(frame::draw_err)?;
-            let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
-            let clamp_y = |y: f64| {
-                if y_log && y <= 0.0 {
-                    y_axis.lo
-                } else {
-                    y.clamp(y_axis.lo, y_axis.hi)
-                }
+            let canvas = Canvas {
+                root: &root,
+                chart: &chart,
+                x: &x_axis,
+                y: &y_axis,
             };
-
-            for band in &self.bands {
-                let (lo, hi) = (
-                    clamp_y(band.low.min(band.high)),
-                    clamp_y(band.low.max(band.high)),
-                );
-                if lo.is_finite() && hi.is_finite() && hi > lo {
-                    root.draw(&Rectangle::new(
-                        [px(x_axis.lo, hi), px(x_axis.hi, lo)],
-                        palette::band().filled(),
-                    ))
-                    .map_err(frame::draw_err)?;
-                }
-            }
-            for r in &self.references {
-                for run in reference_runs(r, &x_axis, &y_axis) {
-                    let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| px(x, y)).collect();
-                    root.draw(&DashedPathElement::new(
-                        pts,
-                        2,
-                        4,
-                        palette::INK.stroke_width(2),
-                    ))
-                    .map_err(frame::draw_err)?;
-                }
-            }
-            for p in &prepared {
-                for run in p.lines.iter().filter(|r| r.len() > 1) {
-                    let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| px(x, y)).collect();
-                    let style = p.colour.stroke_width(2);
-                    if p.dashed {
-                        root.draw(&DashedPathElement::new(pts, 9, 5, style))
-                    } else {
-                        root.draw(&PathElement::new(pts, style))
-                    }
-                    .map_err(frame::draw_err)?;
-                }
-            }
-            for p in prepared.iter().filter(|p| p.join) {
-                for run in p.measured.iter().filter(|r| r.len() > 1) {
-                    let pts: Vec<(i32, i32)> = run.iter().map(|q| px(q.x, q.y)).collect();
-                    root.draw(&PathElement::new(pts, p.colour.stroke_width(2)))
-                        .map_err(frame::draw_err)?;
-                }
-            }
-            for p in &prepared {
-                for q in p.measured.iter().flatten() {
-                    let Some((lo, hi)) = q.error.and_then(|e| e.ends(q.y)) else {
-                        continue;
-                    };
-                    let (top, bottom) = (px(q.x, clamp_y(hi)), px(q.x, clamp_y(lo)));
-                    error_bar(&root, top, bottom, p.colour)?;
-                }
-            }
-            for p in &prepared {
-                for q in p.measured.iter().flatten() {
-                    frame::marker(&root, px(q.x, q.y), p.shape, p.colour)?;
-                }
-                for run in p.lines.iter().filter(|r| r.len() == 1) {
-                    let at = px(run[0].0, run[0].1);
-                    if p.hollow {
-                        frame::hollow_marker(&root, at, p.colour)?;
-                    } else {
-                        frame::marker(&root, at, p.shape, p.colour)?;
-                    }
-                }
-            }
-            let area = chart.plotting_area().get_pixel_range();
-            if !marks.is_empty() {
-                // What a mark's label must not hide: every marker, and the lines every 4 px.
-                let mut obstacles: Vec<(i32, i32)> = Vec::new();
-                for p in &prepared {
-                    let measured = p
-                        .measured
-                        .iter()
-                        .map(|r| r.iter().map(|q| px(q.x, q.y)).collect());
-                    let lines = p
-                        .lines
-                        .iter()
-                        .map(|r| r.iter().map(|&(x, y)| px(x, y)).collect());
-                    for run in measured.chain(lines).collect::<Vec<Vec<(i32, i32)>>>() {
-                        obstacles.extend(sampled(&run, 4.0));
-                    }
-                }
-                let mut placed = Vec::new();
-                for k in &marks {
-                    let at = px(k.x, k.y);
-                    obstacles.push(at);
-                    mark(&root, at, &k.label, (&area, &obstacles), &mut placed, &m)?;
-                }
-            }
+            canvas.bands(&self.bands)?;
+            canvas.references(&self.references)?;
+            canvas.curves(&prepared)?;
+            canvas.marks(&marks, &prepared, &m)?;
 
             let no_data = match (has_data, skipped) {
                 (true, _) => None,
@@ -674,6 +585,147 @@ impl LineChart {
             });
         }
         entries
+    }
+}
+
+/// Where the data are drawn: the image, the chart's coordinates, its axes.
+struct Canvas<'c, 'a> {
+    /// The whole image (data are drawn in its pixels).
+    root: &'c frame::Root<'a>,
+    /// The chart, mapping data to pixels.
+    chart: &'c frame::AxisChart<'a>,
+    /// The x axis.
+    x: &'c Axis,
+    /// The y axis.
+    y: &'c Axis,
+}
+
+impl Canvas<'_, '_> {
+    /// The pixel of a data point.
+    fn px(&self, x: f64, y: f64) -> (i32, i32) {
+        self.chart.backend_coord(&(x, y))
+    }
+
+    /// `y` pinned to the y range (values `<= 0` on a log axis to its bottom).
+    fn clamp_y(&self, y: f64) -> f64 {
+        if self.y.log && y <= 0.0 {
+            self.y.lo
+        } else {
+            y.clamp(self.y.lo, self.y.hi)
+        }
+    }
+
+    /// Shaded bands across the whole width.
+    fn bands(&self, bands: &[Band]) -> anyhow::Result<()> {
+        for band in bands {
+            let lo = self.clamp_y(band.low.min(band.high));
+            let hi = self.clamp_y(band.low.max(band.high));
+            if lo.is_finite() && hi.is_finite() && hi > lo {
+                let corners = [self.px(self.x.lo, hi), self.px(self.x.hi, lo)];
+                self.root
+                    .draw(&Rectangle::new(corners, palette::band().filled()))
+                    .map_err(frame::draw_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reference lines, dotted, clipped to the chart.
+    fn references(&self, references: &[Reference]) -> anyhow::Result<()> {
+        for r in references {
+            for run in reference_runs(r, self.x, self.y) {
+                let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| self.px(x, y)).collect();
+                let style = palette::INK.stroke_width(2);
+                self.root
+                    .draw(&DashedPathElement::new(pts, 2, 4, style))
+                    .map_err(frame::draw_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The curves, in layers: model and plain lines, measured lines, error bars, markers.
+    fn curves(&self, prepared: &[Prepared]) -> anyhow::Result<()> {
+        let path = |pts: Vec<(i32, i32)>, colour: RGBColor, dashed: bool| {
+            let style = colour.stroke_width(2);
+            if dashed {
+                self.root.draw(&DashedPathElement::new(pts, 9, 5, style))
+            } else {
+                self.root.draw(&PathElement::new(pts, style))
+            }
+            .map_err(frame::draw_err)
+        };
+        for p in prepared {
+            for run in p.lines.iter().filter(|r| r.len() > 1) {
+                path(
+                    run.iter().map(|&(x, y)| self.px(x, y)).collect(),
+                    p.colour,
+                    p.dashed,
+                )?;
+            }
+        }
+        for p in prepared.iter().filter(|p| p.join) {
+            for run in p.measured.iter().filter(|r| r.len() > 1) {
+                path(
+                    run.iter().map(|q| self.px(q.x, q.y)).collect(),
+                    p.colour,
+                    false,
+                )?;
+            }
+        }
+        for p in prepared {
+            for q in p.measured.iter().flatten() {
+                if let Some((lo, hi)) = q.error.and_then(|e| e.ends(q.y)) {
+                    let top = self.px(q.x, self.clamp_y(hi));
+                    let bottom = self.px(q.x, self.clamp_y(lo));
+                    error_bar(self.root, top, bottom, p.colour)?;
+                }
+            }
+        }
+        for p in prepared {
+            for q in p.measured.iter().flatten() {
+                frame::marker(self.root, self.px(q.x, q.y), p.shape, p.colour)?;
+            }
+            for run in p.lines.iter().filter(|r| r.len() == 1) {
+                let at = self.px(run[0].0, run[0].1);
+                if p.hollow {
+                    frame::hollow_marker(self.root, at, p.colour)?;
+                } else {
+                    frame::marker(self.root, at, p.shape, p.colour)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The marks, each label where it hides the fewest data pixels.
+    fn marks(&self, marks: &[&Mark], prepared: &[Prepared], m: &Metrics) -> anyhow::Result<()> {
+        if marks.is_empty() {
+            return Ok(());
+        }
+        // What a label must not hide: every marker, and the lines every 4 px.
+        let mut obstacles: Vec<(i32, i32)> = Vec::new();
+        for p in prepared {
+            let measured = p
+                .measured
+                .iter()
+                .map(|r| r.iter().map(|q| self.px(q.x, q.y)).collect());
+            let lines = p
+                .lines
+                .iter()
+                .map(|r| r.iter().map(|&(x, y)| self.px(x, y)).collect());
+            for run in measured.chain(lines).collect::<Vec<Vec<(i32, i32)>>>() {
+                obstacles.extend(sampled(&run, 4.0));
+            }
+        }
+        let area = self.chart.plotting_area().get_pixel_range();
+        let mut placed = Vec::new();
+        for k in marks {
+            let at = self.px(k.x, k.y);
+            obstacles.push(at);
+            mark(self.root, at, &k.label, (&area, &obstacles), &mut placed, m)?;
+        }
+        Ok(())
     }
 }
 
