@@ -1,0 +1,1400 @@
+//! Line charts: measured series beside their models, reference lines (the ideal speedup),
+//! bands, error bars and marked points.
+//!
+//! A [`LineChart`] holds [`Curve`]s; curve `i` gets colour and marker shape `i`. A
+//! [`Pair`] is a measured series and its model in **one** colour: the measured points as
+//! markers (joined by a thin solid line unless `markers_only`), with error bars where known,
+//! and the model as a dashed line without markers. The legend gives a pair one entry (its
+//! marker and dash, then its label) after a key that says, once, which is which
+//! ("● measured  – – model").
+//!
+//! Drawing order, bottom to top: bands, reference lines, model lines, measured lines, error
+//! bars, markers (with a white halo, so a dashed line passing through a marker visibly stops
+//! at it), marks.
+//!
+//! The older [`Chart`] of plain [`Series`] renders through a `LineChart`
+//! ([`Chart::to_line_chart`]): a markers series (`Points`, `LinePoints`) immediately followed by
+//! a line series (`Dashed`, `Line`) is taken for a measured/model pair and drawn as one.
+
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::axis::{Axis, AxisSpec, Scale, Ticks};
+use super::frame::{self, Glyph, LegendEntry};
+use super::palette::{self, Shape};
+use super::point::Point;
+use super::text::{self, Metrics};
+
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// Solid line through the points, in the given order (isolated points get a marker).
+    Line,
+    /// Markers only.
+    Points,
+    /// Solid line with a marker on each point.
+    LinePoints,
+    /// Dashed line, meant for model (predicted) curves.
+    Dashed,
+}
+
+/// One named data series of a [`Chart`].
+#[derive(Clone, Debug)]
+pub(crate) struct Series {
+    /// Name shown in the legend.
+    pub(crate) name: String,
+    /// `(x, y)` points; lines join them in this order, so sort by `x` for a curve.
+    pub(crate) points: Vec<(f64, f64)>,
+    /// How the series is drawn.
+    pub(crate) style: Style,
+}
+
+/// An x/y chart of several series with a legend: the plain form of a [`LineChart`].
+#[derive(Clone, Debug)]
+pub(crate) struct Chart {
+    /// Title above the plot.
+    pub(crate) title: String,
+    /// Description of the x axis.
+    pub(crate) x_label: String,
+    /// Description of the y axis.
+    pub(crate) y_label: String,
+    /// Scale of the x axis.
+    pub(crate) x_scale: Scale,
+    /// Scale of the y axis.
+    pub(crate) y_scale: Scale,
+    /// The series; a markers series followed by a line series is drawn as one pair.
+    pub(crate) series: Vec<Series>,
+}
+
+/// A measured series and its model, drawn in one colour.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pair {
+    /// Legend label of the pair (what distinguishes it from the other pairs: "tree:2").
+    pub(crate) label: String,
+    /// Measured points, drawn as markers with their error bars; lines join them in this order.
+    pub(crate) measured: Vec<Point>,
+    /// The model's curve, drawn dashed without markers, joined in this order.
+    pub(crate) model: Vec<(f64, f64)>,
+    /// Draw the measured points as markers only, not joined (scattered replicates).
+    pub(crate) markers_only: bool,
+}
+
+/// One curve of a [`LineChart`].
+#[derive(Clone, Debug)]
+pub(crate) enum Curve {
+    /// A measured series with its model.
+    Pair(Pair),
+    /// A plain series drawn in its own style.
+    Single(Series),
+}
+
+/// A straight reference line `y = intercept + slope · x` across the whole chart, dotted: the
+/// ideal speedup `S = P`, an efficiency of 1. It does not widen the axes: the chart is clipped
+/// to the data.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Reference {
+    /// Legend label: "ideal (S = P)".
+    pub(crate) label: String,
+    /// Value at `x = 0`.
+    pub(crate) intercept: f64,
+    /// Increase of `y` per unit of `x`.
+    pub(crate) slope: f64,
+}
+
+#[allow(
+    dead_code,
+    reason = "used by the report layer of issue 13, which is not merged yet"
+)]
+impl Reference {
+    /// The ideal speedup `S = P` (for speedup against processors).
+    pub(crate) fn ideal_speedup() -> Self {
+        Self {
+            label: "ideal (S = P)".into(),
+            intercept: 0.0,
+            slope: 1.0,
+        }
+    }
+
+    /// A horizontal line at `y` (an ideal efficiency of 1, a residual of 0).
+    pub(crate) fn horizontal(label: impl Into<String>, y: f64) -> Self {
+        Self {
+            label: label.into(),
+            intercept: y,
+            slope: 0.0,
+        }
+    }
+}
+
+/// A shaded horizontal band from `low` to `high` (e.g. ±σ of residuals), behind the data.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Band {
+    /// Legend label: "±σ = 0.12 ms".
+    pub(crate) label: String,
+    /// Lower edge.
+    pub(crate) low: f64,
+    /// Upper edge.
+    pub(crate) high: f64,
+}
+
+/// A point singled out with a ring and a label (a peak, an optimum); the axes include it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Mark {
+    /// Position along x.
+    pub(crate) x: f64,
+    /// Position along y.
+    pub(crate) y: f64,
+    /// What it is: "peak: N = 157, S = 41.2".
+    pub(crate) label: String,
+}
+
+/// A line chart of measured/model pairs and plain series, with reference lines, bands and
+/// marks. Fields are public; the builder methods fill them in order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LineChart {
+    /// Title above the plot (wrapped when longer than the image is wide).
+    pub(crate) title: String,
+    /// The x axis.
+    pub(crate) x: AxisSpec,
+    /// The y axis.
+    pub(crate) y: AxisSpec,
+    /// The curves; curve `i` gets colour and marker shape `i`.
+    pub(crate) curves: Vec<Curve>,
+    /// Reference lines (dotted, dark grey).
+    pub(crate) references: Vec<Reference>,
+    /// Shaded bands (behind everything).
+    pub(crate) bands: Vec<Band>,
+    /// Marked points.
+    pub(crate) marks: Vec<Mark>,
+    /// The legend key's words for the two halves of a pair; `None`: "measured", "model".
+    pub(crate) key: Option<(String, String)>,
+}
+
+#[allow(
+    dead_code,
+    reason = "used by the report layer of issue 13, which is not merged yet"
+)]
+impl LineChart {
+    /// An empty chart with a title and linear axes described by `x_label` and `y_label`.
+    pub(crate) fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Self {
+        Self {
+            title: title.into(),
+            x: AxisSpec::new(x_label, Scale::Linear),
+            y: AxisSpec::new(y_label, Scale::Linear),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the x axis scale.
+    pub(crate) fn x_scale(mut self, scale: Scale) -> Self {
+        self.x.scale = scale;
+        self
+    }
+
+    /// Sets the y axis scale.
+    pub(crate) fn y_scale(mut self, scale: Scale) -> Self {
+        self.y.scale = scale;
+        self
+    }
+
+    /// Sets where the x axis puts its labelled ticks (e.g. [`Ticks::Data`]).
+    pub(crate) fn x_ticks(mut self, ticks: Ticks) -> Self {
+        self.x.ticks = ticks;
+        self
+    }
+
+    /// Makes the y axis include `y` (e.g. 0).
+    pub(crate) fn y_include(mut self, y: f64) -> Self {
+        self.y.include.push(y);
+        self
+    }
+
+    /// Adds a measured series with its model, in one colour.
+    pub(crate) fn pair(
+        mut self,
+        label: impl Into<String>,
+        measured: impl IntoIterator<Item = Point>,
+        model: impl IntoIterator<Item = (f64, f64)>,
+    ) -> Self {
+        self.curves.push(Curve::Pair(Pair {
+            label: label.into(),
+            measured: measured.into_iter().collect(),
+            model: model.into_iter().collect(),
+            markers_only: false,
+        }));
+        self
+    }
+
+    /// Adds a plain series.
+    pub(crate) fn series(mut self, series: Series) -> Self {
+        self.curves.push(Curve::Single(series));
+        self
+    }
+
+    /// Adds a reference line.
+    pub(crate) fn reference(mut self, reference: Reference) -> Self {
+        self.references.push(reference);
+        self
+    }
+
+    /// Adds a shaded band.
+    pub(crate) fn band(mut self, band: Band) -> Self {
+        self.bands.push(band);
+        self
+    }
+
+    /// Marks a point with a ring and a label.
+    pub(crate) fn mark(mut self, x: f64, y: f64, label: impl Into<String>) -> Self {
+        self.marks.push(Mark {
+            x,
+            y,
+            label: label.into(),
+        });
+        self
+    }
+}
+
+impl Chart {
+    /// The same chart as a [`LineChart`], to add reference lines, marks or tick choices to.
+    ///
+    /// A `Points` or `LinePoints` series immediately followed by a `Dashed` or `Line` series
+    /// becomes one [`Pair`] (one colour, the model dashed). Its label is the words the two
+    /// names share when each adds one word ("tree:2 measured", "tree:2 model" → "tree:2", and
+    /// those words become the legend's key); else the measured name when the model's name
+    /// contains it; else both names.
+    pub(crate) fn to_line_chart(&self) -> LineChart {
+        let mut curves = Vec::with_capacity(self.series.len());
+        let mut keys = Vec::new();
+        let mut i = 0;
+        while i < self.series.len() {
+            let s = &self.series[i];
+            let next = self.series.get(i + 1);
+            match next {
+                Some(model)
+                    if matches!(s.style, Style::Points | Style::LinePoints)
+                        && matches!(model.style, Style::Dashed | Style::Line) =>
+                {
+                    let (label, key) = pair_label(&s.name, &model.name);
+                    keys.push(key);
+                    curves.push(Curve::Pair(Pair {
+                        label,
+                        measured: s.points.iter().map(|&p| Point::from(p)).collect(),
+                        model: model.points.clone(),
+                        markers_only: s.style == Style::Points,
+                    }));
+                    i += 2;
+                }
+                _ => {
+                    curves.push(Curve::Single(s.clone()));
+                    i += 1;
+                }
+            }
+        }
+        let key = match keys.split_first() {
+            Some((Some(first), rest)) if rest.iter().all(|k| k.as_ref() == Some(first)) => {
+                Some(first.clone())
+            }
+            _ => None,
+        };
+        LineChart {
+            title: self.title.clone(),
+            x: AxisSpec::new(&self.x_label, self.x_scale),
+            y: AxisSpec::new(&self.y_label, self.y_scale),
+            curves,
+            key,
+            ..LineChart::default()
+        }
+    }
+
+    /// Renders to an SVG string (so callers can write it atomically); see
+    /// [`LineChart::to_svg`].
+    pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
+        self.to_line_chart().to_svg(width, height)
+    }
+}
+
+/// The legend label of a measured/model pair from the two series names, and the key words when
+/// the names are "<label> <word>" and "<label> <other word>".
+fn pair_label(measured: &str, model: &str) -> (String, Option<(String, String)>) {
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        measured.split_whitespace().collect(),
+        model.split_whitespace().collect(),
+    );
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common >= 1 && a.len() == common + 1 && b.len() == common + 1 {
+        return (
+            a[..common].join(" "),
+            Some((a[common].to_owned(), b[common].to_owned())),
+        );
+    }
+    if model.contains(measured) {
+        return (measured.to_owned(), None);
+    }
+    (format!("{measured} / {model}"), None)
+}
+
+/// A curve split into runs of drawable points (lines break at skipped points).
+struct Prepared {
+    /// Colour of the curve.
+    colour: RGBColor,
+    /// Marker shape of the curve.
+    shape: Shape,
+    /// Runs of measured points, drawn as markers.
+    measured: Vec<Vec<Point>>,
+    /// Whether measured runs are joined by a solid line.
+    join: bool,
+    /// Runs of line points (a model, or a plain line).
+    lines: Vec<Vec<(f64, f64)>>,
+    /// Whether `lines` are dashed.
+    dashed: bool,
+    /// Whether a single-point line run is drawn hollow (a model) rather than filled.
+    hollow: bool,
+}
+
+/// Splits `points` into runs of consecutive valid ones, counting the invalid.
+fn runs<T: Copy>(points: &[T], valid: impl Fn(&T) -> bool, skipped: &mut usize) -> Vec<Vec<T>> {
+    let mut out: Vec<Vec<T>> = vec![Vec::new()];
+    for p in points {
+        if valid(p) {
+            if let Some(run) = out.last_mut() {
+                run.push(*p);
+            }
+        } else {
+            *skipped += 1;
+            if out.last().is_some_and(|r| !r.is_empty()) {
+                out.push(Vec::new());
+            }
+        }
+    }
+    out.retain(|r| !r.is_empty());
+    out
+}
+
+impl LineChart {
+    /// Renders to an SVG string (so callers can write it atomically).
+    ///
+    /// Points that cannot be shown (NaN/inf, or `<= 0` on a log axis) are skipped and counted
+    /// in a footnote; lines break at them. A chart with nothing to show renders with a
+    /// "no data" note instead of failing. Errors only for an image smaller than
+    /// [`MIN_WIDTH`](super::MIN_WIDTH) x [`MIN_HEIGHT`](super::MIN_HEIGHT) or a data range
+    /// too wide to represent.
+    pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
+        frame::check_size(width, height)?;
+        let m = text::metrics()?;
+        let (x_log, y_log) = (self.x.scale == Scale::Log10, self.y.scale == Scale::Log10);
+        let ok = |x: f64, y: f64| {
+            x.is_finite() && y.is_finite() && (!x_log || x > 0.0) && (!y_log || y > 0.0)
+        };
+
+        let mut skipped = 0usize;
+        let prepared: Vec<Prepared> = self
+            .curves
+            .iter()
+            .enumerate()
+            .map(|(i, curve)| {
+                let (colour, shape) = (palette::colour(i), palette::shape(i));
+                let points = |pts: &[(f64, f64)]| -> Vec<Point> {
+                    pts.iter().map(|&p| Point::from(p)).collect()
+                };
+                let (measured, join, lines, dashed, hollow) = match curve {
+                    Curve::Pair(p) => (
+                        p.measured.clone(),
+                        !p.markers_only,
+                        p.model.clone(),
+                        true,
+                        true,
+                    ),
+                    Curve::Single(s) => match s.style {
+                        Style::Points => (points(&s.points), false, Vec::new(), false, false),
+                        Style::LinePoints => (points(&s.points), true, Vec::new(), false, false),
+                        Style::Line => (Vec::new(), false, s.points.clone(), false, false),
+                        Style::Dashed => (Vec::new(), false, s.points.clone(), true, false),
+                    },
+                };
+                Prepared {
+                    colour,
+                    shape,
+                    measured: runs(&measured, |p| ok(p.x, p.y), &mut skipped),
+                    join,
+                    lines: runs(&lines, |&(x, y)| ok(x, y), &mut skipped),
+                    dashed,
+                    hollow,
+                }
+            })
+            .collect();
+        let marks: Vec<&Mark> = self.marks.iter().filter(|k| ok(k.x, k.y)).collect();
+        let has_data = prepared
+            .iter()
+            .any(|p| !p.measured.is_empty() || !p.lines.is_empty());
+
+        // Axis ranges: the data, error bars and marks (reference lines and bands do not widen).
+        let measured = || prepared.iter().flat_map(|p| p.measured.iter().flatten());
+        let lines = || prepared.iter().flat_map(|p| p.lines.iter().flatten());
+        let xs = measured()
+            .map(|p| p.x)
+            .chain(lines().map(|p| p.0))
+            .chain(marks.iter().map(|k| k.x));
+        let ys = measured()
+            .flat_map(|p| {
+                let (lo, hi) = p.error.and_then(|e| e.ends(p.y)).unwrap_or((p.y, p.y));
+                [p.y, lo, hi]
+            })
+            .chain(lines().map(|p| p.1))
+            .chain(marks.iter().map(|k| k.y));
+        let data_x: Vec<f64> = measured().map(|p| p.x).collect();
+
+        let legend = self.legend(&prepared);
+        let mut notes = Vec::new();
+        if has_data && skipped > 0 {
+            notes.push(frame::skipped(
+                skipped,
+                "point",
+                "NaN/inf or ≤ 0 on a log axis",
+            ));
+        }
+
+        let mut svg = String::new();
+        {
+            let (root, body) = frame::page(&mut svg, (width, height), &self.title, &legend, &m)?;
+            let (bw, bh) = body.dim_in_pixel();
+            let notes_h = frame::notes_height(notes.len());
+            let x_area = text::line_height(text::LABEL) + text::line_height(text::DESC) + 22.0;
+            let plot_h = (f64::from(bh) - x_area - notes_h - 20.0).max(20.0);
+            let mut y_axis = Axis::new(&self.y, ys, &[], (plot_h / 45.0).max(4.0))?;
+            let y_area = (m.widest(y_axis.tick_labels().iter().map(String::as_str), text::LABEL)
+                + text::line_height(text::DESC)
+                + 24.0)
+                .min(f64::from(width) / 3.0);
+            let plot_w = (f64::from(bw) - y_area - 40.0).max(20.0);
+            let mut x_axis = Axis::new(&self.x, xs, &data_x, plot_w / 100.0)?;
+            x_axis.thin(plot_w, |s| m.width(s, text::LABEL), 12.0);
+            y_axis.thin(plot_h, |_| text::line_height(text::LABEL), 4.0);
+            let last_half = x_axis
+                .bold
+                .last()
+                .filter(|v| x_axis.fraction(**v) > 0.97)
+                .map_or(0.0, |v| m.width(&x_axis.label(*v), text::LABEL) / 2.0);
+            let (body, _) = body.split_vertically((f64::from(bh) - notes_h) as i32);
+            let mut chart = ChartBuilder::on(&body)
+                .margin_top(12)
+                .margin_left(12)
+                .margin_bottom(6)
+                .margin_right((last_half + 6.0).max(20.0) as i32)
+                .x_label_area_size(x_area as i32)
+                .y_label_area_size(y_area as i32)
+                .build_cartesian_2d(x_axis.clone(), y_axis.clone())
+                .map_err(frame::draw_err)?;
+            frame::mesh(&mut chart)
+                .x_desc(self.x.label.as_str())
+                .y_desc(self.y.label.as_str())
+                .draw()
+                .map_err(frame::draw_err)?;
+            let canvas = Canvas {
+                root: &root,
+                chart: &chart,
+                x: &x_axis,
+                y: &y_axis,
+            };
+            canvas.bands(&self.bands)?;
+            canvas.references(&self.references)?;
+            canvas.curves(&prepared)?;
+            canvas.marks(&marks, &prepared, &m)?;
+
+            let no_data = match (has_data, skipped) {
+                (true, _) => None,
+                (false, 0) => Some("no data"),
+                (false, _) => Some("no data (every point was NaN/inf or ≤ 0 on a log axis)"),
+            };
+            frame::finish(&root, &chart, no_data, &notes)?;
+        }
+        Ok(svg)
+    }
+
+    /// The legend: the pairs' key (once, if any pair has both halves), then one entry per
+    /// curve, reference line and band.
+    fn legend(&self, prepared: &[Prepared]) -> Vec<LegendEntry> {
+        let mut entries = Vec::new();
+        let pairs = || {
+            self.curves.iter().filter_map(|c| match c {
+                Curve::Pair(p) => Some(p),
+                Curve::Single(_) => None,
+            })
+        };
+        if pairs().any(|p| !p.measured.is_empty() && !p.model.is_empty()) {
+            let (measured, model) = self
+                .key
+                .clone()
+                .unwrap_or_else(|| ("measured".into(), "model".into()));
+            let joined = pairs().any(|p| !p.markers_only);
+            entries.push(LegendEntry {
+                glyphs: vec![if joined {
+                    Glyph::LineMarker(palette::INK, Shape::Circle)
+                } else {
+                    Glyph::Marker(palette::INK, Shape::Circle)
+                }],
+                label: measured,
+            });
+            entries.push(LegendEntry {
+                glyphs: vec![Glyph::Dashed(palette::INK)],
+                label: model,
+            });
+        }
+        for (curve, p) in self.curves.iter().zip(prepared) {
+            let (c, s) = (p.colour, p.shape);
+            let (glyphs, label) = match curve {
+                Curve::Pair(pair) => {
+                    let mut g = Vec::new();
+                    if !pair.measured.is_empty() {
+                        g.push(if pair.markers_only {
+                            Glyph::Marker(c, s)
+                        } else {
+                            Glyph::LineMarker(c, s)
+                        });
+                    }
+                    if !pair.model.is_empty() {
+                        g.push(Glyph::Dashed(c));
+                    }
+                    (g, pair.label.clone())
+                }
+                Curve::Single(series) => {
+                    let g = match series.style {
+                        Style::Points => Glyph::Marker(c, s),
+                        Style::LinePoints => Glyph::LineMarker(c, s),
+                        Style::Line => Glyph::Line(c),
+                        Style::Dashed => Glyph::Dashed(c),
+                    };
+                    (vec![g], series.name.clone())
+                }
+            };
+            entries.push(LegendEntry { glyphs, label });
+        }
+        for r in &self.references {
+            entries.push(LegendEntry {
+                glyphs: vec![Glyph::Dotted(palette::INK)],
+                label: r.label.clone(),
+            });
+        }
+        for b in &self.bands {
+            entries.push(LegendEntry {
+                glyphs: vec![Glyph::Box(palette::band())],
+                label: b.label.clone(),
+            });
+        }
+        entries
+    }
+}
+
+/// Where the data are drawn: the image, the chart's coordinates, its axes.
+struct Canvas<'c, 'a> {
+    /// The whole image (data are drawn in its pixels).
+    root: &'c frame::Root<'a>,
+    /// The chart, mapping data to pixels.
+    chart: &'c frame::AxisChart<'a>,
+    /// The x axis.
+    x: &'c Axis,
+    /// The y axis.
+    y: &'c Axis,
+}
+
+impl Canvas<'_, '_> {
+    /// The pixel of a data point.
+    fn px(&self, x: f64, y: f64) -> (i32, i32) {
+        self.chart.backend_coord(&(x, y))
+    }
+
+    /// `y` pinned to the y range (values `<= 0` on a log axis to its bottom).
+    fn clamp_y(&self, y: f64) -> f64 {
+        if self.y.log && y <= 0.0 {
+            self.y.lo
+        } else {
+            y.clamp(self.y.lo, self.y.hi)
+        }
+    }
+
+    /// Shaded bands across the whole width.
+    fn bands(&self, bands: &[Band]) -> anyhow::Result<()> {
+        for band in bands {
+            let lo = self.clamp_y(band.low.min(band.high));
+            let hi = self.clamp_y(band.low.max(band.high));
+            if lo.is_finite() && hi.is_finite() && hi > lo {
+                let corners = [self.px(self.x.lo, hi), self.px(self.x.hi, lo)];
+                self.root
+                    .draw(&Rectangle::new(corners, palette::band().filled()))
+                    .map_err(frame::draw_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reference lines, dotted, clipped to the chart.
+    fn references(&self, references: &[Reference]) -> anyhow::Result<()> {
+        for r in references {
+            for run in reference_runs(r, self.x, self.y) {
+                let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| self.px(x, y)).collect();
+                let style = palette::INK.stroke_width(2);
+                self.root
+                    .draw(&DashedPathElement::new(pts, 2, 4, style))
+                    .map_err(frame::draw_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The curves, in layers: model and plain lines, measured lines, error bars, markers.
+    fn curves(&self, prepared: &[Prepared]) -> anyhow::Result<()> {
+        let path = |pts: Vec<(i32, i32)>, colour: RGBColor, dashed: bool| {
+            let style = colour.stroke_width(2);
+            if dashed {
+                self.root.draw(&DashedPathElement::new(pts, 9, 5, style))
+            } else {
+                self.root.draw(&PathElement::new(pts, style))
+            }
+            .map_err(frame::draw_err)
+        };
+        for p in prepared {
+            for run in p.lines.iter().filter(|r| r.len() > 1) {
+                path(
+                    run.iter().map(|&(x, y)| self.px(x, y)).collect(),
+                    p.colour,
+                    p.dashed,
+                )?;
+            }
+        }
+        for p in prepared.iter().filter(|p| p.join) {
+            for run in p.measured.iter().filter(|r| r.len() > 1) {
+                path(
+                    run.iter().map(|q| self.px(q.x, q.y)).collect(),
+                    p.colour,
+                    false,
+                )?;
+            }
+        }
+        for p in prepared {
+            for q in p.measured.iter().flatten() {
+                if let Some((lo, hi)) = q.error.and_then(|e| e.ends(q.y)) {
+                    let top = self.px(q.x, self.clamp_y(hi));
+                    let bottom = self.px(q.x, self.clamp_y(lo));
+                    error_bar(self.root, top, bottom, p.colour)?;
+                }
+            }
+        }
+        for p in prepared {
+            for q in p.measured.iter().flatten() {
+                frame::marker(self.root, self.px(q.x, q.y), p.shape, p.colour)?;
+            }
+            for run in p.lines.iter().filter(|r| r.len() == 1) {
+                let at = self.px(run[0].0, run[0].1);
+                if p.hollow {
+                    frame::hollow_marker(self.root, at, p.colour)?;
+                } else {
+                    frame::marker(self.root, at, p.shape, p.colour)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The marks, each label where it hides the fewest data pixels.
+    fn marks(&self, marks: &[&Mark], prepared: &[Prepared], m: &Metrics) -> anyhow::Result<()> {
+        if marks.is_empty() {
+            return Ok(());
+        }
+        // What a label must not hide: every marker, and the lines every 4 px.
+        let mut obstacles: Vec<(i32, i32)> = Vec::new();
+        for p in prepared {
+            let measured = p
+                .measured
+                .iter()
+                .map(|r| r.iter().map(|q| self.px(q.x, q.y)).collect());
+            let lines = p
+                .lines
+                .iter()
+                .map(|r| r.iter().map(|&(x, y)| self.px(x, y)).collect());
+            for run in measured.chain(lines).collect::<Vec<Vec<(i32, i32)>>>() {
+                obstacles.extend(sampled(&run, 4.0));
+            }
+        }
+        let area = self.chart.plotting_area().get_pixel_range();
+        let mut placed = Vec::new();
+        for k in marks {
+            let at = self.px(k.x, k.y);
+            obstacles.push(at);
+            mark(self.root, at, &k.label, (&area, &obstacles), &mut placed, m)?;
+        }
+        Ok(())
+    }
+}
+
+/// The parts of a reference line inside the chart, as runs of data points: sampled along x (a
+/// straight line is curved on a log axis), clipped to the y range.
+fn reference_runs(r: &Reference, x: &Axis, y: &Axis) -> Vec<Vec<(f64, f64)>> {
+    const SAMPLES: usize = 200;
+    let n = SAMPLES as f64;
+    let f = |i: usize| y.fraction(r.intercept + r.slope * x.value_at(i as f64 / n));
+    let flush = |run: &mut Vec<(f64, f64)>, out: &mut Vec<Vec<(f64, f64)>>| {
+        if run.len() > 1 {
+            out.push(std::mem::take(run));
+        } else {
+            run.clear();
+        }
+    };
+    let mut out = Vec::new();
+    let mut run = Vec::new();
+    for i in 0..SAMPLES {
+        let (f0, f1) = (f(i), f(i + 1));
+        let Some((t0, t1)) = clip_unit(f0, f1) else {
+            flush(&mut run, &mut out);
+            continue;
+        };
+        // Interpolate in axis space, so that clipped ends sit on the frame.
+        let at = |t: f64| {
+            (
+                x.value_at((i as f64 + t) / n),
+                y.value_at(f0 + t * (f1 - f0)),
+            )
+        };
+        if t0 > 0.0 {
+            flush(&mut run, &mut out);
+        }
+        if run.is_empty() {
+            run.push(at(t0));
+        }
+        run.push(at(t1));
+        if t1 < 1.0 {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// The part `t0..=t1` of `0..=1` where `f0 + t (f1 − f0)` lies in `0..=1`, if any.
+fn clip_unit(f0: f64, f1: f64) -> Option<(f64, f64)> {
+    if !(f0.is_finite() && f1.is_finite()) {
+        return None;
+    }
+    let df = f1 - f0;
+    if df == 0.0 {
+        return (0.0..=1.0).contains(&f0).then_some((0.0, 1.0));
+    }
+    let (ta, tb) = (-f0 / df, (1.0 - f0) / df);
+    let (t0, t1) = (ta.min(tb).max(0.0), ta.max(tb).min(1.0));
+    (t0 <= t1).then_some((t0, t1))
+}
+
+/// An error bar from `top` to `bottom` (pixels) with 10-px caps.
+fn error_bar(
+    root: &frame::Root<'_>,
+    top: (i32, i32),
+    bottom: (i32, i32),
+    colour: RGBColor,
+) -> anyhow::Result<()> {
+    let style = colour.stroke_width(2);
+    let cap = |(x, y): (i32, i32)| PathElement::new(vec![(x - 5, y), (x + 5, y)], style);
+    root.draw(&PathElement::new(vec![top, bottom], style))
+        .map_err(frame::draw_err)?;
+    root.draw(&cap(top)).map_err(frame::draw_err)?;
+    root.draw(&cap(bottom)).map_err(frame::draw_err)
+}
+
+/// The points of a pixel polyline, with points added along segments every `step` pixels.
+fn sampled(run: &[(i32, i32)], step: f64) -> Vec<(i32, i32)> {
+    let mut out: Vec<(i32, i32)> = run.first().copied().into_iter().collect();
+    for w in run.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let d = f64::from(b.0 - a.0).hypot(f64::from(b.1 - a.1));
+        let n = (d / step).ceil().max(1.0) as i32;
+        out.extend((1..=n).map(|i| {
+            let t = f64::from(i) / f64::from(n);
+            (
+                a.0 + (t * f64::from(b.0 - a.0)).round() as i32,
+                a.1 + (t * f64::from(b.1 - a.1)).round() as i32,
+            )
+        }));
+    }
+    out
+}
+
+/// A label's box: left, top, right, bottom in pixels.
+type LabelBox = (i32, i32, i32, i32);
+
+/// Rings the point at `at` and writes `label` beside it on a white ground, joined by a short
+/// leader: of the places around the point (right or left, above or below, near or farther)
+/// inside the plot area, the one covering the fewest `obstacles` (data pixels) and no label
+/// already `placed`.
+fn mark(
+    root: &frame::Root<'_>,
+    at: (i32, i32),
+    label: &str,
+    (area, obstacles): (&frame::PixelArea, &[(i32, i32)]),
+    placed: &mut Vec<LabelBox>,
+    m: &Metrics,
+) -> anyhow::Result<()> {
+    const RING: i32 = 10;
+    root.draw(&Circle::new(at, RING, palette::INK.stroke_width(2)))
+        .map_err(frame::draw_err)?;
+    let w = m.width(label, text::LABEL).ceil() as i32 + 6;
+    let h = text::line_height(text::LABEL).ceil() as i32 + 2;
+    let inside = |b: &LabelBox| {
+        b.0 >= area.0.start && b.2 <= area.0.end && b.1 >= area.1.start && b.3 <= area.1.end
+    };
+    let cost = |b: &LabelBox| {
+        let hidden = obstacles
+            .iter()
+            .filter(|p| p.0 >= b.0 - 3 && p.0 <= b.2 + 3 && p.1 >= b.1 - 3 && p.1 <= b.3 + 3)
+            .count();
+        let clash = placed
+            .iter()
+            .any(|q| b.0 < q.2 && q.0 < b.2 && b.1 < q.3 && q.1 < b.3);
+        hidden + if clash { 100_000 } else { 0 }
+    };
+    // Candidates in order of preference: up-right first; ties keep the earlier one.
+    let mut best: Option<(usize, LabelBox, (i32, i32))> = None;
+    for d in [16, 36, 64] {
+        for (sx, sy) in [(1, -1), (1, 1), (-1, -1), (-1, 1)] {
+            let x0 = if sx > 0 { at.0 + d } else { at.0 - d - w };
+            let y0 = if sy < 0 { at.1 - d - h } else { at.1 + d };
+            let b = (x0, y0, x0 + w, y0 + h);
+            if !inside(&b) {
+                continue;
+            }
+            let corner = (
+                if sx > 0 { b.0 } else { b.2 },
+                if sy < 0 { b.3 } else { b.1 },
+            );
+            let c = cost(&b);
+            if best.is_none_or(|(bc, ..)| c < bc) {
+                best = Some((c, b, corner));
+            }
+        }
+    }
+    // No place inside the plot (a tiny image): up-right, clamped to the image.
+    let (_, b, corner) = best.unwrap_or_else(|| {
+        let b = (at.0 + 16, at.1 - 16 - h, at.0 + 16 + w, at.1 - 16);
+        (0, b, (b.0, b.3))
+    });
+    placed.push(b);
+    let (ux, uy) = (f64::from(corner.0 - at.0), f64::from(corner.1 - at.1));
+    let d = ux.hypot(uy).max(1.0);
+    let start = (
+        at.0 + (f64::from(RING) * ux / d).round() as i32,
+        at.1 + (f64::from(RING) * uy / d).round() as i32,
+    );
+    root.draw(&PathElement::new(
+        vec![start, corner],
+        palette::INK.stroke_width(1),
+    ))
+    .map_err(frame::draw_err)?;
+    root.draw(&Rectangle::new(
+        [(b.0, b.1), (b.2, b.3)],
+        WHITE.mix(0.9).filled(),
+    ))
+    .map_err(frame::draw_err)?;
+    frame::label(
+        root,
+        label,
+        (b.0 + 3, (b.1 + b.3) / 2),
+        text::LABEL,
+        &palette::INK,
+        (HPos::Left, VPos::Center),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::svg_check::{assert_svg, attr, coloured, elements, has_text, texts};
+    use super::*;
+    use crate::plot::point::ErrorBar;
+
+    const BLUE: &str = "#1F77B4";
+    const ORANGE: &str = "#FF7F0E";
+    const GREEN: &str = "#2CA02C";
+    const INK: &str = "#3C3C3C";
+
+    fn chart(x_scale: Scale, y_scale: Scale, series: Vec<Series>) -> Chart {
+        Chart {
+            title: "Speedup of farm".into(),
+            x_label: "processors p".into(),
+            y_label: "speedup S(p)".into(),
+            x_scale,
+            y_scale,
+            series,
+        }
+    }
+
+    fn series(name: &str, style: Style, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.into(),
+            points,
+            style,
+        }
+    }
+
+    /// The points of a `<polyline>`.
+    fn polyline_points(e: &str) -> Vec<(i32, i32)> {
+        attr(e, "points")
+            .unwrap_or("")
+            .split_whitespace()
+            .filter_map(|p| {
+                let (x, y) = p.split_once(',')?;
+                Some((x.parse().ok()?, y.parse().ok()?))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plot_chart_has_title_labels_and_legend() {
+        let c = chart(
+            Scale::Linear,
+            Scale::Linear,
+            vec![
+                series(
+                    "farm measured",
+                    Style::LinePoints,
+                    vec![(1.0, 1.0), (2.0, 1.9), (4.0, 3.5), (8.0, 6.1)],
+                ),
+                series("farm model", Style::Dashed, vec![(1.0, 1.0), (8.0, 7.0)]),
+                series("scatter", Style::Points, vec![(3.0, 2.0)]),
+                series("line", Style::Line, vec![(1.0, 0.5), (8.0, 4.0)]),
+                series("other", Style::Points, vec![(5.0, 2.0)]),
+            ],
+        );
+        let svg = c.to_svg(800, 500).unwrap();
+        assert_svg(&svg);
+        // "farm measured"/"farm model" become one entry "farm" after the key "measured",
+        // "model"; "scatter" and "line" another pair; "other" stands alone.
+        for want in [
+            "Speedup of farm",
+            "processors p",
+            "speedup S(p)",
+            "measured",
+            "model",
+            "farm",
+            "scatter / line",
+            "other",
+        ] {
+            assert!(
+                has_text(&svg, want),
+                "missing {want:?} in {:?}",
+                texts(&svg)
+            );
+        }
+        assert!(!has_text(&svg, "farm measured"));
+        assert!(has_text(&svg, "4"), "{:?}", texts(&svg));
+        assert!(!svg.contains("skipped"));
+        // Three curves, three colours: the pairs' models are drawn in their measured colour.
+        assert!(!coloured(&svg, "polyline", "stroke", BLUE).is_empty());
+        assert!(!coloured(&svg, "polyline", "stroke", ORANGE).is_empty());
+        assert!(
+            !coloured(&svg, "polygon", "fill", GREEN).is_empty(),
+            "other: a square"
+        );
+        assert!(!svg.contains("#D62728"), "no fourth colour");
+    }
+
+    #[test]
+    fn plot_measured_and_model_pairs_share_a_colour_and_markers_sit_on_top() {
+        // The sweep's shape: per group a measured Points series, then its model Dashed.
+        let mut s = Vec::new();
+        for (k, factor) in [("tree T_e = 1 ms", 1.0), ("tree T_e = 5 ms", 0.8)] {
+            let ps = [1.0, 3.0, 7.0, 15.0];
+            s.push(series(
+                &format!("{k} measured"),
+                Style::Points,
+                ps.iter().map(|&p| (p, factor * p * 0.8)).collect(),
+            ));
+            s.push(series(
+                &format!("{k} model"),
+                Style::Dashed,
+                ps.iter().map(|&p| (p, factor * p * 0.85)).collect(),
+            ));
+        }
+        let svg = chart(Scale::Linear, Scale::Linear, s)
+            .to_svg(960, 600)
+            .unwrap();
+        // Below the title and legend: the plot.
+        let in_plot = |e: &&str| match attr(e, "points") {
+            Some(_) => polyline_points(e).iter().all(|p| p.1 > 110),
+            None => {
+                attr(e, "cy")
+                    .or(attr(e, "y"))
+                    .and_then(|y| y.parse::<f64>().ok())
+                    > Some(110.0)
+            }
+        };
+        for colour in [BLUE, ORANGE] {
+            let dashes: Vec<&str> = coloured(&svg, "polyline", "stroke", colour)
+                .into_iter()
+                .filter(in_plot)
+                .collect();
+            assert!(
+                dashes.len() > 3,
+                "model of {colour} is dashed: {}",
+                dashes.len()
+            );
+            let markers: Vec<&str> = coloured(&svg, "circle", "fill", colour)
+                .into_iter()
+                .chain(coloured(&svg, "polygon", "fill", colour))
+                .filter(in_plot)
+                .collect();
+            assert!(markers.len() >= 4, "measured of {colour}: {markers:?}");
+            // Every marker comes after (is drawn over) every model dash.
+            let last_dash = dashes.iter().map(|d| svg.find(d).unwrap()).max().unwrap();
+            let first_marker = markers.iter().map(|e| svg.find(e).unwrap()).min().unwrap();
+            assert!(first_marker > last_dash, "{colour}: marker under a dash");
+        }
+        assert!(
+            !svg.contains("#2CA02C") && !svg.contains("#D62728"),
+            "two colours only"
+        );
+        // One legend entry per pair, named by what the two names share.
+        assert!(has_text(&svg, "tree T_e = 1 ms") && has_text(&svg, "tree T_e = 5 ms"));
+        assert_eq!(texts(&svg).iter().filter(|t| *t == "model").count(), 1);
+        // Markers are 10 px across.
+        let r: f64 = coloured(&svg, "circle", "fill", BLUE)
+            .first()
+            .and_then(|e| attr(e, "r"))
+            .and_then(|r| r.parse().ok())
+            .unwrap();
+        assert!(r >= 5.0, "{r}");
+    }
+
+    #[test]
+    fn plot_pair_labels_from_series_names() {
+        let key = |a: &str, b: &str| Some((a.to_owned(), b.to_owned()));
+        assert_eq!(
+            pair_label("N = 50 measured", "N = 50 model"),
+            ("N = 50".to_owned(), key("measured", "model"))
+        );
+        assert_eq!(
+            pair_label("loop_count 5", "fit 1+P, loop_count 5"),
+            ("loop_count 5".to_owned(), None)
+        );
+        assert_eq!(pair_label("a", "b"), ("a / b".to_owned(), None));
+    }
+
+    #[test]
+    fn plot_log_axis_is_ticked_at_the_processor_counts_used() {
+        let ps: Vec<f64> = (1..=8).map(|i| 2f64.powi(i)).collect();
+        let c = LineChart::new("Efficiency", "processors P", "efficiency E(P)")
+            .x_scale(Scale::Log10)
+            .pair(
+                "ring",
+                ps.iter().map(|&p| Point::new(p, 1.0 / (1.0 + 0.01 * p))),
+                ps.iter().map(|&p| (p, 1.0 / (1.0 + 0.011 * p))),
+            );
+        let svg = c.to_svg(960, 600).unwrap();
+        for p in ["2", "4", "8", "16", "32", "64", "128", "256"] {
+            assert!(has_text(&svg, p), "no tick {p}: {:?}", texts(&svg));
+        }
+        assert!(
+            !has_text(&svg, "10") && !has_text(&svg, "100"),
+            "{:?}",
+            texts(&svg)
+        );
+    }
+
+    #[test]
+    fn plot_error_bars_are_drawn_with_caps() {
+        let pts = [(1.0, 2.0), (2.0, 3.0), (4.0, 3.5), (8.0, 4.0)];
+        let plain = LineChart::new("t", "x", "y").pair("a", pts.map(Point::from), []);
+        let with = LineChart::new("t", "x", "y").pair(
+            "a",
+            pts.map(|(x, y)| Point::with_error(x, y, ErrorBar::PlusMinus(0.4))),
+            [],
+        );
+        let count = |c: &LineChart| {
+            let svg = c.to_svg(640, 480).unwrap();
+            coloured(&svg, "polyline", "stroke", BLUE).len()
+        };
+        // Per point: a stem and two caps.
+        assert_eq!(count(&with) - count(&plain), 4 * 3);
+        // A bar reaching below 0 on a log axis is cut at the axis, and nothing is NaN.
+        let log = LineChart::new("t", "x", "y").y_scale(Scale::Log10).pair(
+            "a",
+            [Point::with_error(
+                1.0,
+                1.0,
+                ErrorBar::Range {
+                    low: -1.0,
+                    high: 3.0,
+                },
+            )],
+            [],
+        );
+        let svg = log.to_svg(640, 480).unwrap();
+        assert!(!svg.contains("NaN"));
+        // The legend's line, then stem and caps.
+        assert_eq!(coloured(&svg, "polyline", "stroke", BLUE).len(), 1 + 3);
+        // The axis covers the bars: 3.0 + the padding is inside.
+        let top = LineChart::new("t", "x", "y").pair(
+            "a",
+            [
+                Point::with_error(1.0, 1.0, ErrorBar::PlusMinus(9.0)),
+                Point::new(2.0, 1.0),
+            ],
+            [],
+        );
+        assert!(has_text(&top.to_svg(640, 480).unwrap(), "10"));
+    }
+
+    #[test]
+    fn plot_ideal_line_is_clipped_to_the_data() {
+        // x: 0 .. 64, y: 0 .. 10 (no padding here): S = P leaves through the top at P = 10.
+        let x = Axis::linear(0.0, 64.0, 8.0);
+        let y = Axis::linear(0.0, 10.0, 5.0);
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y);
+        assert_eq!(runs.len(), 1);
+        let (first, last) = (runs[0][0], *runs[0].last().unwrap());
+        assert!(first.0.abs() < 1e-9 && first.1.abs() < 1e-9, "{first:?}");
+        assert!(
+            (last.0 - 10.0).abs() < 1e-9 && (last.1 - 10.0).abs() < 1e-9,
+            "{last:?}"
+        );
+        // On a log x axis the line is sampled (curved), still clipped at y = 10.
+        let spec = AxisSpec::new("P", Scale::Log10);
+        let x = Axis::new(&spec, [1.0, 64.0].into_iter(), &[], 8.0).unwrap();
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y);
+        let last = *runs[0].last().unwrap();
+        assert!(
+            (last.0 - 10.0).abs() < 1e-2 && (last.1 - 10.0).abs() < 1e-9,
+            "{last:?}"
+        );
+        assert!(runs[0].len() > 50);
+        // Entirely outside: nothing.
+        let above = Reference::horizontal("h", 20.0);
+        assert!(reference_runs(&above, &x, &y).is_empty());
+        // In a chart: dotted, in the legend, and it does not widen the axis.
+        let c = LineChart::new("Speedup", "processors P", "speedup")
+            .x_scale(Scale::Log10)
+            .pair(
+                "farm",
+                [1.0, 16.0, 64.0].map(|p| Point::new(p, p.sqrt())),
+                [],
+            )
+            .reference(Reference::ideal_speedup());
+        let svg = c.to_svg(800, 500).unwrap();
+        assert!(has_text(&svg, "ideal (S = P)"));
+        let dots = coloured(&svg, "polyline", "stroke", INK);
+        assert!(dots.len() > 10, "{}", dots.len());
+        assert!(
+            has_text(&svg, "8") && !has_text(&svg, "10") && !has_text(&svg, "20"),
+            "y axis stays at the data: {:?}",
+            texts(&svg)
+        );
+    }
+
+    #[test]
+    fn plot_mark_rings_and_labels_a_point_the_axes_include() {
+        let c = LineChart::new("Figure 4", "processors N", "speedup")
+            .pair(
+                "T_e",
+                (1..=32).map(|n| Point::new(f64::from(n), f64::from(n).sqrt())),
+                [],
+            )
+            .mark(157.0, 12.5, "peak: N = 157");
+        let svg = c.to_svg(960, 600).unwrap();
+        assert!(has_text(&svg, "peak: N = 157"));
+        let ring = elements(&svg, "circle")
+            .into_iter()
+            .find(|e| attr(e, "r") == Some("10"))
+            .expect("a ring");
+        let cx: f64 = attr(ring, "cx").unwrap().parse().unwrap();
+        assert!(cx > 800.0 && cx < 960.0, "ring near the right edge: {cx}");
+        let reach = texts(&svg)
+            .iter()
+            .filter_map(|t| t.parse::<f64>().ok())
+            .fold(0.0, f64::max);
+        assert!(reach >= 157.0, "x axis reaches the mark: {:?}", texts(&svg));
+    }
+
+    #[test]
+    fn plot_log_scale_spans_decades() {
+        let pts: Vec<(f64, f64)> = (0..8)
+            .map(|i| (2f64.powi(i), 1e-6 * 10f64.powi(i)))
+            .collect();
+        let c = chart(
+            Scale::Log10,
+            Scale::Log10,
+            vec![series("time", Style::LinePoints, pts)],
+        );
+        let svg = c.to_svg(640, 480).unwrap();
+        assert_svg(&svg);
+        // Decade ticks on y (1e-6 .. 10, every other one); on x the values used, 1 .. 128.
+        for want in ["10⁻⁶", "10⁻⁴", "0.01", "1", "2", "128"] {
+            assert!(has_text(&svg, want), "no {want}: {:?}", texts(&svg));
+        }
+    }
+
+    #[test]
+    fn plot_log_scale_within_one_decade_still_has_ticks() {
+        let c = chart(
+            Scale::Linear,
+            Scale::Log10,
+            vec![series("y", Style::Line, vec![(0.0, 2.0), (1.0, 7.0)])],
+        );
+        let svg = c.to_svg(640, 480).unwrap();
+        assert!(
+            has_text(&svg, "2") && has_text(&svg, "5"),
+            "{:?}",
+            texts(&svg)
+        );
+    }
+
+    #[test]
+    fn plot_nan_inf_and_nonpositive_on_log_are_skipped() {
+        let c = chart(
+            Scale::Linear,
+            Scale::Log10,
+            vec![series(
+                "noisy",
+                Style::Line,
+                vec![
+                    (1.0, 1.0),
+                    (2.0, f64::NAN),
+                    (3.0, 10.0),
+                    (f64::INFINITY, 5.0),
+                    (5.0, 0.0),
+                    (6.0, -3.0),
+                    (7.0, 100.0),
+                ],
+            )],
+        );
+        let svg = c.to_svg(640, 480).unwrap();
+        assert_svg(&svg);
+        // No NaN/inf coordinates reached the drawing elements (the footnote names them).
+        for tag in ["polyline", "circle", "polygon"] {
+            for e in elements(&svg, tag) {
+                assert!(!e.contains("NaN") && !e.contains("inf"), "{e}");
+            }
+        }
+        assert!(svg.contains("note: 4 points skipped"), "{svg}");
+        assert!(has_text(&svg, "noisy"));
+    }
+
+    #[test]
+    fn plot_empty_and_degenerate_charts_render_no_data() {
+        for c in [
+            chart(Scale::Linear, Scale::Linear, vec![]),
+            chart(
+                Scale::Linear,
+                Scale::Linear,
+                vec![series("empty", Style::Line, vec![])],
+            ),
+            chart(
+                Scale::Log10,
+                Scale::Log10,
+                vec![series(
+                    "neg",
+                    Style::Points,
+                    vec![(-1.0, 0.0), (f64::NAN, 1.0)],
+                )],
+            ),
+        ] {
+            let svg = c.to_svg(400, 300).unwrap();
+            assert_svg(&svg);
+            let t = texts(&svg);
+            assert!(t.iter().any(|s| s.starts_with("no data")), "{t:?}");
+            assert!(t.iter().any(|s| s == "Speedup of farm"), "{t:?}");
+            assert!(t.iter().any(|s| s == "speedup S(p)"), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn plot_single_point_and_constant_series() {
+        for pts in [
+            vec![(3.0, 3.0)],
+            vec![(0.0, 0.0), (0.0, 0.0)],
+            vec![(1.0, 5.0), (2.0, 5.0)],
+        ] {
+            for scale in [Scale::Linear, Scale::Log10] {
+                let c = chart(scale, scale, vec![series("one", Style::Line, pts.clone())]);
+                let svg = c.to_svg(400, 300).unwrap();
+                assert_svg(&svg);
+                assert!(has_text(&svg, "one"));
+            }
+        }
+    }
+
+    #[test]
+    fn plot_too_small_is_an_error() {
+        let c = chart(Scale::Linear, Scale::Linear, vec![]);
+        let e = c.to_svg(10, 10).unwrap_err().to_string();
+        assert!(e.contains("too small"), "{e}");
+    }
+
+    #[test]
+    fn plot_text_is_escaped_and_names_the_embedded_font() {
+        let c = chart(
+            Scale::Linear,
+            Scale::Linear,
+            vec![series("a<b & c", Style::Line, vec![(0.0, 1.0), (1.0, 2.0)])],
+        );
+        let svg = c.to_svg(400, 300).unwrap();
+        assert!(svg.contains("a&lt;b &amp; c"), "{svg}");
+        let fonts: Vec<&str> = elements(&svg, "text")
+            .into_iter()
+            .filter_map(|e| attr(e, "font-family"))
+            .collect();
+        assert!(!fonts.is_empty());
+        assert!(
+            fonts.iter().all(|f| *f == "DejaVu Sans, sans-serif"),
+            "{fonts:?}"
+        );
+    }
+
+    #[test]
+    fn plot_long_title_wraps_inside_the_image() {
+        let m = text::metrics().unwrap();
+        let title = "Time to consume L inputs against grain, [M,1]-transformation (§4.1), \
+                     measured on the emulator beside the sequence-function model";
+        let c = chart(Scale::Linear, Scale::Linear, vec![]);
+        let svg = Chart {
+            title: title.into(),
+            ..c
+        }
+        .to_svg(400, 300)
+        .unwrap();
+        let lines: Vec<String> = texts(&svg)
+            .into_iter()
+            .filter(|t| title.contains(t.as_str()) && t.len() > 3)
+            .collect();
+        assert!(lines.len() >= 3, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| m.width(l, text::TITLE) <= 376.0),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn plot_module_example_renders() {
+        let measured = [
+            (2.0, 1.9, 0.1),
+            (4.0, 3.6, 0.2),
+            (8.0, 6.1, 0.3),
+            (16.0, 7.9, 0.5),
+        ]
+        .map(|(p, s, sd)| Point::with_error(p, s, ErrorBar::PlusMinus(sd)));
+        let model = [(2.0, 1.95), (4.0, 3.7), (8.0, 6.4), (16.0, 8.8)];
+        let svg = LineChart::new("Speedup of the farm", "processors P", "speedup S(P)")
+            .x_scale(Scale::Log10)
+            .pair("binary tree", measured, model)
+            .reference(Reference::ideal_speedup())
+            .mark(16.0, 8.8, "model: S = 8.8 at P = 16")
+            .to_svg(960, 600)
+            .unwrap();
+        assert_svg(&svg);
+        for t in [
+            "binary tree",
+            "ideal (S = P)",
+            "model: S = 8.8 at P = 16",
+            "16",
+        ] {
+            assert!(has_text(&svg, t), "{t}: {:?}", texts(&svg));
+        }
+    }
+}

@@ -1,0 +1,498 @@
+//! Processor timelines (Gantt charts): what each processor did when, in milliseconds, and the
+//! messages between processors as arrows from sender at send time to receiver at arrival.
+//!
+//! Every processor gets its row label. The label size shrinks with the row pitch down to
+//! 8.9 px; only when rows are thinner still is every k-th row labelled (k = 2, 5, 10, 20, …),
+//! and a footnote says so and how to label all: a taller image ([`Timeline::height_for`]).
+
+use anyhow::{bail, ensure};
+use plotters::prelude::*;
+
+use super::axis::Axis;
+use super::frame::{self, Glyph, LegendEntry};
+use super::palette;
+use super::text;
+
+/// What a processor did from `start_ns` to `end_ns` (emulated nanoseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TimelineInterval<'a> {
+    /// The processor (row), `< processors`.
+    pub(crate) processor: usize,
+    /// Start.
+    pub(crate) start_ns: u64,
+    /// End (`>= start_ns`, else the interval is skipped).
+    pub(crate) end_ns: u64,
+    /// "compute", "communication", "idle", or any other kind (drawn in a further colour).
+    pub(crate) kind: &'a str,
+}
+
+/// A message from processor `from`, sent at `sent_ns`, received by `to` at `received_ns`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TimelineMessage {
+    /// Sending processor, `< processors`.
+    pub(crate) from: usize,
+    /// Receiving processor, `< processors`.
+    pub(crate) to: usize,
+    /// Send time (emulated ns).
+    pub(crate) sent_ns: u64,
+    /// Time the receiver got it (emulated ns; `>= sent_ns`, else the message is skipped).
+    pub(crate) received_ns: u64,
+}
+
+/// A processor timeline with messages.
+#[derive(Clone, Debug, Default)]
+#[allow(
+    dead_code,
+    reason = "used by the report layer of issue 13, which is not merged yet"
+)]
+pub(crate) struct Timeline<'a> {
+    /// Title above the plot.
+    pub(crate) title: String,
+    /// Number of processors (rows); processor `p` is row `P{p}`, `P0` at the top.
+    pub(crate) processors: usize,
+    /// Row labels in processor order, replacing `P{p}` (empty: `P0`, `P1`, …).
+    pub(crate) row_names: Vec<String>,
+    /// The intervals; every one becomes one SVG rectangle (merge adjacent same-kind intervals
+    /// first when there are hundreds of thousands).
+    pub(crate) intervals: Vec<TimelineInterval<'a>>,
+    /// The messages, drawn as arrows.
+    pub(crate) messages: Vec<TimelineMessage>,
+    /// Description of the time axis; empty: "time (ms)".
+    pub(crate) time_label: String,
+}
+
+/// Pixels per row at which every row label has the full label size.
+#[allow(
+    dead_code,
+    reason = "used by the report layer of issue 13, which is not merged yet"
+)]
+const ROW_PX: u32 = 18;
+/// Pixels of an image besides its rows (title, legend, time axis, notes).
+#[allow(
+    dead_code,
+    reason = "used by the report layer of issue 13, which is not merged yet"
+)]
+const CHROME_PX: u32 = 190;
+
+#[allow(
+    dead_code,
+    reason = "used by the report layer of issue 13, which is not merged yet"
+)]
+impl Timeline<'_> {
+    /// An image height at which every one of `processors` rows is labelled at full size.
+    pub(crate) fn height_for(processors: usize) -> u32 {
+        let rows = u32::try_from(processors).unwrap_or(u32::MAX);
+        CHROME_PX
+            .saturating_add(ROW_PX.saturating_mul(rows))
+            .max(240)
+    }
+
+    /// Renders to an SVG string (so callers can write it atomically).
+    ///
+    /// Time runs left to right from `min(0, earliest start)`, in milliseconds. The legend
+    /// always lists the three known kinds, any other kind in order of appearance, and the
+    /// message arrow when there are messages. Intervals with `end < start` and messages
+    /// received before they were sent are skipped and counted in a footnote; nothing to draw
+    /// (no processors or no valid intervals or messages) renders a "no data" note.
+    ///
+    /// Errors for an image smaller than [`MIN_WIDTH`](super::MIN_WIDTH) x
+    /// [`MIN_HEIGHT`](super::MIN_HEIGHT), or an interval or message naming a processor
+    /// `>= processors`.
+    pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
+        let ms = |ns: u64| ns as f64 / 1e6;
+        let intervals: Vec<(usize, f64, f64, &str)> = self
+            .intervals
+            .iter()
+            .map(|iv| {
+                let (s, e) = (ms(iv.start_ns), ms(iv.end_ns));
+                // end < start marks the interval invalid (NaN end), as in `timeline_svg`.
+                (
+                    iv.processor,
+                    s,
+                    if iv.end_ns >= iv.start_ns {
+                        e
+                    } else {
+                        f64::NAN
+                    },
+                    iv.kind,
+                )
+            })
+            .collect();
+        let messages: Vec<(usize, usize, f64, f64)> = self
+            .messages
+            .iter()
+            .map(|msg| (msg.from, msg.to, ms(msg.sent_ns), ms(msg.received_ns)))
+            .collect();
+        render(self, &intervals, &messages, width, height)
+    }
+}
+
+/// A processor timeline (Gantt) from intervals: (processor, start_s, end_s, kind) with kind in {"compute","communication","idle"}.
+///
+/// The plain form of a [`Timeline`], times in seconds (drawn in milliseconds), no messages.
+/// Intervals with a non-finite bound or `end < start` are skipped and counted in a footnote.
+/// Errors for an image smaller than [`MIN_WIDTH`](super::MIN_WIDTH) x
+/// [`MIN_HEIGHT`](super::MIN_HEIGHT) or an interval on a processor `>= processors`.
+pub(crate) fn timeline_svg(
+    title: &str,
+    processors: usize,
+    intervals: &[(usize, f64, f64, &str)],
+    width: u32,
+    height: u32,
+) -> anyhow::Result<String> {
+    let spec = Timeline {
+        title: title.to_owned(),
+        processors,
+        ..Timeline::default()
+    };
+    let in_ms: Vec<(usize, f64, f64, &str)> = intervals
+        .iter()
+        .map(|&(p, s, e, k)| (p, s * 1e3, e * 1e3, k))
+        .collect();
+    render(&spec, &in_ms, &[], width, height)
+}
+
+/// The smallest of 1, 2, 5, 10, 20, 50, … that is at least `need`.
+fn nice_stride(need: f64) -> usize {
+    let mut base = 1usize;
+    loop {
+        for m in [1, 2, 5] {
+            if (base * m) as f64 >= need {
+                return base * m;
+            }
+        }
+        base *= 10;
+    }
+}
+
+/// Draws a timeline from intervals `(processor, start_ms, end_ms, kind)` and messages
+/// `(from, to, sent_ms, received_ms)`; the title, processors, names and time label come
+/// from `spec` (its own intervals and messages are ignored).
+fn render(
+    spec: &Timeline<'_>,
+    intervals: &[(usize, f64, f64, &str)],
+    messages: &[(usize, usize, f64, f64)],
+    width: u32,
+    height: u32,
+) -> anyhow::Result<String> {
+    frame::check_size(width, height)?;
+    let m = text::metrics()?;
+    let processors = spec.processors;
+    if let Some(&(p, ..)) = intervals.iter().find(|iv| iv.0 >= processors) {
+        bail!("timeline interval on processor {p}, but there are only {processors} processors");
+    }
+    if let Some(&(f, t, ..)) = messages.iter().find(|msg| msg.0.max(msg.1) >= processors) {
+        bail!(
+            "timeline message from processor {f} to {t}, but there are only {processors} processors"
+        );
+    }
+    let valid_iv =
+        |iv: &&(usize, f64, f64, &str)| iv.1.is_finite() && iv.2.is_finite() && iv.2 >= iv.1;
+    let valid_msg =
+        |msg: &&(usize, usize, f64, f64)| msg.2.is_finite() && msg.3.is_finite() && msg.3 >= msg.2;
+    let skipped_iv = intervals.len() - intervals.iter().filter(valid_iv).count();
+    let skipped_msg = messages.len() - messages.iter().filter(valid_msg).count();
+    let has_data = processors > 0
+        && (intervals.iter().any(|iv| valid_iv(&iv)) || messages.iter().any(|msg| valid_msg(&msg)));
+
+    // Colours: the three known kinds, then other kinds in order of appearance.
+    let mut kinds: Vec<(&str, RGBColor)> = ["compute", "communication", "idle"]
+        .into_iter()
+        .map(|k| (k, palette::kind_colour(k).unwrap_or(BLACK)))
+        .collect();
+    for &(_, _, _, kind) in intervals {
+        if palette::kind_colour(kind).is_none() && !kinds.iter().any(|(k, _)| *k == kind) {
+            // From palette slot 3 on: slots 1 and 2 resemble the known kinds' colours.
+            kinds.push((kind, palette::colour(kinds.len())));
+        }
+    }
+    let colour_of = |kind: &str| {
+        kinds
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(BLACK, |(_, c)| *c)
+    };
+    let mut legend: Vec<LegendEntry> = kinds
+        .iter()
+        .map(|(k, c)| LegendEntry {
+            glyphs: vec![Glyph::Box(c.to_rgba())],
+            label: (*k).to_owned(),
+        })
+        .collect();
+    if !messages.is_empty() {
+        legend.push(LegendEntry {
+            glyphs: vec![Glyph::Arrow(palette::MESSAGE)],
+            label: "message (send → receive)".into(),
+        });
+    }
+
+    let (t0, t1) = intervals
+        .iter()
+        .filter(valid_iv)
+        .map(|iv| (iv.1, iv.2))
+        .chain(messages.iter().filter(valid_msg).map(|msg| (msg.2, msg.3)))
+        .fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), (s, e)| {
+            (lo.min(s), hi.max(e))
+        });
+    let t1 = if t1 > t0 {
+        t1 + 0.02 * (t1 - t0)
+    } else {
+        t0 + 1.0
+    };
+    ensure!(
+        (t1 - t0).is_finite(),
+        "timeline spans too wide a range to plot"
+    );
+
+    let mut notes = Vec::new();
+    if has_data && skipped_iv > 0 {
+        notes.push(frame::skipped(
+            skipped_iv,
+            "interval",
+            "NaN/inf or end < start",
+        ));
+    }
+    if has_data && skipped_msg > 0 {
+        notes.push(frame::skipped(
+            skipped_msg,
+            "message",
+            "received before sent",
+        ));
+    }
+
+    let rows = processors.max(1);
+    let row_y = |p: usize| (rows - 1 - p) as f64;
+    let name = |p: usize| {
+        spec.row_names
+            .get(p)
+            .cloned()
+            .unwrap_or_else(|| format!("P{p}"))
+    };
+
+    let mut svg = String::new();
+    {
+        let (root, body) = frame::page(&mut svg, (width, height), &spec.title, &legend, &m)?;
+        let (bw, bh) = body.dim_in_pixel();
+        // Row labels: as large as the pitch allows, else every k-th at the smallest size.
+        let x_area = text::line_height(text::LABEL) + text::line_height(text::DESC) + 22.0;
+        let notes_h = frame::notes_height(notes.len() + 1);
+        let pitch = (f64::from(bh) - x_area - notes_h - 20.0).max(1.0) / rows as f64;
+        let fit = pitch / 1.15 * 1.24;
+        let (size, every) = if fit >= text::MIN_LABEL {
+            (fit.min(text::LABEL), 1)
+        } else {
+            let need = text::line_height(text::MIN_LABEL) / pitch;
+            (text::MIN_LABEL, nice_stride(need))
+        };
+        if processors > 0 && every > 1 {
+            notes.push(format!(
+                "note: every {} processor labelled ({processors} rows are too many to label each at this height)",
+                frame::ordinal(every)
+            ));
+        }
+        let labels: Vec<(f64, String)> = (0..processors)
+            .step_by(every)
+            .map(|p| (row_y(p), name(p)))
+            .collect();
+        let y_area = m.widest(labels.iter().map(|l| l.1.as_str()), size) + 18.0;
+        let y_axis = Axis::labelled(-0.5, rows as f64 - 0.5, labels);
+        let plot_w = (f64::from(bw) - y_area - 36.0).max(20.0);
+        let mut x_axis = Axis::linear(t0, t1, plot_w / 100.0);
+        x_axis.thin(plot_w, |s| m.width(s, text::LABEL), 12.0);
+
+        let (body, _) =
+            body.split_vertically((f64::from(bh) - frame::notes_height(notes.len())) as i32);
+        let mut chart = ChartBuilder::on(&body)
+            .margin_top(12)
+            .margin_left(12)
+            .margin_right(24)
+            .margin_bottom(6)
+            .x_label_area_size(x_area as i32)
+            .y_label_area_size(y_area as i32)
+            .build_cartesian_2d(x_axis, y_axis)
+            .map_err(frame::draw_err)?;
+        let time_label = if spec.time_label.is_empty() {
+            "time (ms)"
+        } else {
+            spec.time_label.as_str()
+        };
+        frame::mesh(&mut chart)
+            .disable_y_mesh()
+            .x_desc(time_label)
+            .y_label_style((text::FAMILY, size))
+            .draw()
+            .map_err(frame::draw_err)?;
+        let rects = intervals.iter().filter(valid_iv).map(|&(p, s, e, kind)| {
+            let y = row_y(p);
+            Rectangle::new([(s, y - 0.4), (e, y + 0.4)], colour_of(kind).filled())
+        });
+        chart.draw_series(rects).map_err(frame::draw_err)?;
+
+        let head = (pitch * 0.8).clamp(3.0, 7.0);
+        let ink = palette::MESSAGE.mix(0.75);
+        for &(from, to, sent, received) in messages.iter().filter(valid_msg) {
+            let a = chart.backend_coord(&(sent, row_y(from)));
+            let b = chart.backend_coord(&(received, row_y(to)));
+            root.draw(&PathElement::new(vec![a, b], ink.stroke_width(1)))
+                .map_err(frame::draw_err)?;
+            if f64::from(b.0 - a.0).hypot(f64::from(b.1 - a.1)) >= 2.0 * head {
+                frame::arrowhead(&root, a, b, head, palette::MESSAGE)?;
+            }
+        }
+
+        frame::finish(&root, &chart, (!has_data).then_some("no data"), &notes)?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::svg_check::{assert_svg, coloured, has_text, texts};
+    use super::*;
+
+    /// Arrows' lines and heads (the legend's included).
+    fn arrows(svg: &str) -> (usize, usize) {
+        (
+            coloured(svg, "polyline", "stroke", "#1E1E1E").len(),
+            coloured(svg, "polygon", "fill", "#1E1E1E").len(),
+        )
+    }
+
+    #[test]
+    fn plot_timeline_has_row_labels_and_kinds() {
+        let iv = [
+            (0, 0.0, 1.0, "compute"),
+            (0, 1.0, 1.2, "communication"),
+            (1, 0.0, 0.5, "idle"),
+            (1, 0.5, 1.5, "compute"),
+            (2, 0.2, 0.9, "compute"),
+            (2, 0.9, f64::NAN, "idle"),
+        ];
+        let svg = timeline_svg("Farm timeline", 3, &iv, 800, 300).unwrap();
+        assert_svg(&svg);
+        let want = [
+            "Farm timeline",
+            "P0",
+            "P1",
+            "P2",
+            "compute",
+            "communication",
+            "idle",
+            "time (ms)",
+        ];
+        for w in want {
+            assert!(has_text(&svg, w), "missing {w:?} in {:?}", texts(&svg));
+        }
+        let t = texts(&svg);
+        let rows = t
+            .iter()
+            .filter(|s| s.starts_with('P') && s.len() == 2)
+            .count();
+        assert_eq!(rows, 3, "{t:?}");
+        // 1.5 s is 1500 ms.
+        assert!(has_text(&svg, "1500") || has_text(&svg, "1400"), "{t:?}");
+        assert!(svg.contains("note: 1 interval skipped"), "{svg}");
+    }
+
+    #[test]
+    fn plot_timeline_errors_and_empty() {
+        let e = timeline_svg("t", 2, &[(2, 0.0, 1.0, "compute")], 400, 300)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("processor 2"), "{e}");
+        let svg = timeline_svg("t", 0, &[], 400, 300).unwrap();
+        assert!(has_text(&svg, "no data"));
+        let svg = timeline_svg("t", 2, &[(1, 0.0, 1.0, "send")], 400, 300).unwrap();
+        assert!(has_text(&svg, "send"), "unknown kind in legend");
+    }
+
+    #[test]
+    fn plot_timeline_many_rows_thins_labels() {
+        let iv: Vec<(usize, f64, f64, &str)> = (0..256)
+            .map(|p| (p, 0.0, p as f64 * 0.01, "compute"))
+            .collect();
+        let svg = timeline_svg("big", 256, &iv, 800, 400).unwrap();
+        let rows = texts(&svg).iter().filter(|s| s.starts_with('P')).count();
+        assert!(rows > 3 && rows < 64, "{rows} row labels");
+        assert!(svg.contains("processor labelled (256 rows are too many"));
+    }
+
+    #[test]
+    fn plot_timeline_labels_every_processor_when_rows_allow() {
+        // The height `write_timeline` gives 64 processors, and `height_for` 256.
+        for (processors, height) in [(64, 80 + 22 * 64), (256, Timeline::height_for(256))] {
+            let iv: Vec<(usize, f64, f64, &str)> = (0..processors)
+                .map(|p| (p, 0.0, 1e-3 * (1 + p % 7) as f64, "compute"))
+                .collect();
+            let svg = timeline_svg("all", processors, &iv, 1200, height).unwrap();
+            for p in 0..processors {
+                assert!(
+                    has_text(&svg, &format!("P{p}")),
+                    "{processors}: P{p} unlabelled"
+                );
+            }
+            assert!(!svg.contains("labelled ("), "no thinning note");
+        }
+    }
+
+    #[test]
+    fn plot_timeline_messages_are_arrows_from_send_to_receipt() {
+        let msg = |from, to, sent_ns, received_ns| TimelineMessage {
+            from,
+            to,
+            sent_ns,
+            received_ns,
+        };
+        let t = Timeline {
+            title: "messages".into(),
+            processors: 3,
+            intervals: vec![TimelineInterval {
+                processor: 0,
+                start_ns: 0,
+                end_ns: 2_000_000,
+                kind: "compute",
+            }],
+            messages: vec![
+                msg(0, 1, 100_000, 400_000),
+                msg(1, 2, 500_000, 900_000),
+                msg(2, 0, 1_000_000, 1_500_000),
+                msg(0, 2, 800_000, 700_000),
+            ],
+            ..Timeline::default()
+        };
+        let svg = t.to_svg(800, 300).unwrap();
+        assert!(has_text(&svg, "message (send → receive)"));
+        assert_eq!(
+            arrows(&svg),
+            (1 + 3, 1 + 3),
+            "legend + three valid messages"
+        );
+        assert!(svg.contains("note: 1 message skipped (received before sent)"));
+        assert!(
+            has_text(&svg, "time (ms)") && has_text(&svg, "2.0"),
+            "{:?}",
+            texts(&svg)
+        );
+        let bad = Timeline {
+            messages: vec![msg(0, 3, 0, 1)],
+            ..t
+        };
+        let e = bad.to_svg(800, 300).unwrap_err().to_string();
+        assert!(e.contains("to 3, but there are only 3 processors"), "{e}");
+    }
+
+    #[test]
+    fn plot_timeline_height_for_grows_with_rows() {
+        assert_eq!(Timeline::height_for(0), 240);
+        assert!(Timeline::height_for(64) > Timeline::height_for(32));
+        assert_eq!(Timeline::height_for(usize::MAX), u32::MAX);
+    }
+
+    #[test]
+    fn plot_nice_strides() {
+        let got: Vec<usize> = [0.5, 1.0, 1.5, 3.0, 5.0, 7.0, 11.0, 120.0]
+            .map(nice_stride)
+            .to_vec();
+        assert_eq!(got, [1, 1, 2, 5, 5, 10, 20, 200]);
+    }
+}
