@@ -50,6 +50,7 @@
 //! without a simcall. Thread-local variables are shared by all processors. A stack overflow is
 //! caught ([`RunError::StackOverflow`]); raise the stack size if a program needs more.
 
+mod queue;
 mod scheduler;
 mod stack;
 
@@ -58,7 +59,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 
 use crate::clock::{Fidelity, LatenessStats};
@@ -74,7 +74,7 @@ use crate::report::{
 use crate::topology::Topology;
 
 use scheduler::Scheduler;
-use stack::Exit;
+use stack::{ColouredStack, Exit};
 pub use stack::{DEFAULT_STACK_BYTES, MIN_STACK_BYTES};
 
 /// Wall time one processor may run without a simcall before the watchdog says so.
@@ -89,7 +89,7 @@ pub(crate) struct Settings {
     pub(crate) stack_bytes: usize,
 }
 
-type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, DefaultStack>;
+type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, ColouredStack>;
 
 /// Runs `program` on every processor of `topology` in virtual time.
 pub(crate) fn run<M, R, F>(
@@ -203,7 +203,7 @@ where
     let mut guards = Vec::with_capacity(n);
     for i in 0..n {
         let (stack, guard) =
-            stack::new_stack(settings.stack_bytes).map_err(|e| RunError::Spawn {
+            stack::new_stack(settings.stack_bytes, i).map_err(|e| RunError::Spawn {
                 processor: i,
                 message: format!(
                     "cannot map its {} KiB stack: {e} (the processors so far hold {} MiB of \

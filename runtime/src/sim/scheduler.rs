@@ -1,8 +1,9 @@
 //! The scheduler's state: the event queue, the links' queues, and what each processor waits
 //! on; and how each simcall is carried out (steps 4 and 5 of the protocol in `sim/`).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
+
+use super::queue::EventQueue;
 
 use crate::error::{WaitReport, Waiting};
 use crate::link::Envelope;
@@ -66,7 +67,7 @@ pub(crate) struct Scheduler<M> {
     /// The current emulated time, ns.
     pub(crate) now_ns: u64,
     /// Events: (time, processor, sequence number), smallest first.
-    queue: BinaryHeap<Reverse<(u64, u32, u64)>>,
+    queue: EventQueue,
     next_seq: u64,
     procs: Vec<Proc>,
     links: Vec<Link<M>>,
@@ -126,7 +127,7 @@ impl<M> Scheduler<M> {
             .collect();
         let mut s = Self {
             now_ns: 0,
-            queue: BinaryHeap::with_capacity(n),
+            queue: EventQueue::new(),
             next_seq: 0,
             procs: (0..n)
                 .map(|_| Proc {
@@ -166,13 +167,13 @@ impl<M> Scheduler<M> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.procs[pid].pending = Some((at_ns, seq));
-        self.queue.push(Reverse((at_ns, pid as u32, seq)));
+        self.queue.push(at_ns, pid as u32, seq);
     }
 
     /// Step 5: the next live event, in (time, processor) order; the clock moves to its time.
     /// Events superseded by an earlier one for the same processor are skipped.
     pub(crate) fn next_event(&mut self) -> Option<usize> {
-        while let Some(Reverse((t, pid, seq))) = self.queue.pop() {
+        while let Some((t, pid, seq)) = self.queue.pop() {
             let pid = pid as usize;
             if self.procs[pid].pending.is_some_and(|(_, s)| s == seq) {
                 self.procs[pid].pending = None;
