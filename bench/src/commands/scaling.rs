@@ -727,25 +727,24 @@ fn noise_text(noise: &NoiseEstimate, weighting: AppliedWeighting, units: Units) 
     }
 }
 
-fn weighting_text(w: &WeightingChoice, units: Units) -> String {
+fn weighting_text(w: &WeightingChoice) -> String {
     let name = w.applied.as_str();
     match w.rule {
         WeightingRule::Requested => format!("{name} weighting (as asked)"),
         WeightingRule::Replicates {
-            absolute_sd,
-            relative_sd,
-            level,
+            exponent,
+            likelihood_ratio,
+            p_value,
         } => format!(
-            "{name} weighting (auto: the replicates' scatter {} with the value: sd {} against \
-             relative sd {:.2} % of a typical {})",
+            "{name} weighting (auto: the replicates' scatter grows as the value to the power \
+             {exponent:.2}; proportional noise {}: likelihood ratio {likelihood_ratio:.2} on 1 \
+             dof, p = {})",
             if w.applied == AppliedWeighting::Relative {
-                "grows"
+                "not rejected"
             } else {
-                "does not grow"
+                "rejected at 1 %"
             },
-            units.show(absolute_sd),
-            100.0 * relative_sd,
-            units.show(level)
+            p_text(p_value)
         ),
         WeightingRule::NoReplicates => format!(
             "{name} weighting (auto without usable replicates: timing noise is mostly \
@@ -1086,7 +1085,7 @@ pub(crate) fn scaling(args: &ScalingArgs, out: &Path) -> Result<ScalingReport> {
         against: plan.options.against.as_ref().map(|m| m.to_string()),
         weighting: format!(
             "{}; {}",
-            weighting_text(&main.weighting, units),
+            weighting_text(&main.weighting),
             noise_text(&main.noise, main.weighting.applied, units)
         ),
         loop_counts: main.fits.iter().map(loop_count_row).collect(),
