@@ -180,7 +180,7 @@ fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
 
 fn table(truth: &Truth, noise: f64, runs: Runs, rng: &mut Xoshiro256PlusPlus) -> Vec<Measurement> {
     let mut m = Vec::new();
-    for k in 0..LOOPS.len() {
+    for (k, &l) in LOOPS.iter().enumerate() {
         let extra = match runs {
             Runs::OneDuplicated => Some(PS[rng.random_range(0..PS.len())]),
             Runs::Each(_) => None,
@@ -192,7 +192,7 @@ fn table(truth: &Truth, noise: f64, runs: Runs, rng: &mut Xoshiro256PlusPlus) ->
             };
             for _ in 0..n {
                 let t = truth.at(f64::from(p), k) * (1.0 + noise * normal(rng));
-                m.push(Measurement::run(p, LOOPS[k], t));
+                m.push(Measurement::run(p, l, t));
             }
         }
     }
