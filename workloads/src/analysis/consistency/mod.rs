@@ -761,9 +761,10 @@ pub fn fit_loop_counts(
     })
 }
 
-/// The consistency test of paper §4 (module docs): groups the measurements into cells,
-/// estimates the noise from replicates, tests the trend of `a` and the pooled lack of fit (and
-/// the richer model of `options.against`), and decides.
+/// The consistency test of paper §4: groups the measurements into cells, estimates the noise
+/// from replicates, tests the trend of `a` and the pooled lack of fit (and the richer model of
+/// `options.against`), and decides. The rule and its derivation are the module docs of
+/// `workloads/src/analysis/consistency/mod.rs`.
 ///
 /// Needs a constant term in the model, two or more loop counts, and at each loop count as many
 /// distinct P values as the model has terms.

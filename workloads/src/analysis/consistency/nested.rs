@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::super::distributions::f_sf;
 
-/// Which question a test asks (module docs of [`consistency`](super)).
+/// Which question a test asks (see [`consistency_test`](super::consistency_test)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TestKind {
