@@ -49,8 +49,8 @@ use crate::plot::{Chart, Scale, Series, Style};
 /// How the cells are weighted (`--weighting`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum WeightingArg {
-    /// Relative when the replicates' scatter grows with the run time, else uniform; relative
-    /// without replicates.
+    /// Relative, unless the replicates reject scatter proportional to the run time (then
+    /// uniform).
     Auto,
     /// Constant noise: ordinary least squares, as in the paper.
     Uniform,
@@ -112,7 +112,7 @@ pub(crate) struct ScalingArgs {
     #[arg(long, default_value = "1+P,1+log+P", value_name = "LIST")]
     pub(crate) alternatives: String,
     /// Weighting of the fits: relative suits timing noise over a wide range of run times,
-    /// uniform constant noise (e.g. a coarse clock); auto picks from the replicates.
+    /// uniform constant noise (e.g. a coarse clock); auto is relative unless the replicates reject it.
     #[arg(long, value_enum, default_value_t = WeightingArg::Auto)]
     pub(crate) weighting: WeightingArg,
     /// The timer's resolution (e.g. 1us): replicate scatter at or below it is not used as noise.
