@@ -2,9 +2,12 @@
 //! the scalability of parallel computer systems" (1989), §4–5. Runs the *ising* program for a
 //! list of P and several `loop_count`s (the busy loop per message send that slows the message
 //! system down), fits the candidate overhead function (default (6), `Φ(P) = a + b·log P`) to the
-//! system overhead of each loop count by least squares, and applies the consistency test: `a` must
-//! stay constant and `b` grow linearly with `loop_count` (Table 2), else the candidate is
-//! refuted (Table 1).
+//! system overhead of each loop count by least squares, and decides whether the candidate is
+//! `consistent`, `refuted` or `inconclusive` by the consistency test of
+//! [`multicomputer_workloads::analysis::consistency_test`] (whose docs derive the rule): a trend
+//! test of `a` against the loop count and a pooled lack-of-fit test, both against the noise of
+//! the replicates pooled over all cells, at an overall level; `--against` adds a nested test
+//! against a richer model, which can refute without replicates.
 //!
 //! With `--csv FILE` the same analysis runs on any table of (P, run time[, loop_count]): the
 //! user's own measurements.
@@ -19,32 +22,61 @@
 //! that drift into a spurious trend. A user's table is fitted as `Φ_s = time_s/ideal_s` when it
 //! has an `ideal_s` column, else the run times themselves are fitted, as in the paper's
 //! Tables 1–2 (equivalent when the ideal run time is constant).
+//!
+//! This command only renders: every number it shows comes from the analysis.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use multicomputer_workloads::analysis::{
-    ConsistencyOptions, ConsistencyReport, LoopCountTable, Observation, OverheadFit, OverheadModel,
-    Verdict, consistency_test, fit_overhead,
+    AppliedWeighting, ConsistencyOptions, ConsistencyReport, InconclusiveReason, Measurement,
+    NestedTest, NoiseEstimate, NoiseSource, OverheadFit, OverheadModel, TestKind, Verdict, Warning,
+    Weighting, WeightingChoice, WeightingRule, consistency_test, fit_loop_counts,
 };
 use multicomputer_workloads::ising::{Mechanism, Workload};
 use serde::Serialize;
 
 use crate::UsageError;
-use crate::commands::fit::Columns;
+use crate::cli::parse_duration;
 use crate::commands::ising::{LatticeArgs, MechanismArg, MessageSystemArgs, run_ising};
 use crate::commands::sweep::{split_list, write_csv};
 use crate::output::{human_ns, in_out, print_json, table, write_atomic, write_json};
 use crate::plot::{Chart, Scale, Series, Style};
 
+/// How the cells are weighted (`--weighting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WeightingArg {
+    /// Relative, unless the replicates reject scatter proportional to the run time (then
+    /// uniform).
+    Auto,
+    /// Constant noise: ordinary least squares, as in the paper.
+    Uniform,
+    /// Noise proportional to the run time (weights 1/T²): timing noise over a wide range of
+    /// run times.
+    Relative,
+}
+
+impl WeightingArg {
+    fn weighting(self) -> Weighting {
+        match self {
+            WeightingArg::Auto => Weighting::Auto,
+            WeightingArg::Uniform => Weighting::Uniform,
+            WeightingArg::Relative => Weighting::Relative,
+        }
+    }
+}
+
 /// `multicomputer scaling`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ScalingArgs {
-    /// Analyse this table instead of running: columns `P` and `time_s`, optional `loop_count`
-    /// (one fit per value; the consistency test needs two or more) and `ideal_s` (then
-    /// Φ_s = time_s/ideal_s is fitted).
+    /// Analyse this table instead of running. Columns (names in any case): `P` and `time_s`;
+    /// optional `loop_count` (one fit per value; the consistency test needs two or more),
+    /// `ideal_s` (then Φ_s = time_s/ideal_s is fitted), `std_error` (of time_s, when a row is a
+    /// mean) and `runs` (how many runs each mean has; without it the standard errors are taken
+    /// as exact). Rows with the same P and loop_count are replicates.
     #[arg(long, value_name = "FILE")]
     pub(crate) csv: Option<PathBuf>,
     #[command(flatten)]
@@ -61,8 +93,9 @@ pub(crate) struct ScalingArgs {
     /// Samples per processor (work ∝ P, the paper's scaled workload).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) samples_per_processor: u64,
-    /// Runs per (P, loop_count): replicates give the fit its pure-error uncertainty (the paper
-    /// §4: "repeating the measurement of each data point").
+    /// Runs per (P, loop_count): the replicates estimate the noise for the consistency test (the
+    /// paper §4: "repeating the measurement of each data point"); with one run the verdict is
+    /// inconclusive unless --against refutes.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) repeats: u32,
     #[command(flatten)]
@@ -71,12 +104,31 @@ pub(crate) struct ScalingArgs {
     /// (the paper's (6) is 1+log).
     #[arg(long, default_value = "1+log", value_name = "TERMS")]
     pub(crate) model: String,
-    /// Other candidates fitted alongside, for comparison (comma-separated).
+    /// A richer model containing the candidate (e.g. 1+log+P): a nested F test of the candidate
+    /// against it, which can refute even without replicates (it can never confirm).
+    #[arg(long, value_name = "TERMS")]
+    pub(crate) against: Option<String>,
+    /// Other candidates fitted and judged alongside, for comparison (comma-separated).
     #[arg(long, default_value = "1+P,1+log+P", value_name = "LIST")]
     pub(crate) alternatives: String,
+    /// Weighting of the fits: relative suits timing noise over a wide range of run times,
+    /// uniform constant noise (e.g. a coarse clock); auto is relative unless the replicates reject it.
+    #[arg(long, value_enum, default_value_t = WeightingArg::Auto)]
+    pub(crate) weighting: WeightingArg,
+    /// The timer's resolution (e.g. 1us): replicate scatter at or below it is not used as noise.
+    /// Without it, identical replicates reveal the resolution.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(crate) timer_resolution: Option<Duration>,
     /// Overall significance of the consistency test (chance of refuting a correct candidate).
     #[arg(long, default_value_t = 0.01)]
     pub(crate) significance: f64,
+    /// A `consistent` verdict needs the tests to find, with --power, a missing c·P term (c
+    /// growing with loop_count) this large at the largest P, as a fraction of the largest value.
+    #[arg(long, default_value_t = 0.1, value_name = "FRACTION")]
+    pub(crate) detectable: f64,
+    /// The power the tests need against that term for a `consistent` verdict.
+    #[arg(long, default_value_t = 0.8)]
+    pub(crate) power: f64,
     /// Name of the output files in the results folder (<name>.csv, .json, -time.svg, -b.svg).
     #[arg(long, default_value = "scaling")]
     pub(crate) name: String,
@@ -135,7 +187,8 @@ pub(crate) struct LoopCountRow {
     pub(crate) b: Option<f64>,
     pub(crate) b_std_error: Option<f64>,
     pub(crate) r_squared: f64,
-    /// Where the uncertainties come from (replicates, residuals or measured).
+    /// Where the standard errors come from: replicates, std errors or residuals (the last for
+    /// orientation only; the verdict never uses them).
     pub(crate) uncertainty: String,
     /// Every coefficient, by name.
     pub(crate) coefficients: Vec<Coefficient>,
@@ -150,7 +203,7 @@ pub(crate) struct Coefficient {
     pub(crate) std_error: f64,
 }
 
-/// How well another candidate fits each loop count's table.
+/// Another candidate, fitted and judged by the same rule.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct AlternativeFit {
     pub(crate) model: String,
@@ -165,16 +218,24 @@ pub(crate) struct ScalingReport {
     pub(crate) mechanism: Option<Mechanism>,
     /// The table analysed (`--csv`), if any.
     pub(crate) source: Option<String>,
-    /// What was fitted: `run time (s)` or `Φ_s = time/ideal`.
+    /// What was fitted: `run time (s)` or `Φ_s = time_s / ideal_s`.
     pub(crate) fitted: String,
     pub(crate) model: String,
+    /// The richer model of `--against`, if any.
+    pub(crate) against: Option<String>,
+    /// The weighting applied, and why.
+    pub(crate) weighting: String,
     /// Per loop count: a, b (the paper's Tables 1–2).
     pub(crate) loop_counts: Vec<LoopCountRow>,
-    /// `consistent` or `refuted`; null with a single loop count (nothing to compare).
+    /// `consistent`, `refuted` or `inconclusive`; null with a single loop count (nothing to
+    /// compare).
     pub(crate) verdict: Option<Verdict>,
-    /// The verdict in words, with its numbers.
+    /// The verdict in words: the test that decided, its statistic, degrees of freedom and
+    /// p-value, or why the data cannot decide.
     pub(crate) explanation: String,
-    /// The whole consistency test (checks, statistics, p-values).
+    /// What the user should know about the data, and what to do about it.
+    pub(crate) warnings: Vec<String>,
+    /// The whole consistency test (tests, noise, power, fits).
     pub(crate) test: Option<ConsistencyReport>,
     pub(crate) alternatives: Vec<AlternativeFit>,
     /// The measured runs (empty for `--csv`).
@@ -198,193 +259,242 @@ fn parse_list<T: std::str::FromStr>(
 }
 
 fn parse_model(arg: &str, s: &str) -> Result<OverheadModel, UsageError> {
-    s.parse::<OverheadModel>()
-        .map_err(|e| UsageError(format!("{arg}: '{s}': {e}")))
-}
-
-fn loop_count_row(loop_count: f64, fit: &OverheadFit) -> LoopCountRow {
-    let c = &fit.coefficients;
-    LoopCountRow {
-        loop_count,
-        a: c[0].value,
-        a_std_error: c[0].std_error,
-        b: c.get(1).map(|t| t.value),
-        b_std_error: c.get(1).map(|t| t.std_error),
-        r_squared: fit.r_squared,
-        uncertainty: format!("{:?}", fit.uncertainty).to_lowercase(),
-        coefficients: c
-            .iter()
-            .map(|t| Coefficient {
-                name: t.name.clone(),
-                term: t.term.to_string(),
-                value: t.value,
-                std_error: t.std_error,
-            })
-            .collect(),
-    }
-}
-
-/// The paper's method on tables of observations: a fit per loop count and, with two or more
-/// loop counts, the consistency test.
-///
-/// `data` names the argument the tables came from (`--csv FILE` or `--processors`), for errors
-/// about the data rather than the model.
-fn analyse(
-    model: &OverheadModel,
-    tables: &[LoopCountTable],
-    options: &ConsistencyOptions,
-    data: &str,
-) -> Result<(Vec<LoopCountRow>, Option<ConsistencyReport>), UsageError> {
-    if model.terms()[0] != multicomputer_workloads::analysis::BasisTerm::One {
+    let m = s
+        .parse::<OverheadModel>()
+        .map_err(|e| UsageError(format!("{arg} {s}: {e}")))?;
+    if !m.has_constant() {
         return Err(UsageError(format!(
-            "--model {model}: the candidate needs a constant term (1)"
+            "{arg} {s}: the candidate needs a constant term (1), the paper's a"
         )));
     }
-    let bad = |e: &dyn std::fmt::Display| UsageError(format!("{data}: fitting {model}: {e}"));
-    if tables.len() >= 2 {
-        let test = consistency_test(model, tables, options).map_err(|e| bad(&e))?;
-        let rows = tables
-            .iter()
-            .zip(&test.fits)
-            .map(|(t, f)| loop_count_row(t.loop_count, f))
-            .collect();
-        Ok((rows, Some(test)))
-    } else {
-        let rows = tables
-            .iter()
-            .map(|t| {
-                // One more point than parameters, so the fit has an uncertainty.
-                let needed = model.len() + 1;
-                if t.observations.len() < needed {
-                    return Err(bad(&format!(
-                        "need at least {needed} observations, got {}",
-                        t.observations.len()
-                    )));
-                }
-                fit_overhead(model, &t.observations, options.weighting)
-                    .map(|f| loop_count_row(t.loop_count, &f))
-                    .map_err(|e| bad(&e))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((rows, None))
-    }
+    Ok(m)
 }
 
-/// The verdict in words, with the numbers it rests on.
-fn explain(test: Option<&ConsistencyReport>) -> String {
-    let Some(t) = test else {
-        return "one loop count only: the consistency test needs two or more".into();
+/// The candidate, its richer model, the alternatives and the test's options, checked before any
+/// work.
+struct Plan {
+    model: OverheadModel,
+    alternatives: Vec<OverheadModel>,
+    options: ConsistencyOptions,
+}
+
+fn plan(args: &ScalingArgs) -> Result<Plan, UsageError> {
+    let model = parse_model("--model", &args.model)?;
+    let against = match &args.against {
+        None => None,
+        Some(s) => {
+            let r = parse_model("--against", s)?;
+            if !r.contains(&model) || r.len() == model.len() {
+                return Err(UsageError(format!(
+                    "--against {s}: must contain every term of the candidate {model} and more"
+                )));
+            }
+            Some(r)
+        }
     };
-    let c = &t.constant;
-    let mut s = format!(
-        "{}: a = {:.4e} ± {:.1e} (weighted mean), largest deviation {:.1} σ, χ² = {:.2} on {} dof, \
-         p = {:.3e} (per-check level {:.2e})",
-        match t.verdict {
-            Verdict::Consistent => "consistent",
-            Verdict::Refuted => "refuted",
-        },
-        c.weighted_mean,
-        c.weighted_mean_std_error,
-        c.max_deviation_sigmas,
-        c.test.chi_square,
-        c.test.dof,
-        c.test.p_value,
-        t.per_check_significance
-    );
-    for l in &t.linearity {
-        s.push_str(&format!(
-            "; {} linear in loop_count: slope {:.4e} ± {:.1e} per iteration",
-            l.name, l.slope.value, l.slope.std_error
-        ));
-        if let Some(x) = &l.test {
-            s.push_str(&format!(
-                ", χ² = {:.2} on {} dof, p = {:.3e}",
-                x.chi_square, x.dof, x.p_value
+    let alternatives = split_list("--alternatives", &args.alternatives)?
+        .into_iter()
+        .map(|s| parse_model("--alternatives", s))
+        .collect::<Result<_, _>>()?;
+    if !(args.significance > 0.0 && args.significance < 1.0) {
+        return Err(UsageError(format!(
+            "--significance must be in (0, 1), got {}",
+            args.significance
+        )));
+    }
+    if !(args.detectable.is_finite() && args.detectable > 0.0) {
+        return Err(UsageError(format!(
+            "--detectable must be a fraction > 0 (e.g. 0.1 for 10 %), got {}",
+            args.detectable
+        )));
+    }
+    if !(args.power > 0.0 && args.power < 1.0) {
+        return Err(UsageError(format!(
+            "--power must be in (0, 1), got {}",
+            args.power
+        )));
+    }
+    let timer_resolution = match args.timer_resolution {
+        Some(d) if d.is_zero() => {
+            return Err(UsageError(
+                "--timer-resolution must be > 0 (e.g. 1us)".into(),
             ));
         }
-    }
-    if !t.failed.is_empty() {
-        let names: Vec<String> = t
-            .failed
-            .iter()
-            .map(|f| match f {
-                multicomputer_workloads::analysis::FailedCheck::ConstantVaries => {
-                    "a varies with loop_count".to_string()
-                }
-                multicomputer_workloads::analysis::FailedCheck::NotLinear { name, .. } => {
-                    format!("{name} not linear in loop_count")
-                }
-                multicomputer_workloads::analysis::FailedCheck::PoorFit { loop_count } => {
-                    format!("poor fit at loop_count {loop_count}")
-                }
-            })
-            .collect();
-        s.push_str(&format!("; failed: {}", names.join(", ")));
-    }
-    s
+        d => d.map(|d| d.as_secs_f64()),
+    };
+    Ok(Plan {
+        model,
+        alternatives,
+        options: ConsistencyOptions {
+            significance: args.significance,
+            weighting: args.weighting.weighting(),
+            against,
+            timer_resolution,
+            detectable_fraction: args.detectable,
+            required_power: args.power,
+        },
+    })
 }
 
-/// Reads `--csv`: columns P, time_s, optional loop_count and ideal_s.
-fn read_tables(path: &Path) -> Result<(Vec<LoopCountTable>, String), UsageError> {
-    let t = Columns::read(path)?;
-    let ps = t.numbers("P")?;
-    let times = t.numbers("time_s")?;
-    let loops = if t.has("loop_count") {
-        t.numbers("loop_count")?
-    } else {
-        vec![0.0; ps.len()]
+/// A CSV table whose column names are matched case-insensitively.
+struct CsvTable {
+    path: PathBuf,
+    /// Header names, trimmed, lower case.
+    names: Vec<String>,
+    records: Vec<csv::StringRecord>,
+}
+
+impl CsvTable {
+    fn error(&self, message: &str) -> UsageError {
+        UsageError(format!("--csv {}: {message}", self.path.display()))
+    }
+
+    fn read(path: &Path) -> Result<Self, UsageError> {
+        let fail = |e: &dyn std::fmt::Display| UsageError(format!("--csv {}: {e}", path.display()));
+        let mut reader = csv::Reader::from_path(path).map_err(|e| fail(&e))?;
+        let names: Vec<String> = reader
+            .headers()
+            .map_err(|e| fail(&e))?
+            .iter()
+            .map(|h| h.trim().to_lowercase())
+            .collect();
+        if let Some((i, n)) = names
+            .iter()
+            .enumerate()
+            .find(|(i, n)| names[..*i].contains(n))
+        {
+            return Err(fail(&format!(
+                "column {} repeats the name '{n}' (names are matched in any case)",
+                i + 1
+            )));
+        }
+        let records = reader
+            .records()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| fail(&e))?;
+        if records.is_empty() {
+            return Err(fail(&"no data rows"));
+        }
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            names,
+            records,
+        })
+    }
+
+    /// The column named `name` (or one of `aliases`), in any case.
+    fn find(&self, name: &str, aliases: &[&str]) -> Option<usize> {
+        std::iter::once(name)
+            .chain(aliases.iter().copied())
+            .find_map(|n| self.names.iter().position(|h| *h == n.to_lowercase()))
+    }
+
+    /// The numbers of a column; a cell that is not a number is named by row and column.
+    fn numbers(&self, column: usize, name: &str) -> Result<Vec<f64>, UsageError> {
+        self.records
+            .iter()
+            .enumerate()
+            .map(|(r, rec)| {
+                let cell = rec.get(column).unwrap_or("").trim();
+                cell.parse::<f64>().map_err(|_| {
+                    self.error(&format!(
+                        "row {} column '{name}': '{cell}' is not a number",
+                        r + 2
+                    ))
+                })
+            })
+            .collect()
+    }
+
+    fn required(&self, name: &str) -> Result<Vec<f64>, UsageError> {
+        let Some(i) = self.find(name, &[]) else {
+            return Err(self.error(&format!(
+                "missing column '{name}' (columns: {}; names are matched in any case)",
+                self.names.join(", ")
+            )));
+        };
+        self.numbers(i, name)
+    }
+
+    fn optional(&self, name: &str, aliases: &[&str]) -> Result<Option<Vec<f64>>, UsageError> {
+        self.find(name, aliases)
+            .map(|i| self.numbers(i, name))
+            .transpose()
+    }
+}
+
+/// Reads `--csv`: every row a measurement, every bad cell named by row and column.
+fn read_measurements(path: &Path) -> Result<(Vec<Measurement>, String), UsageError> {
+    let t = CsvTable::read(path)?;
+    let ps = t.required("P")?;
+    let times = t.required("time_s")?;
+    let loops = t.optional("loop_count", &[])?;
+    let ideal = t.optional("ideal_s", &[])?;
+    let se = t.optional("std_error", &["std_error_s"])?;
+    let runs = t.optional("runs", &[])?;
+    if runs.is_some() && se.is_none() {
+        return Err(t.error("column 'runs' needs a column 'std_error' (of each row's mean)"));
+    }
+    let bad = |row: usize, column: &str, value: f64, what: &str| {
+        t.error(&format!(
+            "row {} column '{column}': {value} is not {what}",
+            row + 2
+        ))
     };
-    let ideal = if t.has("ideal_s") {
-        Some(t.numbers("ideal_s")?)
-    } else {
-        None
-    };
-    let err = |row: usize, msg: String| {
-        UsageError(format!("--csv {}: row {}: {msg}", path.display(), row + 2))
-    };
-    let mut tables: Vec<LoopCountTable> = Vec::new();
+    let mut out = Vec::with_capacity(ps.len());
     for i in 0..ps.len() {
         let p = ps[i];
         if !(p >= 1.0 && p.fract() == 0.0 && p <= f64::from(u32::MAX)) {
-            return Err(err(i, format!("column 'P': {p} is not a whole number ≥ 1")));
+            return Err(bad(i, "P", p, "a whole number ≥ 1"));
         }
         if !(times[i].is_finite() && times[i] > 0.0) {
-            return Err(err(
-                i,
-                format!("column 'time_s': {} is not a time > 0", times[i]),
-            ));
+            return Err(bad(i, "time_s", times[i], "a time > 0"));
         }
-        if !loops[i].is_finite() {
-            return Err(err(
-                i,
-                format!("column 'loop_count': {} is not a number", loops[i]),
-            ));
+        let loop_count = loops.as_ref().map_or(0.0, |l| l[i]);
+        if !loop_count.is_finite() {
+            return Err(bad(i, "loop_count", loop_count, "a number"));
         }
-        let value = match &ideal {
-            Some(ideal) if ideal[i].is_finite() && ideal[i] > 0.0 => times[i] / ideal[i],
-            Some(ideal) => {
-                return Err(err(
-                    i,
-                    format!("column 'ideal_s': {} is not a time > 0", ideal[i]),
-                ));
+        let mut m = Measurement::run(p as u32, loop_count, times[i]);
+        if let Some(ideal) = &ideal {
+            if !(ideal[i].is_finite() && ideal[i] > 0.0) {
+                return Err(bad(i, "ideal_s", ideal[i], "a time > 0"));
             }
-            None => times[i],
-        };
-        let o = Observation::new(p as u32, value);
-        match tables.iter_mut().find(|t| t.loop_count == loops[i]) {
-            Some(t) => t.observations.push(o),
-            None => tables.push(LoopCountTable {
-                loop_count: loops[i],
-                observations: vec![o],
-            }),
+            m = m.with_ideal(ideal[i]);
         }
+        if let Some(se) = &se {
+            let n = match &runs {
+                None => {
+                    if !(se[i].is_finite() && se[i] > 0.0) {
+                        return Err(bad(
+                            i,
+                            "std_error",
+                            se[i],
+                            "a standard error > 0 (taken as exact without a runs column)",
+                        ));
+                    }
+                    None
+                }
+                Some(runs) => {
+                    if !(runs[i] >= 1.0 && runs[i].fract() == 0.0 && runs[i] <= f64::from(u32::MAX))
+                    {
+                        return Err(bad(i, "runs", runs[i], "a whole number ≥ 1"));
+                    }
+                    if !(se[i].is_finite() && se[i] >= 0.0) {
+                        return Err(bad(i, "std_error", se[i], "a standard error ≥ 0"));
+                    }
+                    Some(runs[i] as u32)
+                }
+            };
+            m = m.with_std_error(se[i], n);
+        }
+        out.push(m);
     }
     let fitted = if ideal.is_some() {
         PHI_S
     } else {
         "run time (s)"
     };
-    Ok((tables, fitted.into()))
+    Ok((out, fitted.into()))
 }
 
 /// Runs the sweep: every loop count × P × repeat, with a progress bar.
@@ -468,66 +578,386 @@ fn measure(args: &ScalingArgs, out: &Path) -> Result<Vec<ScalingRow>> {
     rows.sort_by_key(|(key, _)| *key);
     Ok(rows.into_iter().map(|(_, row)| row).collect())
 }
-/// The sweep's observations: `Φ_s = T/ideal` per run, grouped by loop count.
-fn tables_of(rows: &[ScalingRow]) -> Vec<LoopCountTable> {
-    let mut tables: Vec<LoopCountTable> = Vec::new();
-    for r in rows {
-        let o = Observation::new(r.processors, r.time_s / r.ideal_s);
-        let l = r.loop_count as f64;
-        match tables.iter_mut().find(|t| t.loop_count == l) {
-            Some(t) => t.observations.push(o),
-            None => tables.push(LoopCountTable {
-                loop_count: l,
-                observations: vec![o],
-            }),
-        }
-    }
-    tables
+/// The sweep's measurements: `Φ_s = T/ideal` per run.
+fn measurements_of(rows: &[ScalingRow]) -> Vec<Measurement> {
+    rows.iter()
+        .map(|r| {
+            Measurement::run(r.processors, r.loop_count as f64, r.time_s).with_ideal(r.ideal_s)
+        })
+        .collect()
 }
 
-/// Run time against P per loop count with the fitted curves; b against loop count with its
-/// straight-line fit.
+fn loop_count_row(fit: &OverheadFit) -> LoopCountRow {
+    let c = &fit.coefficients;
+    LoopCountRow {
+        loop_count: fit.loop_count,
+        a: c[0].value,
+        a_std_error: c[0].std_error,
+        b: c.get(1).map(|t| t.value),
+        b_std_error: c.get(1).map(|t| t.std_error),
+        r_squared: fit.r_squared,
+        uncertainty: fit.uncertainty.as_str().into(),
+        coefficients: c
+            .iter()
+            .map(|t| Coefficient {
+                name: t.name.clone(),
+                term: t.term.to_string(),
+                value: t.value,
+                std_error: t.std_error,
+            })
+            .collect(),
+    }
+}
+
+/// One candidate analysed: its fits, and the consistency test when there are two or more loop
+/// counts.
+struct Analysis {
+    fits: Vec<OverheadFit>,
+    test: Option<ConsistencyReport>,
+    weighting: WeightingChoice,
+    noise: NoiseEstimate,
+    warnings: Vec<Warning>,
+}
+
+/// The paper's method on the measurements. `data` names where they came from (`--csv FILE` or
+/// `--processors`), for errors about the data rather than the model.
+fn analyse(
+    model: &OverheadModel,
+    measurements: &[Measurement],
+    options: &ConsistencyOptions,
+    data: &str,
+) -> Result<Analysis, UsageError> {
+    let bad = |e: &dyn std::fmt::Display| UsageError(format!("{data}: fitting {model}: {e}"));
+    match consistency_test(model, measurements, options) {
+        Ok(t) => Ok(Analysis {
+            fits: t.fits.clone(),
+            weighting: t.weighting,
+            noise: t.noise,
+            warnings: t.warnings.clone(),
+            test: Some(t),
+        }),
+        Err(multicomputer_workloads::analysis::ScalabilityError::TooFewLoopCounts(1)) => {
+            let f = fit_loop_counts(model, measurements, options).map_err(|e| bad(&e))?;
+            Ok(Analysis {
+                fits: f.fits,
+                test: None,
+                weighting: f.weighting,
+                noise: f.noise,
+                warnings: f.warnings,
+            })
+        }
+        Err(e) => Err(bad(&e)),
+    }
+}
+
+/// How values of the fitted quantity are shown: run times with a unit, `Φ_s` as a number.
+#[derive(Clone, Copy)]
+struct Units {
+    run_time: bool,
+}
+
+impl Units {
+    fn show(self, v: f64) -> String {
+        if self.run_time {
+            human_ns(v * 1e9)
+        } else {
+            format!("{v:.4}")
+        }
+    }
+}
+
+fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+fn dof_text(d: Option<usize>) -> String {
+    d.map_or("∞".into(), |d| d.to_string())
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1} %", 100.0 * x)
+}
+
+/// A test's name, statistic, degrees of freedom and p-value.
+fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
+    match t.kind {
+        TestKind::Trend => format!(
+            "trend test of a against loop_count: t = {:.2} on {} dof, p = {}",
+            t.t.unwrap_or(f64::NAN),
+            dof_text(t.error_dof),
+            p_text(t.p_value)
+        ),
+        TestKind::LackOfFit => format!(
+            "pooled lack-of-fit test (a shared, other coefficients linear in loop_count): \
+             F = {:.2} on ({}, {}) dof, p = {}",
+            t.f,
+            t.dof,
+            dof_text(t.error_dof),
+            p_text(t.p_value)
+        ),
+        TestKind::Against => format!(
+            "nested F test against Φ(P) = {}: F = {:.2} on ({}, {}) dof, p = {}",
+            against.map(|m| m.to_string()).unwrap_or_default(),
+            t.f,
+            t.dof,
+            dof_text(t.error_dof),
+            p_text(t.p_value)
+        ),
+    }
+}
+
+fn noise_text(noise: &NoiseEstimate, weighting: AppliedWeighting, units: Units) -> String {
+    match noise.source {
+        NoiseSource::StdErrors => "the standard errors given, taken as exact".into(),
+        NoiseSource::Unavailable => "no independent noise estimate".into(),
+        NoiseSource::Replicates => format!(
+            "noise from {} degrees of freedom of replicates in {} cells ({})",
+            dof_text(noise.dof),
+            noise.replicated_cells,
+            if weighting == AppliedWeighting::Relative {
+                format!("relative sd {:.2} %", 100.0 * noise.variance.sqrt())
+            } else {
+                format!("sd {}", units.show(noise.variance.sqrt()))
+            }
+        ),
+    }
+}
+
+fn weighting_text(w: &WeightingChoice) -> String {
+    let name = w.applied.as_str();
+    match w.rule {
+        WeightingRule::Requested => format!("{name} weighting (as asked)"),
+        WeightingRule::Replicates {
+            exponent,
+            likelihood_ratio,
+            p_value,
+        } => format!(
+            "{name} weighting (auto: the replicates' scatter grows as the value to the power \
+             {exponent:.2}; proportional noise {}: likelihood ratio {likelihood_ratio:.2} on 1 \
+             dof, p = {})",
+            if w.applied == AppliedWeighting::Relative {
+                "not rejected"
+            } else {
+                "rejected at 1 %"
+            },
+            p_text(p_value)
+        ),
+        WeightingRule::NoReplicates => format!(
+            "{name} weighting (auto without usable replicates: timing noise is mostly \
+             proportional to the run time)"
+        ),
+        WeightingRule::StdErrors => "weights 1/std_error² (from the standard errors)".into(),
+    }
+}
+
+/// What the user should know, and what to do about it.
+fn warning_text(w: &Warning) -> String {
+    let s = |x: f64| human_ns(x * 1e9);
+    match *w {
+        Warning::ScatterAtResolution {
+            pooled_run_time_sd,
+            resolution,
+            inferred,
+        } => format!(
+            "the replicates' scatter (pooled sd {}) is at or below the timer's resolution{}: \
+             identical replicates make every pure-error test refute far too often, so they were \
+             not used as noise. Make each run longer (more work per run, e.g. \
+             --samples-per-processor) until replicates differ by many clock ticks, or measure \
+             with a finer clock, or give a std_error column",
+            s(pooled_run_time_sd),
+            match (resolution, inferred) {
+                (Some(r), true) => format!(" ({}, inferred from identical replicates)", s(r)),
+                (Some(r), false) => format!(" ({})", s(r)),
+                (None, _) => String::new(),
+            }
+        ),
+        Warning::IdenticalReplicates { cells, of } => format!(
+            "{cells} of {of} replicated (P, loop_count) have identical run times: the clock's \
+             tick is close to the noise, which makes the noise look smaller than it is and the \
+             tests refute too often. Make each run longer so that it spans many ticks, or give \
+             --timer-resolution so that the check is exact"
+        ),
+        Warning::StdErrorsTakenAsKnown => "standard errors without a runs column are taken as \
+             exact; if each comes from a few runs the tests refute too often: add a runs column \
+             (the number of runs behind each mean)"
+            .into(),
+    }
+}
+
+/// The verdict in words: the deciding test with its numbers, or why the data cannot decide.
+fn explain(r: &ConsistencyReport, units: Units) -> String {
+    let against = r.against.as_ref();
+    let tests: Vec<String> = r.tests.iter().map(|t| test_text(t, against)).collect();
+    let level = format!(
+        "each at level {:.4}, the overall {} shared by {} test{}",
+        r.level_per_test,
+        r.significance,
+        r.tests.len(),
+        if r.tests.len() == 1 { "" } else { "s" }
+    );
+    let noise = noise_text(&r.noise, r.weighting.applied, units);
+    let guard = r.power.map(|g| {
+        (
+            format!("c·{}", g.reference_term),
+            percent(g.fraction),
+            percent(g.power),
+            g.minimal_detectable_fraction
+                .map_or("more than 10 times the largest value".into(), percent),
+        )
+    });
+    match r.verdict {
+        Verdict::Refuted => {
+            let t = r
+                .tests
+                .iter()
+                .find(|t| Some(t.kind) == r.decided_by)
+                .map(|t| test_text(t, against))
+                .unwrap_or_default();
+            let mut s = format!(
+                "refuted by the {t}, below its level {:.4} ({level})",
+                r.level_per_test
+            );
+            if let (Some(TestKind::Trend), Some(d)) = (r.decided_by, r.drift) {
+                s.push_str(&format!(
+                    "; a drifts by {:.3e} ± {:.1e} per unit of loop_count",
+                    d.value, d.std_error
+                ));
+            }
+            let others: Vec<&String> = r
+                .tests
+                .iter()
+                .zip(&tests)
+                .filter(|(t, _)| Some(t.kind) != r.decided_by)
+                .map(|(_, s)| s)
+                .collect();
+            if !others.is_empty() {
+                s.push_str(&format!(
+                    "; also {}",
+                    others
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ));
+            }
+            s
+        }
+        Verdict::Consistent => {
+            let mut s = format!(
+                "consistent: no test refuted ({}; {level}); {noise}",
+                tests.join("; ")
+            );
+            if let Some((term, fraction, power, mdt)) = &guard {
+                s.push_str(&format!(
+                    "; they find a missing {term} term growing with loop_count to {fraction} of \
+                     the largest value with probability {power} ({} power from {mdt})",
+                    percent(r.power.map_or(f64::NAN, |g| g.required_power))
+                ));
+            }
+            s.push_str(&format!(
+                "; a = {} ± {} at every loop_count",
+                units.show(r.constrained.a.value),
+                units.show(r.constrained.a.std_error)
+            ));
+            for l in &r.constrained.lines {
+                s.push_str(&format!(
+                    ", {} = {} + {} per unit of loop_count{}",
+                    l.name,
+                    units.show(l.at_smallest_loop_count.value),
+                    units.show(l.slope.value),
+                    if l.smallest_loop_count == 0.0 {
+                        String::new()
+                    } else {
+                        format!(" above {}", l.smallest_loop_count)
+                    }
+                ));
+            }
+            s.push_str(". This cannot verify the candidate (§6): the data could have refuted it and did not");
+            s
+        }
+        Verdict::Inconclusive => {
+            let tail = || {
+                r.test(TestKind::Against)
+                    .map(|t| format!(". The {} did not refute", test_text(t, against)))
+                    .unwrap_or_else(|| {
+                        ". A richer model (e.g. --against 1+log+P) could still refute it".into()
+                    })
+            };
+            match r.inconclusive_because {
+                Some(InconclusiveReason::NoReplicates) => format!(
+                    "inconclusive: no (P, loop_count) has two runs, so nothing estimates the \
+                     noise independently of the models (a candidate's own residuals count its \
+                     misfit as noise). Run each point two or more times (--repeats, or repeated \
+                     rows in --csv){}",
+                    tail()
+                ),
+                Some(InconclusiveReason::ScatterAtResolution) => format!(
+                    "inconclusive: the replicates' scatter is at or below the timer's \
+                     resolution (see the warning), so it cannot stand for the noise{}",
+                    tail()
+                ),
+                _ => {
+                    let (term, fraction, power, mdt) = guard.unwrap_or_default();
+                    format!(
+                        "inconclusive: no test refuted ({}; {level}), but they could not have \
+                         told: with {noise} they find a missing {term} term growing with \
+                         loop_count to {fraction} of the largest value only with probability \
+                         {power}, short of the required {} (reached at {mdt}). Run more \
+                         replicates (--repeats), reduce the noise, or widen the range of P",
+                        tests.join("; "),
+                        percent(r.power.map_or(f64::NAN, |g| g.required_power))
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// Cell means against P per loop count with the fitted curves; b against loop count with the
+/// line of the constrained fit.
 fn write_plots(
     out: &Path,
     name: &str,
     fitted: &str,
     model: &OverheadModel,
-    tables: &[LoopCountTable],
-    rows: &[LoopCountRow],
+    fits: &[OverheadFit],
     test: Option<&ConsistencyReport>,
 ) -> Result<Vec<String>> {
     let mut series = Vec::new();
-    for (t, row) in tables.iter().zip(rows) {
+    for f in fits {
         series.push(Series {
-            name: format!("loop_count {}", t.loop_count),
-            points: t
-                .observations
+            name: format!("loop_count {}", f.loop_count),
+            points: f
+                .processors
                 .iter()
-                .map(|o| (f64::from(o.processors), o.value))
+                .map(|&p| f64::from(p))
+                .zip(f.observed.iter().copied())
                 .collect(),
             style: Style::Points,
         });
-        let (lo, hi) = t
-            .observations
+        let (lo, hi) = f
+            .processors
             .iter()
-            .fold((f64::MAX, 0.0_f64), |(lo, hi), o| {
-                let p = f64::from(o.processors);
-                (lo.min(p), hi.max(p))
+            .fold((f64::MAX, 0.0_f64), |(lo, hi), &p| {
+                (lo.min(f64::from(p)), hi.max(f64::from(p)))
             });
-        let params: Vec<f64> = row.coefficients.iter().map(|c| c.value).collect();
         series.push(Series {
-            name: format!("fit {model}, loop_count {}", t.loop_count),
+            name: format!("fit {model}, loop_count {}", f.loop_count),
             points: (0..=60)
                 .map(|i| {
                     let p = lo * (hi / lo).powf(f64::from(i) / 60.0);
-                    (p, model.evaluate(&params, p))
+                    (p, f.predict(p))
                 })
                 .collect(),
             style: Style::Line,
         });
     }
     let time = Chart {
-        title: format!("{fitted} against processors, fitted with Φ(P) = {model}"),
+        title: format!("{fitted} against processors (cell means), fitted with Φ(P) = {model}"),
         x_label: "processors P".into(),
         y_label: fitted.into(),
         x_scale: Scale::Log10,
@@ -538,32 +968,38 @@ fn write_plots(
     let file = format!("{name}-time.svg");
     write_atomic(&in_out(out, &file), time.to_svg(960, 600)?.as_bytes())?;
     files.push(file);
-    if let (Some(t), Some(l)) = (test, test.and_then(|t| t.linearity.first())) {
-        let xs = &t.loop_counts;
+    if let Some(line) = test.and_then(|t| t.constrained.lines.first()) {
+        let xs: Vec<f64> = fits.iter().map(|f| f.loop_count).collect();
         let (lo, hi) = xs
             .iter()
             .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
         let chart = Chart {
-            title: format!("{} against loop_count, with its least-squares line", l.name),
+            title: format!(
+                "{} against loop_count, with the line of the constrained fit",
+                line.name
+            ),
             x_label: "loop_count (busy-loop iterations per message)".into(),
-            y_label: format!("{} ({} coefficient)", l.name, l.term),
+            y_label: format!("{} ({} coefficient)", line.name, line.term),
             x_scale: Scale::Linear,
             y_scale: Scale::Linear,
             series: vec![
                 Series {
-                    name: format!("{} fitted per loop_count", l.name),
-                    points: xs.iter().copied().zip(l.values.iter().copied()).collect(),
+                    name: format!("{} fitted per loop_count", line.name),
+                    points: fits
+                        .iter()
+                        .filter_map(|f| f.coefficient(line.term).map(|c| (f.loop_count, c.value)))
+                        .collect(),
                     style: Style::Points,
                 },
                 Series {
                     name: format!(
-                        "{} = {:.3e} + {:.3e} × loop_count",
-                        l.name, l.intercept.value, l.slope.value
+                        "{} = {:.3e} + {:.3e} × (loop_count − {})",
+                        line.name,
+                        line.at_smallest_loop_count.value,
+                        line.slope.value,
+                        line.smallest_loop_count
                     ),
-                    points: [lo, hi]
-                        .iter()
-                        .map(|&x| (x, l.intercept.value + l.slope.value * x))
-                        .collect(),
+                    points: [lo, hi].iter().map(|&x| (x, line.at(x))).collect(),
                     style: Style::Line,
                 },
             ],
@@ -577,58 +1013,54 @@ fn write_plots(
 
 /// Runs (or reads) and analyses.
 pub(crate) fn scaling(args: &ScalingArgs, out: &Path) -> Result<ScalingReport> {
-    let model = parse_model("--model", &args.model)?;
-    let alternatives: Vec<OverheadModel> = split_list("--alternatives", &args.alternatives)?
-        .into_iter()
-        .map(|s| parse_model("--alternatives", s))
-        .collect::<Result<_, _>>()?;
-    if !(args.significance > 0.0 && args.significance < 1.0) {
-        return Err(UsageError(format!(
-            "--significance must be in (0, 1), got {}",
-            args.significance
-        ))
-        .into());
-    }
-    let options = ConsistencyOptions {
-        significance: args.significance,
-        ..ConsistencyOptions::default()
-    };
-    let (tables, fitted, rows, mechanism, source) = match &args.csv {
+    let plan = plan(args)?;
+    let (measurements, fitted, rows, mechanism, source, data) = match &args.csv {
         Some(path) => {
-            let (tables, fitted) = read_tables(path)?;
+            let (m, fitted) = read_measurements(path)?;
+            let shown = path.display().to_string();
             (
-                tables,
+                m,
                 fitted,
                 Vec::new(),
                 None,
-                Some(path.display().to_string()),
+                Some(shown.clone()),
+                format!("--csv {shown}"),
             )
         }
         None => {
             let rows = measure(args, out)?;
             write_csv(&in_out(out, &format!("{}.csv", args.name)), &rows)?;
             (
-                tables_of(&rows),
+                measurements_of(&rows),
                 PHI_S.to_string(),
                 rows,
                 Some(args.mechanism.mechanism()),
                 None,
+                "--processors".to_string(),
             )
         }
     };
-    let data = match &args.csv {
-        Some(path) => format!("--csv {}", path.display()),
-        None => "--processors".to_string(),
+    let units = Units {
+        run_time: fitted.starts_with("run time"),
     };
-    let (loop_counts, test) = analyse(&model, &tables, &options, &data)?;
-    let mut alt = Vec::new();
-    for m in &alternatives {
+    let main = analyse(&plan.model, &measurements, &plan.options, &data)?;
+    let mut alternatives = Vec::new();
+    for m in &plan.alternatives {
+        // The richer model applies to an alternative it contains; otherwise none.
+        let options = ConsistencyOptions {
+            against: plan
+                .options
+                .against
+                .clone()
+                .filter(|r| r.contains(m) && r.len() > m.len()),
+            ..plan.options.clone()
+        };
         // A candidate that cannot be fitted here (too few P values) is left out, not an error.
-        if let Ok((rows, t)) = analyse(m, &tables, &options, &data) {
-            alt.push(AlternativeFit {
+        if let Ok(a) = analyse(m, &measurements, &options, &data) {
+            alternatives.push(AlternativeFit {
                 model: m.to_string(),
-                loop_counts: rows,
-                verdict: t.map(|t| t.verdict),
+                loop_counts: a.fits.iter().map(loop_count_row).collect(),
+                verdict: a.test.map(|t| t.verdict),
             });
         }
     }
@@ -636,30 +1068,38 @@ pub(crate) fn scaling(args: &ScalingArgs, out: &Path) -> Result<ScalingReport> {
         out,
         &args.name,
         &fitted,
-        &model,
-        &tables,
-        &loop_counts,
-        test.as_ref(),
+        &plan.model,
+        &main.fits,
+        main.test.as_ref(),
     )?;
-    let report = ScalingReport {
-        mechanism,
-        source,
-        fitted,
-        model: model.to_string(),
-        verdict: test.as_ref().map(|t| t.verdict),
-        explanation: explain(test.as_ref()),
-        loop_counts,
-        test,
-        alternatives: alt,
-        rows,
-        files: Vec::new(),
-    };
     let json = format!("{}.json", args.name);
     files.push(json.clone());
     if args.csv.is_none() {
         files.insert(0, format!("{}.csv", args.name));
     }
-    let report = ScalingReport { files, ..report };
+    let report = ScalingReport {
+        mechanism,
+        source,
+        fitted,
+        model: plan.model.to_string(),
+        against: plan.options.against.as_ref().map(|m| m.to_string()),
+        weighting: format!(
+            "{}; {}",
+            weighting_text(&main.weighting),
+            noise_text(&main.noise, main.weighting.applied, units)
+        ),
+        loop_counts: main.fits.iter().map(loop_count_row).collect(),
+        verdict: main.test.as_ref().map(|t| t.verdict),
+        explanation: main.test.as_ref().map_or_else(
+            || "one loop count only: the consistency test needs two or more".into(),
+            |t| explain(t, units),
+        ),
+        warnings: main.warnings.iter().map(warning_text).collect(),
+        test: main.test,
+        alternatives,
+        rows,
+        files,
+    };
     write_json(&in_out(out, &json), &report)?;
     Ok(report)
 }
@@ -671,20 +1111,17 @@ fn print_report(r: &ScalingReport, out: &Path) {
         (None, None) => String::new(),
     };
     println!("{what}: {} fitted with Φ(P) = {}", r.fitted, r.model);
-    let mut t = table(&["loop_count", "a", "b", "R²", "σ from"]);
-    let show = |v: f64| {
-        if r.fitted.starts_with("run time") {
-            human_ns(v * 1e9)
-        } else {
-            format!("{v:.4}")
-        }
+    println!("{}", r.weighting);
+    let units = Units {
+        run_time: r.fitted.starts_with("run time"),
     };
+    let mut t = table(&["loop_count", "a", "b", "R²", "σ from"]);
     for row in &r.loop_counts {
         t.add_row(vec![
             format!("{}", row.loop_count),
-            format!("{} ± {}", show(row.a), show(row.a_std_error)),
+            format!("{} ± {}", units.show(row.a), units.show(row.a_std_error)),
             match (row.b, row.b_std_error) {
-                (Some(b), Some(s)) => format!("{} ± {}", show(b), show(s)),
+                (Some(b), Some(s)) => format!("{} ± {}", units.show(b), units.show(s)),
                 _ => "—".into(),
             },
             format!("{:.4}", row.r_squared),
@@ -703,11 +1140,18 @@ fn print_report(r: &ScalingReport, out: &Path) {
             a.model,
             r2.join(", "),
             a.verdict
-                .map(|v| format!(", verdict {}", format!("{v:?}").to_lowercase()))
+                .map(|v| format!(", verdict {}", v.as_str()))
                 .unwrap_or_default()
         );
     }
-    println!("verdict: {}", r.explanation);
+    match r.verdict {
+        Some(v) => println!("verdict: {}", v.as_str()),
+        None => println!("verdict: none"),
+    }
+    println!("  {}", r.explanation);
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
     println!(
         "written: {}",
         r.files

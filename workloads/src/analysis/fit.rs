@@ -43,6 +43,10 @@ pub struct LinearFit {
     pub params: Vec<f64>,
     /// Standard error of each parameter (NaN where n = p: no degrees of freedom).
     pub std_errors: Vec<f64>,
+    /// `diag((JᵀWJ)⁻¹)^{1/2}`: each parameter's standard error per unit of noise, i.e. its
+    /// standard error when the weights are the observations' exact inverse variances; multiply
+    /// by an independent estimate of the noise's standard deviation (e.g. from replicates).
+    pub unit_std_errors: Vec<f64>,
     /// Residuals yᵢ − ŷᵢ.
     pub residuals: Vec<f64>,
     /// Relative residuals (yᵢ − ŷᵢ)/yᵢ (NaN where yᵢ = 0).
@@ -158,12 +162,12 @@ fn summarise(
     } else {
         f64::NAN
     };
-    let std_errors = (0..p)
-        .map(|j| (sigma2 * cov_unscaled[(j, j)]).sqrt())
-        .collect();
+    let unit_std_errors: Vec<f64> = (0..p).map(|j| cov_unscaled[(j, j)].sqrt()).collect();
+    let std_errors = unit_std_errors.iter().map(|u| sigma2.sqrt() * u).collect();
     LinearFit {
         params,
         std_errors,
+        unit_std_errors,
         residuals,
         relative_residuals,
         weighted_rss,

@@ -1,0 +1,316 @@
+//! The decision rule on small hand-made tables. (Its size and power over thousands of random
+//! tables are measured by `examples/scaling_verdict_mc.rs`, recorded in
+//! docs/results/scaling-verdict.md.)
+
+use super::*;
+use crate::analysis::{AppliedWeighting, distributions::f_sf, distributions::t_two_sided_p};
+
+const PS: [u32; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
+const LOOPS: [f64; 4] = [0.0, 2000.0, 4000.0, 6000.0];
+
+/// Shaped like Table 2: a = 78, b = 1.2 + 0.00157·L (Figure 4's line).
+fn table_2(p: f64, l: f64) -> f64 {
+    78.0 + (1.2 + 0.00157 * l) * p.ln()
+}
+
+/// Table 2 plus a missing c·P term whose c grows with the loop count.
+fn drifting(p: f64, l: f64) -> f64 {
+    table_2(p, l) + 2e-5 * l * p
+}
+
+/// Runs `truth·(1 + w)` for each `w` of `wobble` at every (P, L); the pattern's sign flips from
+/// one P to the next, so that it is no trend in P or L.
+fn runs(truth: impl Fn(f64, f64) -> f64, wobble: &[f64]) -> Vec<Measurement> {
+    let mut m = Vec::new();
+    for l in LOOPS {
+        for (i, &p) in PS.iter().enumerate() {
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            for w in wobble {
+                m.push(Measurement::run(
+                    p,
+                    l,
+                    truth(f64::from(p), l) * (1.0 + sign * w),
+                ));
+            }
+        }
+    }
+    m
+}
+
+fn test(measurements: &[Measurement], options: &ConsistencyOptions) -> ConsistencyReport {
+    consistency_test(&OverheadModel::log(), measurements, options).unwrap()
+}
+
+#[test]
+fn statistics_equal_hand_worked_values() {
+    // Model "1" (a constant): two loop counts, two P values, two runs per cell.
+    // Cell means 2, 3 | 6, 7; each cell's pure error 2, so σ̂² = 8/4 = 2 on 4 dof.
+    let m: Vec<Measurement> = [
+        (1, 0.0, 1.0),
+        (1, 0.0, 3.0),
+        (2, 0.0, 2.0),
+        (2, 0.0, 4.0),
+        (1, 1.0, 5.0),
+        (1, 1.0, 7.0),
+        (2, 1.0, 6.0),
+        (2, 1.0, 8.0),
+    ]
+    .iter()
+    .map(|&(p, l, t)| Measurement::run(p, l, t))
+    .collect();
+    let options = ConsistencyOptions {
+        weighting: Weighting::Uniform,
+        ..ConsistencyOptions::default()
+    };
+    let r = consistency_test(&"1".parse().unwrap(), &m, &options).unwrap();
+    assert_eq!((r.noise.variance, r.noise.dof), (2.0, Some(4)));
+    // Trend: the loop counts' means 2.5 and 6.5, each of 4 runs: t = 4/√(2·(1/4 + 1/4)) = 4.
+    let trend = r.test(TestKind::Trend).unwrap();
+    assert!((trend.t.unwrap() - 4.0).abs() < 1e-12);
+    assert!((trend.p_value - t_two_sided_p(4.0, Some(4))).abs() < 1e-12);
+    assert!((r.drift.unwrap().value - 4.0).abs() < 1e-12);
+    assert!((r.drift.unwrap().std_error - 1.0).abs() < 1e-12);
+    // Lack of fit: RSS of one shared mean 4.5 = 2·(6.25 + 2.25 + 2.25 + 6.25) = 34 on 3 dof.
+    let lof = r.test(TestKind::LackOfFit).unwrap();
+    assert_eq!((lof.dof, lof.error_dof), (3, Some(4)));
+    assert!((lof.f - 34.0 / 3.0 / 2.0).abs() < 1e-12);
+    assert!((lof.p_value - f_sf(34.0 / 6.0, 3, Some(4))).abs() < 1e-12);
+    assert_eq!(r.level_per_test, 0.005);
+    // Neither p is below 0.005: with 4 dof of noise the tests lack power, so no "consistent".
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert_eq!(
+        r.inconclusive_because,
+        Some(InconclusiveReason::TooLittlePower)
+    );
+}
+
+#[test]
+fn a_clear_drift_with_replicates_is_refuted() {
+    let r = test(
+        &runs(drifting, &[-0.004, 0.001, 0.003]),
+        &Default::default(),
+    );
+    assert_eq!(r.verdict, Verdict::Refuted, "{r:#?}");
+    // As in Table 1: a falls with the loop count, b rises.
+    let a: Vec<f64> = r.fits.iter().map(|f| f.coefficients[0].value).collect();
+    assert!(a.windows(2).all(|w| w[1] < w[0] - 1.0), "{a:?}");
+    let drift = r.drift.unwrap();
+    assert!(drift.value < -10.0 * drift.std_error, "{drift:?}");
+    let trend = r.test(TestKind::Trend).unwrap();
+    assert!(trend.rejects && trend.t.unwrap() < 0.0);
+    assert!(r.test(TestKind::LackOfFit).unwrap().rejects);
+    assert_eq!(r.noise.dof, Some(64));
+}
+
+#[test]
+fn a_correct_model_with_replicates_is_consistent() {
+    let r = test(&runs(table_2, &[-0.004, 0.001, 0.003]), &Default::default());
+    assert_eq!(r.verdict, Verdict::Consistent, "{r:#?}");
+    assert!(r.tests.iter().all(|t| !t.rejects) && r.tests.len() == 2);
+    let g = r.power.unwrap();
+    assert!(g.power >= 0.8 && g.minimal_detectable_fraction.unwrap() < 0.1);
+    // The constrained fit recovers a and b's line.
+    assert!((r.constrained.a.value - 78.0).abs() < 3.0 * r.constrained.a.std_error);
+    let b = &r.constrained.lines[0];
+    assert!((b.slope.value - 0.00157).abs() < 3.0 * b.slope.std_error);
+    assert!((b.at(6000.0) - (1.2 + 0.00157 * 6000.0)).abs() < 0.2);
+}
+
+#[test]
+fn a_correct_model_with_one_duplicated_point_is_not_refuted() {
+    // One run per point, alternating ±0.3 %; P = 16 (−0.3 %) run again (+0.3 %) at each loop
+    // count.
+    let mut m = runs(table_2, &[0.003]);
+    for l in LOOPS {
+        m.push(Measurement::run(16, l, table_2(16.0, l) * 1.003));
+    }
+    let r = test(&m, &Default::default());
+    assert_ne!(r.verdict, Verdict::Refuted, "{r:#?}");
+    assert_eq!((r.noise.dof, r.noise.replicated_cells), (Some(4), 4));
+    // The F tests use the pooled 4 degrees of freedom, not a σ known from one pair.
+    assert!(r.tests.iter().all(|t| t.error_dof == Some(4)));
+}
+
+#[test]
+fn without_replicates_it_is_inconclusive_unless_a_richer_model_refutes() {
+    let single = runs(drifting, &[0.003]);
+    let r = test(&single, &Default::default());
+    assert_eq!(
+        (r.verdict, r.inconclusive_because),
+        (
+            Verdict::Inconclusive,
+            Some(InconclusiveReason::NoReplicates)
+        )
+    );
+    assert!(r.tests.is_empty() && r.power.is_none());
+    let against = ConsistencyOptions {
+        against: Some(OverheadModel::log_linear()),
+        ..ConsistencyOptions::default()
+    };
+    let r = test(&single, &against);
+    assert_eq!(
+        (r.verdict, r.decided_by),
+        (Verdict::Refuted, Some(TestKind::Against))
+    );
+    let t = r.test(TestKind::Against).unwrap();
+    // a + b·log P + c·P constrained adds c's intercept and slope; 32 cells − 5 parameters.
+    assert_eq!((t.dof, t.error_dof, t.level), (2, Some(27), 0.01));
+    // The correct model is not refuted by the richer one, and still not called consistent.
+    let r = test(&runs(table_2, &[0.003]), &against);
+    assert_eq!(r.verdict, Verdict::Inconclusive, "{r:#?}");
+    assert!(!r.test(TestKind::Against).unwrap().rejects);
+}
+
+#[test]
+fn a_missing_term_that_leaves_a_alone_fails_the_lack_of_fit() {
+    // c·P with the same c at every loop count: every table's a shifts alike, so no drift.
+    let r = test(
+        &runs(|p, l| table_2(p, l) + 0.02 * p, &[-0.004, 0.0, 0.004]),
+        &Default::default(),
+    );
+    assert_eq!(
+        (r.verdict, r.decided_by),
+        (Verdict::Refuted, Some(TestKind::LackOfFit)),
+        "{r:#?}"
+    );
+    assert!(!r.test(TestKind::Trend).unwrap().rejects);
+}
+
+#[test]
+fn replicates_at_the_timer_resolution_are_not_used() {
+    let identical = runs(table_2, &[0.0, 0.0]);
+    let r = test(&identical, &Default::default());
+    assert_eq!(
+        r.inconclusive_because,
+        Some(InconclusiveReason::ScatterAtResolution)
+    );
+    assert!(matches!(
+        r.warnings[..],
+        [Warning::ScatterAtResolution { pooled_run_time_sd, .. }] if pooled_run_time_sd == 0.0
+    ));
+    // Real scatter, but no larger than the given tick of the clock.
+    let options = ConsistencyOptions {
+        timer_resolution: Some(2.0),
+        ..ConsistencyOptions::default()
+    };
+    let r = test(&runs(table_2, &[-0.004, 0.001, 0.003]), &options);
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert!(!r.noise.is_available());
+    // A few identical cells among real scatter: a warning only.
+    let mut m = runs(table_2, &[-0.004, 0.001, 0.003]);
+    for x in m.iter_mut().take(3) {
+        x.run_time = 80.0;
+    }
+    let r = test(&m, &Default::default());
+    assert!(matches!(
+        r.warnings[..],
+        [Warning::IdenticalReplicates { cells: 1, of: 32 }]
+    ));
+    assert!(r.noise.is_available());
+}
+
+#[test]
+fn too_noisy_replicates_cannot_give_consistent() {
+    // ±20 % scatter around the exact means: nothing rejects, and nothing could have.
+    let r = test(&runs(table_2, &[-0.2, 0.0, 0.2]), &Default::default());
+    assert_eq!(
+        (r.verdict, r.inconclusive_because),
+        (
+            Verdict::Inconclusive,
+            Some(InconclusiveReason::TooLittlePower)
+        )
+    );
+    let g = r.power.unwrap();
+    assert!(g.power < 0.8 && g.minimal_detectable_fraction.unwrap() > 0.1);
+}
+
+#[test]
+fn means_with_standard_errors_equal_their_runs() {
+    let raw = runs(drifting, &[-0.004, 0.001, 0.003]);
+    let summaries: Vec<Measurement> = raw
+        .chunks(3)
+        .map(|c| {
+            let n = c.len() as f64;
+            let mean = c.iter().map(|m| m.run_time).sum::<f64>() / n;
+            let var = c.iter().map(|m| (m.run_time - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            Measurement::run(c[0].processors, c[0].loop_count, mean)
+                .with_std_error((var / n).sqrt(), Some(3))
+        })
+        .collect();
+    let a = test(&raw, &Default::default());
+    let b = test(&summaries, &Default::default());
+    assert_eq!(a.verdict, b.verdict);
+    for (x, y) in a.tests.iter().zip(&b.tests) {
+        assert!((x.f / y.f - 1.0).abs() < 1e-9, "{x:?} {y:?}");
+        assert_eq!(x.error_dof, y.error_dof);
+    }
+    // Standard errors without a count of runs: taken as exact, and said so.
+    let known: Vec<Measurement> = summaries
+        .iter()
+        .map(|m| Measurement { runs: None, ..*m })
+        .collect();
+    let k = test(&known, &Default::default());
+    assert_eq!(k.weighting.applied, AppliedWeighting::StdErrors);
+    assert_eq!(k.noise.dof, None);
+    assert!(k.warnings.contains(&Warning::StdErrorsTakenAsKnown));
+    assert_eq!(k.verdict, Verdict::Refuted);
+}
+
+#[test]
+fn wide_ranges_with_relative_scatter_get_relative_weights() {
+    // a = 20 and a steep b: run times from 21 to ~190, scatter ∝ run time.
+    let wide = |p: f64, l: f64| 20.0 + (1.2 + 0.005 * l) * p.ln();
+    let r = test(&runs(wide, &[-0.004, 0.001, 0.003]), &Default::default());
+    assert_eq!(r.weighting.applied, AppliedWeighting::Relative);
+    assert_eq!(r.verdict, Verdict::Consistent, "{r:#?}");
+    // Relative noise 0.36 % per run.
+    assert!(
+        (r.noise.variance.sqrt() - 0.0036).abs() < 0.0005,
+        "{:?}",
+        r.noise
+    );
+}
+
+#[test]
+fn bad_input_is_named() {
+    let m = runs(table_2, &[0.0, 0.01]);
+    let model = OverheadModel::log();
+    let err = |o: &ConsistencyOptions, m: &[Measurement], model: &OverheadModel| {
+        consistency_test(model, m, o).unwrap_err()
+    };
+    let d = ConsistencyOptions::default();
+    let one_loop: Vec<Measurement> = m.iter().filter(|x| x.loop_count == 0.0).copied().collect();
+    assert_eq!(
+        err(&d, &one_loop, &model),
+        ScalabilityError::TooFewLoopCounts(1)
+    );
+    assert_eq!(
+        err(&d, &m, &"log".parse().unwrap()),
+        ScalabilityError::NoConstantTerm
+    );
+    let not_nested = ConsistencyOptions {
+        against: Some(OverheadModel::linear()),
+        ..d.clone()
+    };
+    assert!(matches!(
+        err(&not_nested, &m, &model),
+        ScalabilityError::NotNested { .. }
+    ));
+    let bad_level = ConsistencyOptions {
+        significance: 1.0,
+        ..d.clone()
+    };
+    assert_eq!(
+        err(&bad_level, &m, &model),
+        ScalabilityError::BadSignificance(1.0)
+    );
+    let sparse: Vec<Measurement> = m
+        .iter()
+        .filter(|x| x.loop_count > 0.0 || x.processors == 2)
+        .copied()
+        .collect();
+    assert!(matches!(
+        err(&d, &sparse, &model),
+        ScalabilityError::TooFewPoints { loop_count, needed: 2, got: 1 } if loop_count == 0.0
+    ));
+}
