@@ -810,7 +810,12 @@ fn scaling_sweep_writes_a_csv_that_scaling_reads_back() {
         .map(|r| r["loop_count"].as_f64().unwrap())
         .collect();
     assert_eq!(lc, vec![0.0, 1000.0]);
-    assert!(v["verdict"] == "consistent" || v["verdict"] == "refuted");
+    // A tiny sweep (P = 1, 2, 4; two repeats) cannot tell a missing c·P term from noise, so
+    // `inconclusive` is a right answer too; any other string is not a verdict.
+    assert!(
+        ["consistent", "refuted", "inconclusive"].contains(&v["verdict"].as_str().unwrap_or("")),
+        "{v}"
+    );
     for f in ["s.csv", "s.json", "s-time.svg", "s-b.svg"] {
         assert!(dir.join(f).exists(), "{f} not written");
     }
