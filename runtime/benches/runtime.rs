@@ -1,5 +1,6 @@
 //! Criterion benches of the runtime's own costs: the per-message cost of a send/receive
-//! against a bare crossbeam ping-pong, and the accuracy of deadline waits (occupy).
+//! against a bare crossbeam ping-pong, the accuracy of deadline waits (occupy), and the cost of
+//! one event in virtual time beside one bare coroutine switch.
 //!
 //! Run with `cargo bench -p multicomputer-runtime`. The message benches need two cores; they
 //! are skipped (with a note) where fewer are available.
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use multicomputer_runtime::{
-    Machine, MachineConfig, TimeMode, Topology, WaitStrategy, bare_pingpong,
+    Machine, MachineConfig, TimeMode, Topology, WaitStrategy, bare_pingpong, coroutine_switch_ns,
 };
 
 fn native(strategy: WaitStrategy, processors: usize) -> Option<Machine> {
@@ -95,5 +96,53 @@ fn occupy(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, messages, occupy);
+/// Virtual time: a reduction every round on a binary tree of 10 levels (1 023 processors), one
+/// occupation and one message per processor per round; throughput in events (messages
+/// delivered plus occupations finished), beside one bare coroutine switch.
+fn virtual_events(c: &mut Criterion) {
+    let topology = Topology::kary_tree(2, 10).expect("a valid tree");
+    let events_per_round = 2 * topology.len() as u64 - 1;
+    let machine = Machine::new(
+        topology,
+        MachineConfig {
+            mode: TimeMode::Virtual,
+            ..MachineConfig::default()
+        },
+    )
+    .expect("a virtual machine");
+    let rounds = 20;
+    let mut g = c.benchmark_group("virtual_time");
+    g.sample_size(20);
+    g.throughput(criterion::Throughput::Elements(rounds * events_per_round));
+    g.bench_function("reduction_binary10_events", |b| {
+        b.iter(|| {
+            machine
+                .run(|p: &mut multicomputer_runtime::Processor<u64>| {
+                    let mut sum = 0;
+                    for round in 0..rounds {
+                        p.occupy(Duration::from_micros(100));
+                        let mut s = round;
+                        for &child in p.children().to_vec().iter() {
+                            s += p.recv(child)?;
+                        }
+                        if let Some(up) = p.parent() {
+                            p.send(up, s)?;
+                        }
+                        sum += s;
+                    }
+                    Ok(sum)
+                })
+                .expect("the reduction runs")
+        })
+    });
+    g.throughput(criterion::Throughput::Elements(1));
+    g.bench_function("coroutine_switch", |b| {
+        b.iter_custom(|iters| {
+            Duration::from_secs_f64(coroutine_switch_ns(iters) * iters as f64 / 1e9)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, messages, occupy, virtual_events);
 criterion_main!(benches);
