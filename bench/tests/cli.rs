@@ -49,7 +49,7 @@ fn bad_input_exits_2_naming_the_argument() {
     assert_usage_error(&["emulate", "--rounds", "0"], "--rounds");
     assert_usage_error(
         &["emulate", "--mode", "dilated"],
-        "--mode dilated needs --dilation",
+        "--mode: dilated needs --dilation",
     );
     assert_usage_error(
         &["emulate", "--mode", "dilated", "--dilation", "0.5"],
@@ -364,10 +364,18 @@ fn sweep_writes_csv_that_fit_reads_and_a_missing_column_is_named() {
         "s",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    for f in ["s.csv", "s.json", "s-speedup.svg", "s-error.svg"] {
-        assert!(dir.join(f).exists(), "{f} not written");
+    let run = dir.join("s/latest");
+    for f in [
+        "rows.csv",
+        "report.json",
+        "report.html",
+        "speedup.svg",
+        "error.svg",
+        "manifest.json",
+    ] {
+        assert!(run.join(f).exists(), "{f} not written");
     }
-    let csv = dir.join("s.csv");
+    let csv = run.join("rows.csv");
     let o = out(&["fit", "farm", "--csv", csv.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -526,10 +534,11 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    for f in ["s-m1.csv", "s-kk.csv", "s.json", "s-m1.svg", "s-kk.svg"] {
-        assert!(dir.join(f).exists(), "{f} not written");
+    let run = dir.join("s/latest");
+    for f in ["m1.csv", "kk.csv", "report.json", "m1.svg", "kk.svg"] {
+        assert!(run.join(f).exists(), "{f} not written");
     }
-    let kk = dir.join("s-kk.csv");
+    let kk = run.join("kk.csv");
     let o = ocl_in(
         &dir,
         &[
@@ -554,7 +563,7 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
     near("optimal_k", 2.0);
     assert_eq!(v["residuals"].as_array().unwrap().len(), 5);
     // The m1 table was run with α = α0 + α1 = 7 µs.
-    let m1 = dir.join("s-m1.csv");
+    let m1 = run.join("m1.csv");
     let o = ocl_in(
         &dir,
         &[

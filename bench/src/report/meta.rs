@@ -1,0 +1,291 @@
+//! What every report carries besides its results: the tool and its version, the command
+//! line, every input, the seed, the host and its profile, the date, the time mode and the
+//! fidelity of the run.
+
+use multicomputer_runtime::Fidelity;
+use serde::Serialize;
+
+use super::document::{Block, Section, Table};
+use crate::exec::Ran;
+use crate::plan::{Inputs, LoadedProfile};
+use crate::units::human_ns;
+
+/// The host a run ran on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Host {
+    /// Its name.
+    pub(crate) name: String,
+    /// Cores this process may use.
+    pub(crate) cores: usize,
+    /// The machine profile used, if any.
+    pub(crate) profile: Option<ProfileSummary>,
+}
+
+/// The parts of a machine profile that shape a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct ProfileSummary {
+    /// The file.
+    pub(crate) path: String,
+    /// One-way message with a parked receiver, ns.
+    pub(crate) message_parked_ns: f64,
+    /// Wake-up lateness of a sleep, ns.
+    pub(crate) wakeup_ns: f64,
+    /// CPU time of a sleep/wake cycle, ns.
+    pub(crate) wake_cpu_ns: f64,
+}
+
+/// How emulated time related to wall time in the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct TimeInfo {
+    /// The mode asked for (`auto`, `native`, `dilated (D = 4)`).
+    pub(crate) requested: String,
+    /// The mode the machine ran in: `native` or `dilated`.
+    pub(crate) mode: String,
+    /// The dilation factor D.
+    pub(crate) dilation: f64,
+    /// The wait strategy.
+    pub(crate) wait: String,
+    /// How real compute is charged to emulated time (room for a virtual time mode's choice
+    /// of model or measured costs; `None`: by measured thread CPU time, the only way today).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) compute_charging: Option<String>,
+}
+
+/// The fidelity of a run: how late waits ended against their emulated deadlines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct FidelityInfo {
+    /// Deadline waits.
+    pub(crate) waits: u64,
+    /// Those that ended late beyond the tolerance.
+    pub(crate) late_waits: u64,
+    /// The tolerance, emulated ns.
+    pub(crate) tolerance_ns: u64,
+    /// Mean lateness, emulated ns.
+    pub(crate) mean_lateness_ns: f64,
+    /// Largest lateness, emulated ns.
+    pub(crate) max_lateness_ns: u64,
+    /// What to do about poor fidelity, if it was poor.
+    pub(crate) warning: Option<String>,
+}
+
+impl From<&Fidelity> for FidelityInfo {
+    fn from(f: &Fidelity) -> Self {
+        Self {
+            waits: f.waits,
+            late_waits: f.late_waits,
+            tolerance_ns: f.tolerance_ns,
+            mean_lateness_ns: f.mean_lateness_ns,
+            max_lateness_ns: f.max_lateness_ns,
+            warning: f.warning.clone(),
+        }
+    }
+}
+
+/// A report's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Meta {
+    /// `multicomputer`.
+    pub(crate) tool: &'static str,
+    /// The tool's version.
+    pub(crate) version: &'static str,
+    /// The command, e.g. `sweep farm`.
+    pub(crate) command: String,
+    /// The command line as typed.
+    pub(crate) command_line: Vec<String>,
+    /// When the command started (RFC 3339, UTC).
+    pub(crate) date: String,
+    /// Every input, by flag.
+    pub(crate) inputs: Inputs,
+    /// The seed of the random draws, if the command draws any.
+    pub(crate) seed: Option<u64>,
+    /// The host.
+    pub(crate) host: Host,
+    /// The time mode of the run (none for a prediction or a fit).
+    pub(crate) time: Option<TimeInfo>,
+    /// The fidelity of the run (the worst of several).
+    pub(crate) fidelity: Option<FidelityInfo>,
+    /// Files written, besides stdout.
+    pub(crate) files: Vec<String>,
+}
+
+/// The current time, RFC 3339 in UTC to the second.
+pub(crate) fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+impl Meta {
+    /// The metadata of `command` with `inputs`, on this host, now.
+    pub(crate) fn new(command: &str, inputs: Inputs, profile: Option<&LoadedProfile>) -> Self {
+        Self {
+            tool: "multicomputer",
+            version: env!("CARGO_PKG_VERSION"),
+            command: command.into(),
+            command_line: std::env::args().collect(),
+            date: now(),
+            inputs,
+            seed: None,
+            host: Host {
+                name: host_name(),
+                cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                profile: profile.map(|p| ProfileSummary {
+                    path: p.path.display().to_string(),
+                    message_parked_ns: p.profile.message_parked_ns,
+                    wakeup_ns: p.profile.wakeup_ns,
+                    wake_cpu_ns: p.profile.wake_cpu_ns,
+                }),
+            },
+            time: None,
+            fidelity: None,
+            files: Vec::new(),
+        }
+    }
+
+    /// With the run's seed.
+    pub(crate) fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// With how the machine ran, as asked for by `requested`.
+    pub(crate) fn ran(mut self, requested: String, ran: &Ran) -> Self {
+        self.time = Some(TimeInfo {
+            requested,
+            mode: ran.mode.into(),
+            dilation: ran.dilation,
+            wait: ran.wait.into(),
+            compute_charging: None,
+        });
+        self
+    }
+
+    /// With how the machines of a sweep's cells ran: their mode and wait strategy if all
+    /// alike (else `mixed`), and the largest dilation.
+    pub(crate) fn cells<'a>(
+        mut self,
+        requested: String,
+        rans: impl Iterator<Item = &'a Ran>,
+    ) -> Self {
+        let rans: Vec<&Ran> = rans.collect();
+        let alike = |f: fn(&Ran) -> &'static str| {
+            let first = rans.first().map_or("none", |r| f(r));
+            if rans.iter().all(|r| f(r) == first) {
+                first.to_string()
+            } else {
+                "mixed".to_string()
+            }
+        };
+        self.time = Some(TimeInfo {
+            requested,
+            mode: alike(|r| r.mode),
+            dilation: rans.iter().map(|r| r.dilation).fold(1.0, f64::max),
+            wait: alike(|r| r.wait),
+            compute_charging: None,
+        });
+        self
+    }
+
+    /// With the run's fidelity.
+    pub(crate) fn fidelity(mut self, f: &Fidelity) -> Self {
+        self.fidelity = Some(f.into());
+        self
+    }
+
+    /// The subtitle of a page: version, date, command line.
+    pub(crate) fn subtitle(&self) -> String {
+        format!(
+            "{} {} · {} · {}",
+            self.tool,
+            self.version,
+            self.date,
+            self.command_line.join(" ")
+        )
+    }
+
+    /// The sections a report file shows about its run: inputs, host and time, fidelity.
+    pub(crate) fn sections(&self) -> Vec<Section> {
+        let mut inputs = Table::new(&["input", "value"]);
+        for (k, v) in &self.inputs.0 {
+            inputs.row(vec![k.clone(), v.clone()]);
+        }
+        let mut run = Table::new(&["", ""]);
+        run.row(vec![
+            "tool".into(),
+            format!("{} {}", self.tool, self.version),
+        ])
+        .row(vec!["command line".into(), self.command_line.join(" ")])
+        .row(vec!["date (UTC)".into(), self.date.clone()])
+        .row(vec![
+            "host".into(),
+            format!("{} ({} cores)", self.host.name, self.host.cores),
+        ]);
+        if let Some(s) = self.seed {
+            run.row(vec!["seed".into(), s.to_string()]);
+        }
+        match &self.host.profile {
+            Some(p) => run.row(vec![
+                "machine profile".into(),
+                format!(
+                    "{}: message (parked) {}, wake-up {}, wake CPU {}",
+                    p.path,
+                    human_ns(p.message_parked_ns),
+                    human_ns(p.wakeup_ns),
+                    human_ns(p.wake_cpu_ns)
+                ),
+            ]),
+            None => run.row(vec![
+                "machine profile".into(),
+                "none (defaults; run `multicomputer calibrate`)".into(),
+            ]),
+        };
+        match &self.time {
+            Some(t) => {
+                run.row(vec![
+                    "time mode".into(),
+                    format!(
+                        "{} → {} (D = {}), {} waits",
+                        t.requested, t.mode, t.dilation, t.wait
+                    ),
+                ]);
+                run.row(vec![
+                    "compute charging".into(),
+                    t.compute_charging
+                        .clone()
+                        .unwrap_or_else(|| "measured thread CPU time".into()),
+                ]);
+            }
+            None => {
+                run.row(vec!["time mode".into(), "none: the model alone".into()]);
+            }
+        }
+        if let Some(f) = &self.fidelity {
+            run.row(vec![
+                "fidelity".into(),
+                format!(
+                    "{} of {} waits late by more than {} (emulated); mean lateness {}, largest {}",
+                    f.late_waits,
+                    f.waits,
+                    human_ns(f.tolerance_ns as f64),
+                    human_ns(f.mean_lateness_ns),
+                    human_ns(f.max_lateness_ns as f64)
+                ),
+            ]);
+        }
+        if !self.files.is_empty() {
+            run.row(vec!["files".into(), self.files.join(", ")]);
+        }
+        let mut blocks = vec![Block::Table(run)];
+        if let Some(w) = self.fidelity.as_ref().and_then(|f| f.warning.clone()) {
+            blocks.push(Block::Warning(w));
+        }
+        vec![
+            Section::details("Inputs", vec![Block::Table(inputs)]),
+            Section::details("Run", blocks),
+        ]
+    }
+}
