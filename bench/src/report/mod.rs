@@ -18,6 +18,8 @@ pub(crate) mod html;
 pub(crate) mod markdown;
 mod meta;
 mod runs;
+#[cfg(test)]
+mod tests;
 pub(crate) mod text;
 mod trace;
 

@@ -192,12 +192,12 @@ impl Body for FarmReport {
             Figure {
                 file: "fractions.svg".into(),
                 caption: "Per-level task fractions f_i: measured beside the model's.".into(),
-                svg: bars.to_svg((120 * levels as u32).clamp(480, 960), 420)?,
+                svg: bars.to_svg((120 * levels as u32).clamp(640, 960), 420)?,
             },
             Figure {
                 file: "speedup.svg".into(),
                 caption: "Speedup: measured beside the model's.".into(),
-                svg: speedup.to_svg(480, 420)?,
+                svg: speedup.to_svg(640, 420)?,
             },
         ])
     }
