@@ -538,21 +538,24 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
     for f in ["m1.csv", "kk.csv", "report.json", "m1.svg", "kk.svg"] {
         assert!(run.join(f).exists(), "{f} not written");
     }
-    let kk = run.join("kk.csv");
-    let o = ocl_in(
-        &dir,
-        &[
-            "fit",
-            "ocl",
-            "--transform",
-            "kk",
-            "--csv",
-            kk.to_str().unwrap(),
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let fit = |table: &str| {
+        let csv = run.join(format!("{table}.csv"));
+        let o = ocl_in(
+            &dir,
+            &[
+                "fit",
+                "ocl",
+                "--transform",
+                table,
+                "--csv",
+                csv.to_str().unwrap(),
+                "--json",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = fit("kk");
     let near = |key: &str, want: f64| {
         let got = v[key].as_f64().unwrap();
         assert!((got / want - 1.0).abs() < 1e-6, "{key}: {got} vs {want}");
@@ -564,20 +567,7 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
     assert_eq!(v["residuals"].as_array().unwrap().len(), 5);
     // The m1 table was run with α = α0 + α1 = 7 µs.
     let m1 = run.join("m1.csv");
-    let o = ocl_in(
-        &dir,
-        &[
-            "fit",
-            "ocl",
-            "--transform",
-            "m1",
-            "--csv",
-            m1.to_str().unwrap(),
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = fit("m1");
     assert!((v["alpha_s"].as_f64().unwrap() / 7e-6 - 1.0).abs() < 1e-6);
     assert!(v["alpha0_s"].is_null());
     // A kk fit of the m1 table lacks the k column.

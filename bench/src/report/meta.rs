@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::document::{Block, Section, Table};
 use crate::exec::Ran;
-use crate::plan::{Inputs, LoadedProfile};
+use crate::plan::{Inputs, LoadedProfile, MachinePlan};
 use crate::units::human_ns;
 
 /// The host a run ran on.
@@ -144,6 +144,20 @@ impl Meta {
             fidelity: None,
             files: Vec::new(),
         }
+    }
+
+    /// The metadata of a run of `command` on a machine built by `machine`, which ran as
+    /// `ran` with `fidelity` (the worst of several runs).
+    pub(crate) fn for_run(
+        command: &str,
+        inputs: Inputs,
+        machine: &MachinePlan,
+        ran: &Ran,
+        fidelity: &Fidelity,
+    ) -> Self {
+        Self::new(command, inputs, machine.profile.as_ref())
+            .ran(machine.mode_name(), ran)
+            .fidelity(fidelity)
     }
 
     /// With the run's seed.

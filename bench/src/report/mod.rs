@@ -31,7 +31,7 @@ use serde::Serialize;
 pub(crate) use bodies::{
     CalibrateReport, CellInputs, EmulateReport, FarmReport, FitFarmReport, FitOclReport,
     IsingReport, OclReport, PingpongReport, PredictDncReport, PredictFarmReport, SweepOclReport,
-    SweepOclRow, SweepReport, TourReport, sweep_rows,
+    SweepOclRow, TourReport, publish_sweep,
 };
 pub(crate) use document::{Block, Document, Figure, Section, Table};
 pub(crate) use meta::Meta;

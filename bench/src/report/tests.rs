@@ -8,8 +8,8 @@ use multicomputer_workloads::farm::{
 };
 use serde_json::Value;
 
-use super::bodies::CellInputs;
-use super::{Body, FarmReport, Meta, Report, SweepReport, csv, markdown, sweep_rows, text};
+use super::bodies::{CellInputs, SweepReport, sweep_rows};
+use super::{Body, FarmReport, Meta, Report, csv, markdown, text};
 use crate::exec::{Ran, Runs};
 use crate::plan::{Format, Inputs, Repeat};
 

@@ -16,13 +16,13 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     let e = &plan.experiment;
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let fidelity = worst_fidelity(runs.runs.iter().map(|r| &r.fidelity)).context("no run")?;
-    let mut meta = Meta::new(
+    let mut meta = Meta::for_run(
         "dnc",
         plan.inputs(dnc_inputs(e)),
-        plan.machine.profile.as_ref(),
-    )
-    .ran(plan.machine.mode_name(), &runs.ran)
-    .fidelity(fidelity);
+        &plan.machine,
+        &runs.ran,
+        fidelity,
+    );
     // Only random splits and mergesort's keys are drawn.
     if !matches!(
         e.kernel,

@@ -19,13 +19,13 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
         true,
     )?;
     let last = runs.runs.last().context("no run")?;
-    let mut meta = Meta::new(
+    let mut meta = Meta::for_run(
         "emulate",
         plan.inputs(synthetic_inputs(&plan.experiment)),
-        plan.machine.profile.as_ref(),
-    )
-    .ran(plan.machine.mode_name(), &runs.ran)
-    .fidelity(&last.report.fidelity);
+        &plan.machine,
+        &runs.ran,
+        &last.report.fidelity,
+    );
     let title = format!("{} — emulated time (s)", plan.topology);
     let files = stage_trace(
         &mut meta,

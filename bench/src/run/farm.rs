@@ -15,14 +15,14 @@ pub(crate) fn run(a: &FarmArgs, out: &Path) -> Result<()> {
     let e = &plan.experiment;
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let fidelity = worst_fidelity(runs.runs.iter().map(|r| &r.fidelity)).context("no run")?;
-    let mut meta = Meta::new(
+    let mut meta = Meta::for_run(
         "farm",
         plan.inputs(farm_inputs(e)),
-        plan.machine.profile.as_ref(),
+        &plan.machine,
+        &runs.ran,
+        fidelity,
     )
-    .seed(e.spec.seed)
-    .ran(plan.machine.mode_name(), &runs.ran)
-    .fidelity(fidelity);
+    .seed(e.spec.seed);
     let last = runs.runs.last().context("no run")?;
     let title = format!("farm on {} — emulated time (s)", plan.topology);
     let files = stage_trace(

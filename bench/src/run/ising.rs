@@ -18,10 +18,8 @@ pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
     let mut last = runs.runs.last().context("no run")?.clone();
     last.verified = verified;
     let fidelity = worst_fidelity(runs.runs.iter().map(|r| &r.fidelity)).context("no run")?;
-    let mut meta = Meta::new("ising", plan.inputs(), plan.machine.profile.as_ref())
-        .seed(plan.experiment.config.seed)
-        .ran(plan.machine.mode_name(), &runs.ran)
-        .fidelity(fidelity);
+    let mut meta = Meta::for_run("ising", plan.inputs(), &plan.machine, &runs.ran, fidelity)
+        .seed(plan.experiment.config.seed);
     let title = format!("ising, {} mechanism — emulated time (s)", last.mechanism);
     let files = stage_trace(
         &mut meta,

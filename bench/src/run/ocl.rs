@@ -18,9 +18,7 @@ pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
     let fidelity = worst_fidelity(runs.runs.iter().map(|r| &r.run.report.fidelity))
         .context("no run")?
         .clone();
-    let mut meta = Meta::new("ocl", plan.inputs(), plan.machine.profile.as_ref())
-        .ran(plan.machine.mode_name(), &runs.ran)
-        .fidelity(&fidelity);
+    let mut meta = Meta::for_run("ocl", plan.inputs(), &plan.machine, &runs.ran, &fidelity);
     if a.input.is_none() {
         meta = meta.seed(a.seed);
     }

@@ -16,8 +16,7 @@ use crate::exec::{cells, runs};
 use crate::files::Publication;
 use crate::plan::{LoadedProfile, TourPlan};
 use crate::report::{
-    CalibrateReport, CellInputs, EmulateReport, Meta, Report, SweepReport, TourReport, csv,
-    sweep_rows,
+    CalibrateReport, CellInputs, EmulateReport, Meta, Report, TourReport, publish_sweep,
 };
 
 pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
@@ -50,15 +49,21 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
     say("2. Processor farms on chains and binary trees ...");
     let cells = cells(&plan.sweep, "tour: farms")?;
     let inputs: Vec<CellInputs> = plan.sweep.cells.iter().map(CellInputs::farm).collect();
-    let sweep = SweepReport {
-        kind: "farm",
-        rows: sweep_rows(&inputs, &cells),
-    };
-    let meta = Meta::new("sweep farm", plan.sweep.inputs(), Some(&loaded))
-        .cells(plan.sweep.machine.mode_name(), cells.iter().map(|c| &c.ran));
-    let mut farm_report = Report::new(meta, sweep);
-    let rows = csv::rows(&farm_report.body.rows)?;
-    let folder = farm_report.publish_folder(&plan.sweep.folder, vec![("rows.csv".into(), rows)])?;
+    let farm_report = publish_sweep(
+        "sweep farm",
+        "farm",
+        &plan.sweep,
+        &inputs,
+        &cells,
+        Some(&loaded),
+        1,
+    )?;
+    let folder = farm_report
+        .meta
+        .files
+        .first()
+        .cloned()
+        .context("the sweep's folder")?;
 
     say("3. 64 emulated processors on this host's cores ...");
     let e = &plan.emulate;
@@ -69,7 +74,7 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
         .fidelity(&emulated.report.fidelity);
     meta.files
         .push(plan.calibrate.profile.display().to_string());
-    meta.files.push(format!("{}/", folder.display()));
+    meta.files.push(folder.clone());
     let body = TourReport {
         profile: CalibrateReport { profile },
         farm: farm_report.body,
@@ -77,7 +82,7 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
             run: emulated,
             repetitions: None,
         },
-        farm_folder: format!("{}/", folder.display()),
+        farm_folder: folder,
     };
     Report::new(meta, body).finish(&plan.output, Publication::new())
 }

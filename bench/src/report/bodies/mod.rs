@@ -19,5 +19,7 @@ pub(crate) use ising::IsingReport;
 pub(crate) use ocl::{FitOclReport, OclReport, SweepOclReport, SweepOclRow};
 pub(crate) use pingpong::PingpongReport;
 pub(crate) use predict::{PredictDncReport, PredictFarmReport};
-pub(crate) use sweep::{CellInputs, SweepReport, sweep_rows};
+#[cfg(test)]
+pub(crate) use sweep::sweep_rows;
+pub(crate) use sweep::{CellInputs, SweepReport, publish_sweep};
 pub(crate) use tour::TourReport;

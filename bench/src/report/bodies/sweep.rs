@@ -11,8 +11,9 @@ use serde::Serialize;
 
 use super::farm::bound_name;
 use crate::exec::Runs;
+use crate::plan::{LoadedProfile, SweepPlan};
 use crate::plot::{Bars, Chart, Scale, Series, Style};
-use crate::report::{Block, Body, Figure, Section, Table, csv};
+use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
 use crate::units::human_s;
 
 /// What a sweep's cell was run with.
@@ -198,6 +199,27 @@ pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) ->
             })
         })
         .collect()
+}
+
+/// The report of a farm or divide-and-conquer sweep (`kind`) run as `command`, with its run
+/// folder published (rows.csv, plots, report.json, report.html, manifest.json).
+pub(crate) fn publish_sweep<E>(
+    command: &str,
+    kind: &'static str,
+    plan: &SweepPlan<E>,
+    inputs: &[CellInputs],
+    cells: &[Runs<FarmComparison>],
+    profile: Option<&LoadedProfile>,
+    seed: u64,
+) -> Result<Report<SweepReport>> {
+    let meta = Meta::new(command, plan.inputs(), profile)
+        .seed(seed)
+        .cells(plan.machine.mode_name(), cells.iter().map(|c| &c.ran));
+    let rows = sweep_rows(inputs, cells);
+    let table = csv::rows(&rows)?;
+    let mut report = Report::new(meta, SweepReport { kind, rows });
+    report.publish_folder(&plan.folder, vec![("rows.csv".into(), table)])?;
+    Ok(report)
 }
 
 /// The family of a topology as a plot groups it: `chain`, `array`, `binary`, `tree:K`, or
