@@ -54,6 +54,11 @@ pub(crate) trait Body: Serialize {
         Ok(Vec::new())
     }
 
+    /// Whether a page shows the plots before the results (a sweep's table of cells is long).
+    fn plots_first(&self) -> bool {
+        false
+    }
+
     /// The rows of a CSV export, if the report is a table of cells; else the first results
     /// table is exported.
     fn csv(&self) -> Result<Option<Vec<u8>>> {
@@ -83,10 +88,12 @@ impl<B: Body> Report<B> {
         let mut sections = self.body.results();
         let figures = self.body.figures()?;
         if !figures.is_empty() {
-            sections.push(Section::details(
-                "Plots",
-                figures.into_iter().map(Block::Figure).collect(),
-            ));
+            let plots = Section::details("Plots", figures.into_iter().map(Block::Figure).collect());
+            if self.body.plots_first() {
+                sections.insert(0, plots);
+            } else {
+                sections.push(plots);
+            }
         }
         sections.extend(self.meta.sections());
         Ok(Document {

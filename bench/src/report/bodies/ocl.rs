@@ -337,6 +337,10 @@ impl Body for SweepOclReport {
             .collect()
     }
 
+    fn plots_first(&self) -> bool {
+        true
+    }
+
     fn csv(&self) -> Result<Option<Vec<u8>>> {
         crate::report::csv::rows(&self.rows).map(Some)
     }

@@ -435,6 +435,10 @@ impl Body for SweepReport {
         Ok(figures)
     }
 
+    fn plots_first(&self) -> bool {
+        true
+    }
+
     fn csv(&self) -> Result<Option<Vec<u8>>> {
         csv::rows(&self.rows).map(Some)
     }
