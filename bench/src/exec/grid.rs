@@ -54,7 +54,7 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
         .iter()
         .fold(Estimate { wall_s: 0.0 }, |t, (table, g)| {
             t.plus(Estimate {
-                wall_s: ocl_estimate(*g, l, plan.model(*table)).wall_s
+                wall_s: ocl_estimate(&plan.machine, *g, l, plan.model(*table), plan.native).wall_s
                     * f64::from(plan.repeat.total()),
             })
         });
@@ -62,7 +62,7 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
         "sweep ocl",
         total,
         &format!(
-            "at least: the model's times at D = 1, {} cells × {} run(s)",
+            "the model's times at each machine's dilation, {} cells × {} run(s)",
             plan.cells.len(),
             plan.repeat.total()
         ),

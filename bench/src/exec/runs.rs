@@ -157,12 +157,15 @@ pub(crate) fn run_grain(
     })
 }
 
-/// The wall time of one OCL run, from the model with the plan's constants (or the paper's,
-/// for native costs): a lower bound, at D = 1.
+/// The wall time of one OCL run: the model's output time (with the plan's constants, or the
+/// paper's for native costs) at the dilation the run's machine will have — resolved as
+/// `run_pipeline` resolves it (a linear array, free links, its expected event rate).
 pub(crate) fn ocl_estimate(
+    machine: &MachinePlan,
     grain: multicomputer_workloads::ocl::Grain,
     l: u64,
     model: Option<multicomputer_workloads::ocl::model::Costs>,
+    native: bool,
 ) -> Estimate {
     let table = if grain.k() > 1 {
         multicomputer_workloads::ocl::OclTable::Kk
@@ -170,9 +173,21 @@ pub(crate) fn ocl_estimate(
         multicomputer_workloads::ocl::OclTable::M1
     };
     let c = model.unwrap_or_else(|| table.paper_costs());
+    let hints = MachineHints {
+        events_per_s: (!native)
+            .then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c)),
+        ..MachineHints::default()
+    };
+    let mut config = machine.config(&hints);
+    config.link = Default::default();
+    config.capacity = 2;
+    let d = Topology::array(grain.processes())
+        .ok()
+        .and_then(|t| Machine::new(t, config).ok())
+        .map_or(1.0, |m| m.dilation());
     Estimate::emulated(
         multicomputer_workloads::ocl::model::output_time_s(grain, c, l),
-        1.0,
+        d,
         1,
     )
 }
@@ -180,14 +195,14 @@ pub(crate) fn ocl_estimate(
 /// OCL's runs.
 pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
     let l = plan.stream.len() as u64;
-    let per_run = ocl_estimate(plan.grain, l, plan.model);
+    let per_run = ocl_estimate(&plan.machine, plan.grain, l, plan.model, plan.native);
     announce(
         "ocl",
         Estimate {
             wall_s: per_run.wall_s * f64::from(plan.repeat.total()),
         },
         &format!(
-            "at least: the model's time at D = 1, {} run(s)",
+            "the model's time at the machine's dilation, {} run(s)",
             plan.repeat.total()
         ),
     );
