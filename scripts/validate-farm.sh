@@ -43,8 +43,8 @@ for d in 12 30; do
     $mc farm -t chain:16 --te 10ms --tasks 1000 --beta-e 50us --beta-f 100us --mode dilated \
         --dilation $d --json --out "$out" >"$out/chain16-d$d.json"
 done
-$mc fit farm --csv "$out/farm-guided.csv" --json --out "$out" >"$out/fit-guided.json"
-$mc fit farm --csv "$out/farm-free.csv" --json --out "$out" >"$out/fit-free.json"
+$mc fit farm --csv "$out/farm-guided/latest/rows.csv" --json --out "$out" >"$out/fit-guided.json"
+$mc fit farm --csv "$out/farm-free/latest/rows.csv" --json --out "$out" >"$out/fit-free.json"
 
 python3 - "$out" <<'PY'
 import csv, json, sys, datetime, math
@@ -52,7 +52,7 @@ out = sys.argv[1]
 cal = json.load(open(f"{out}/calibrate.json"))
 print(f"Host: {cal['host']} ({cal['cores']} cores), {datetime.date.today()}.\n")
 def summary(name, title):
-    rows = list(csv.DictReader(open(f"{out}/{name}.csv")))
+    rows = list(csv.DictReader(open(f"{out}/{name}/latest/rows.csv")))
     errs = [abs(float(r["error_pct"])) for r in rows]
     ferr = [float(r["max_fraction_error_pct_of_m"]) for r in rows]
     serr = [abs(float(r["steady_throughput_error_pct"])) for r in rows]

@@ -25,7 +25,7 @@ $mc calibrate --samples 50 --json --out "$out" >"$out/calibrate.json"
 # The paper's grid, emulated with its constants (the defaults of `sweep ocl`).
 $mc sweep ocl --length "$L" --name emulated --out "$out" >/dev/null
 for t in m1 kk; do
-  $mc fit ocl --transform $t --csv "$out/emulated-$t.csv" --json --out "$out" >"$out/fit-emulated-$t.json"
+  $mc fit ocl --transform $t --csv "$out/emulated/latest/$t.csv" --json --out "$out" >"$out/fit-emulated-$t.json"
   $mc fit ocl --transform $t --paper --json --out "$out" >"$out/fit-paper-$t.json"
   $mc fit ocl --transform $t --paper --multi-process --json --out "$out" >"$out/fit-paper-multi-$t.json"
 done
@@ -34,14 +34,14 @@ done
 # fastest of 3 runs. Fitted over all rows and per number of processes.
 cells() { local s=""; for g in "$@"; do s+="$g:$g,$((2 * g)):$g,"; done; echo "${s%,}"; }
 $mc sweep ocl --costs native --transforms m1 --length "$NL" --repeat 3 \
-  --cells "$(cells 1 10 100 1000 2000 5000 10000)" --name native --out "$out" >/dev/null
+  --cells "$(cells 1 10 100 1000 2000 5000 10000)" --name native-m1 --out "$out" >/dev/null
 $mc sweep ocl --costs native --transforms kk --length "$NL" --repeat 3 \
-  --cells "$(cells 1 2 5 10 20 50 100 200 500 1000)" --name native --out "$out" >/dev/null
+  --cells "$(cells 1 2 5 10 20 50 100 200 500 1000)" --name native-kk --out "$out" >/dev/null
 for t in m1 kk; do
-  $mc fit ocl --transform $t --csv "$out/native-$t.csv" --json --out "$out" >"$out/fit-native-$t.json"
+  $mc fit ocl --transform $t --csv "$out/native-$t/latest/$t.csv" --json --out "$out" >"$out/fit-native-$t.json"
   for p in 1 2; do
     python3 -c 'import csv,sys; r=csv.reader(open(sys.argv[1])); h=next(r); i=h.index("processes"); w=csv.writer(sys.stdout); w.writerow(h); [w.writerow(x) for x in r if x[i]==sys.argv[2]]' \
-      "$out/native-$t.csv" $p >"$out/native-$t-p$p.csv"
+      "$out/native-$t/latest/$t.csv" $p >"$out/native-$t-p$p.csv"
     $mc fit ocl --transform $t --csv "$out/native-$t-p$p.csv" --json --out "$out" >"$out/fit-native-$t-p$p.json"
   done
 done
@@ -57,7 +57,7 @@ print("| table | N | M or K | processes | time to consume L | model | error | D 
 print("|---|---|---|---|---|---|---|---|---|")
 worst = 0.0
 for t in ("m1", "kk"):
-    for r in csv.DictReader(open(f"{out}/emulated-{t}.csv")):
+    for r in csv.DictReader(open(f"{out}/emulated/latest/{t}.csv")):
         e = float(r["error_pct"]); worst = max(worst, abs(e))
         g = r["m"] if t == "m1" else r["k"]
         print(f"| {'[M,1]' if t == 'm1' else '[K,K]'} | {r['n']} | {g} | {r['processes']} | "
@@ -106,7 +106,7 @@ for t in ("m1", "kk"):
     print()
     print("  | N | M or K | processes | time to consume L | fitted model | residual |")
     print("  |---|---|---|---|---|---|")
-    procs = {(r["n"], r["m" if t == "m1" else "k"]): r["processes"] for r in csv.DictReader(open(f"{out}/native-{t}.csv"))}
+    procs = {(r["n"], r["m" if t == "m1" else "k"]): r["processes"] for r in csv.DictReader(open(f"{out}/native-{t}/latest/{t}.csv"))}
     for r in f["residuals"]:
         print(f"  | {r['n']} | {r['grain']} | {procs[(str(r['n']), str(r['grain']))]} | {r['elapsed_s']*1e3:.2f} ms | "
               f"{r['predicted_s']*1e3:.2f} ms | {100*r['relative']:+.1f} % |")

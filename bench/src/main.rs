@@ -1,51 +1,128 @@
 //! `multicomputer`: run, predict, sweep, fit and report on an emulated multicomputer.
+//!
+//! The layers, each depending only on those after it:
+//! [`args`] (clap) → [`plan`] (validated plans, flag-named errors, the machine's
+//! configuration) → [`exec`] (runs, sweeps, estimates, progress) on the workloads and the
+//! runtime → [`report`] (typed reports, one exporter per format) → [`plot`] and [`files`]
+//! (publishing a run's files as one set). The commands ([`run`]) sit on top; none calls
+//! another.
 
-mod cli;
+mod args;
 mod commands;
-mod config;
+mod exec;
+mod files;
 mod output;
+mod plan;
 mod plot;
+mod report;
+mod run;
+mod units;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
-use crate::cli::{Cli, Command, PredictCommand};
+pub(crate) use commands::UsageError;
 
-/// Bad input found after parsing: reported with the argument it concerns, exit code 2.
-#[derive(Debug)]
-pub(crate) struct UsageError(pub(crate) String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
+/// threads, run parallel programs on it and compare them with analytic performance models.
+///
+/// With no command, runs a short tour: calibrates this host, emulates a few machines, and
+/// writes its results to the results folder.
+#[derive(Debug, Parser)]
+#[command(name = "multicomputer", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Folder for result files (profiles, run folders with CSV, JSON, SVG, HTML); a run's
+    /// files are published together at its end.
+    #[arg(long, global = true, default_value = "results", value_name = "DIR")]
+    out: PathBuf,
 }
 
-impl std::error::Error for UsageError {}
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Measure this host's own costs (message, wake-up, occupy error, clock) and save them as a
+    /// machine profile that `auto` mode and the models use.
+    Calibrate(args::CalibrateArgs),
+    /// Run a synthetic program on an emulated machine: every processor occupies itself for a
+    /// set time each round, optionally reducing to the root between rounds. Shows emulated
+    /// against wall time, the dilation factor and the run's fidelity.
+    Emulate(Box<args::EmulateArgs>),
+    /// Compare the runtime's per-message cost with a bare crossbeam ping-pong, in one run.
+    Pingpong(args::PingpongArgs),
+    /// Run a processor farm on the tree task engine and print measured beside predicted
+    /// (throughput, speedup, makespan, per-level task fractions f_i).
+    Farm(Box<args::FarmArgs>),
+    /// Run divide and conquer on a k-ary tree (synthetic T_s, T_e, T_j per level, or real
+    /// mergesort) and print measured beside predicted.
+    Dnc(Box<args::DncArgs>),
+    /// Run the OCL (Occurrence Count Last) systolic array of the grain-size paper — fine
+    /// grained, [M,1], [K,K] or [M,K] — one process per emulated processor, and print measured
+    /// beside predicted time; the output is checked against the sequential reference.
+    Ocl(Box<args::OclArgs>),
+    /// Print a model's prediction alone (no run).
+    #[command(subcommand)]
+    Predict(PredictCommand),
+    /// Run a grid of configurations with progress; publish CSV, JSON, SVG plots and an HTML
+    /// report in a folder of its own.
+    #[command(subcommand)]
+    Sweep(args::SweepCommand),
+    /// Fit a model's cost parameters to measurements (a sweep's CSV or your own table).
+    #[command(subcommand)]
+    Fit(args::FitCommand),
+    /// Run the scalability paper's ising program (Metropolis Monte Carlo, samples over
+    /// processors) once, under the centralized or the tree control mechanism.
+    Ising(Box<args::IsingArgs>),
+    /// The scalability paper's method: ising over P × loop_counts, fit a + b·log P per
+    /// loop_count, test the candidate's consistency; or the same analysis on your own table
+    /// (--csv).
+    Scaling(Box<commands::scaling::ScalingArgs>),
+    /// The default tour (what running with no command does).
+    Tour(args::TourArgs),
+}
 
-fn run(cli: &Cli) -> anyhow::Result<()> {
+/// What `predict` predicts.
+#[derive(Debug, Subcommand)]
+enum PredictCommand {
+    /// The processor-farm model (steady state, start-up, speedup, f_i, drain, peak).
+    Farm(Box<args::PredictFarmArgs>),
+    /// The divide-and-conquer model (recurrence (j), S_max (k), start-up, speedup).
+    Dnc(Box<args::PredictDncArgs>),
+}
+
+fn dispatch(cli: &Cli) -> anyhow::Result<()> {
+    let out = &cli.out;
     match &cli.command {
-        None | Some(Command::Tour) => commands::tour::run(&cli.out),
-        Some(Command::Calibrate(a)) => commands::calibrate::run(a, &cli.out),
-        Some(Command::Emulate(a)) => commands::emulate::run(a, &cli.out),
-        Some(Command::Pingpong(a)) => commands::pingpong::run(a),
-        Some(Command::Farm(a)) => commands::farm::run(a, &cli.out),
-        Some(Command::Predict(PredictCommand::Farm(a))) => commands::farm::predict(a, &cli.out),
-        Some(Command::Dnc(a)) => commands::dnc::run(a, &cli.out),
-        Some(Command::Predict(PredictCommand::Dnc(a))) => commands::dnc::predict(a),
-        Some(Command::Ocl(a)) => commands::ocl::run(a, &cli.out),
-        Some(Command::Sweep(c)) => commands::sweep::run(c, &cli.out),
-        Some(Command::Fit(c)) => commands::fit::run(c, &cli.out),
-        Some(Command::Ising(a)) => commands::ising::run(a, &cli.out),
-        Some(Command::Scaling(a)) => commands::scaling::run(a, &cli.out),
+        None => run::tour::run(&args::TourArgs::default(), out),
+        Some(Command::Tour(a)) => run::tour::run(a, out),
+        Some(Command::Calibrate(a)) => run::calibrate::run(a, out),
+        Some(Command::Emulate(a)) => run::emulate::run(a, out),
+        Some(Command::Pingpong(a)) => run::pingpong::run(a),
+        Some(Command::Farm(a)) => run::farm::run(a, out),
+        Some(Command::Predict(PredictCommand::Farm(a))) => run::predict_farm::run(a, out),
+        Some(Command::Dnc(a)) => run::dnc::run(a, out),
+        Some(Command::Predict(PredictCommand::Dnc(a))) => run::predict_dnc::run(a),
+        Some(Command::Ocl(a)) => run::ocl::run(a, out),
+        Some(Command::Sweep(args::SweepCommand::Farm(a))) => run::sweep_farm::run(a, out),
+        Some(Command::Sweep(args::SweepCommand::Dnc(a))) => run::sweep_dnc::run(a, out),
+        Some(Command::Sweep(args::SweepCommand::Ocl(a))) => run::sweep_ocl::run(a, out),
+        Some(Command::Fit(args::FitCommand::Farm(a))) => run::fit_farm::run(a, out),
+        Some(Command::Fit(args::FitCommand::Ocl(a))) => run::fit_ocl::run(a),
+        Some(Command::Ising(a)) => run::ising::run(a, out),
+        Some(Command::Scaling(a)) => commands::scaling::run(a, out),
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(&cli) {
+    match dispatch(&cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<plan::ArgError>().is_some() => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
         Err(e) if e.downcast_ref::<UsageError>().is_some() => {
             eprintln!("error: {e}");
             ExitCode::from(2)
@@ -54,5 +131,16 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
     }
 }

@@ -48,6 +48,17 @@ fn bad_input_exits_2_naming_the_argument() {
     assert_usage_error(&["emulate", "--occupy", "250"], "no unit");
     assert_usage_error(&["emulate", "--rounds", "0"], "--rounds");
     assert_usage_error(
+        &["emulate", "--mode", "virtual", "--dilation", "2"],
+        "--dilation",
+    );
+    assert_usage_error(
+        &["emulate", "--stack-size", "1KiB", "-t", "chain:4"],
+        "--stack-size",
+    );
+    assert_usage_error(&["emulate", "--stack-size", "big"], "--stack-size");
+    assert_usage_error(&["emulate", "--unit-cost", "flip"], "--unit-cost");
+    assert_usage_error(&["emulate", "--compute", "guess"], "--compute");
+    assert_usage_error(
         &["emulate", "--mode", "dilated", "--dilation", "0.5"],
         "--dilation",
     );
@@ -360,10 +371,18 @@ fn sweep_writes_csv_that_fit_reads_and_a_missing_column_is_named() {
         "s",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    for f in ["s.csv", "s.json", "s-speedup.svg", "s-error.svg"] {
-        assert!(dir.join(f).exists(), "{f} not written");
+    let run = dir.join("s/latest");
+    for f in [
+        "rows.csv",
+        "report.json",
+        "report.html",
+        "speedup.svg",
+        "error.svg",
+        "manifest.json",
+    ] {
+        assert!(run.join(f).exists(), "{f} not written");
     }
-    let csv = dir.join("s.csv");
+    let csv = run.join("rows.csv");
     let o = out(&["fit", "farm", "--csv", csv.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -522,24 +541,28 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    for f in ["s-m1.csv", "s-kk.csv", "s.json", "s-m1.svg", "s-kk.svg"] {
-        assert!(dir.join(f).exists(), "{f} not written");
+    let run = dir.join("s/latest");
+    for f in ["m1.csv", "kk.csv", "report.json", "m1.svg", "kk.svg"] {
+        assert!(run.join(f).exists(), "{f} not written");
     }
-    let kk = dir.join("s-kk.csv");
-    let o = ocl_in(
-        &dir,
-        &[
-            "fit",
-            "ocl",
-            "--transform",
-            "kk",
-            "--csv",
-            kk.to_str().unwrap(),
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let fit = |table: &str| {
+        let csv = run.join(format!("{table}.csv"));
+        let o = ocl_in(
+            &dir,
+            &[
+                "fit",
+                "ocl",
+                "--transform",
+                table,
+                "--csv",
+                csv.to_str().unwrap(),
+                "--json",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = fit("kk");
     let near = |key: &str, want: f64| {
         let got = v[key].as_f64().unwrap();
         assert!((got / want - 1.0).abs() < 1e-6, "{key}: {got} vs {want}");
@@ -550,21 +573,8 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
     near("optimal_k", 2.0);
     assert_eq!(v["residuals"].as_array().unwrap().len(), 5);
     // The m1 table was run with α = α0 + α1 = 7 µs.
-    let m1 = dir.join("s-m1.csv");
-    let o = ocl_in(
-        &dir,
-        &[
-            "fit",
-            "ocl",
-            "--transform",
-            "m1",
-            "--csv",
-            m1.to_str().unwrap(),
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m1 = run.join("m1.csv");
+    let v = fit("m1");
     assert!((v["alpha_s"].as_f64().unwrap() / 7e-6 - 1.0).abs() < 1e-6);
     assert!(v["alpha0_s"].is_null());
     // A kk fit of the m1 table lacks the k column.

@@ -40,7 +40,7 @@ use multicomputer_workloads::ising::{Mechanism, Workload};
 use serde::Serialize;
 
 use crate::UsageError;
-use crate::cli::parse_duration;
+use crate::args::parse_duration;
 use crate::commands::ising::{LatticeArgs, MechanismArg, MessageSystemArgs, run_ising};
 use crate::commands::sweep::{split_list, write_csv};
 use crate::output::{human_ns, in_out, print_json, table, write_atomic, write_json};

@@ -87,18 +87,29 @@
 //! # Ok::<(), multicomputer_workloads::farm::ModelError>(())
 //! ```
 
+mod compare;
 mod config;
 mod drain;
+mod figures;
 mod fit;
 mod granularity;
 mod model;
 mod program;
+mod shape;
 mod tree;
 
+pub use compare::{
+    CompareError, Drain, Errors, FarmComparison, FarmExperiment, FloodFillDrain, Measured,
+    PEAK_SEARCH_CHAIN_LEVELS, PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples, error_pct,
+    guided_limits, worst_fidelity,
+};
 pub use config::{Bound, FarmModel, FarmTopology, Prediction};
 pub use drain::{
     DrainEstimate, chain_flood_fill_drain_s, drain_s, flood_fill_drain,
     speedup_error_with_drain_pct,
+};
+pub use figures::{
+    CurvePoint, FIGURE_CHAIN_LEVELS, GranularityCurve, SpeedupCurve, figure4, figure5, max_levels,
 };
 pub use fit::{BetaFit, ThroughputObservation, fit_betas};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};

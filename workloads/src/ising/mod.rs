@@ -70,6 +70,7 @@
 //! # Ok::<(), multicomputer_workloads::ising::IsingError>(())
 //! ```
 
+mod compare;
 pub mod exact;
 mod lattice;
 mod metropolis;
@@ -79,6 +80,7 @@ mod reference;
 use serde::Serialize;
 use thiserror::Error;
 
+pub use compare::{ExactValues, IsingExperiment, IsingMeasurement, median};
 pub use lattice::Lattice;
 pub use metropolis::{AcceptanceTable, SPIN_FLIP, SampleResult, run_sample, sample_rng};
 pub use parallel::{

@@ -129,6 +129,7 @@
 //! ```
 
 mod cell;
+mod compare;
 mod driver;
 pub mod fit;
 mod grain;
@@ -139,6 +140,10 @@ mod reference;
 pub use cell::{
     Cell, CellCounters, FineCell, KkCell, M1Cell, MkCell, OCL_COMPARISON, OCL_VALUE, Packet,
     StepCost, SystolicCell,
+};
+pub use compare::{
+    FittedConstant, OclComparison, OclFitComparison, OclMeasured, OclTable, Predicted, Residual,
+    fit_table, predicted, transform_label,
 };
 pub use driver::{CellChoice, SystolicRun, build_cells, run_systolic};
 pub use grain::{Grain, OclError, Transformation};

@@ -49,5 +49,7 @@
 //! exactly once.
 
 mod engine;
+mod rates;
 
 pub use engine::{EngineConfig, EngineError, EngineRun, Job, Message, run};
+pub use rates::{engine_events_per_s, steady_throughput_per_s, throughput_per_s};

@@ -1,0 +1,37 @@
+//! Command-line arguments as clap parses them, and nothing else: each command turns its
+//! arguments into a validated plan ([`crate::plan`]) before anything runs.
+
+mod calibrate;
+mod common;
+mod dnc;
+mod emulate;
+mod farm;
+mod fit;
+mod ising;
+mod ocl;
+mod pingpong;
+mod sweep;
+mod tour;
+mod values;
+
+pub(crate) use calibrate::CalibrateArgs;
+pub(crate) use common::{
+    ComputeArg, MessageArgs, ModeArg, RepeatArgs, ReportArgs, RunArgs, TimeArgs, TraceArgs,
+    TransferArgs, WaitArg,
+};
+pub(crate) use dnc::{DncArgs, DncKernelArg, DncWorkArgs, PredictDncArgs, SplitArg};
+pub(crate) use emulate::{EmulateArgs, PatternArg};
+pub(crate) use farm::{
+    EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs, TimesArg,
+};
+pub(crate) use fit::{FitCommand, FitFarmArgs};
+pub(crate) use ising::{
+    DimensionArg, IsingArgs, LatticeArgs, MechanismArg, MessageSystemArgs, StartArg,
+};
+pub(crate) use ocl::{
+    CostsArg, FitOclArgs, OclArgs, OclMachineArgs, SweepOclArgs, TableArg, WeightingArg,
+};
+pub(crate) use pingpong::PingpongArgs;
+pub(crate) use sweep::{CellRepeatArgs, SweepCommand, SweepDncArgs, SweepFarmArgs};
+pub(crate) use tour::TourArgs;
+pub(crate) use values::parse_duration;

@@ -1,0 +1,122 @@
+//! Value parsers clap calls for typed flags: durations with units and topologies.
+
+use std::time::Duration;
+
+use multicomputer_runtime::Topology;
+
+/// Parses a duration with a unit (`250us`, `1ms`, `2s`, `500ns`).
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}' is negative; durations must be ≥ 0"));
+    }
+    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return Err(format!(
+            "'{s}' has no unit; write e.g. {t}us, {t}ms or {t}s"
+        ));
+    }
+    humantime::parse_duration(t)
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 250us, 1ms, 1.5s"))
+}
+
+/// Parses `UNIT=NS`, a cost per unit of work in nanoseconds.
+pub(crate) fn parse_unit_cost(s: &str) -> Result<(String, f64), String> {
+    let (unit, ns) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not UNIT=NS (e.g. trial_division=7.5)"))?;
+    let unit = unit.trim();
+    if unit.is_empty() {
+        return Err(format!("'{s}' names no unit (e.g. trial_division=7.5)"));
+    }
+    let ns: f64 = ns
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{}' is not a number of nanoseconds", ns.trim()))?;
+    if !(ns.is_finite() && ns >= 0.0) {
+        return Err(format!("the cost of '{unit}' must be finite and ≥ 0 ns"));
+    }
+    Ok((unit.to_string(), ns))
+}
+
+/// Parses a size in bytes: a whole number with an optional unit (B, KiB, MiB, GiB; K, M, G).
+pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (e.g. 256KiB, 1MiB)"))?;
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "k" | "KiB" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        "G" | "GiB" => 1 << 30,
+        other => {
+            return Err(format!(
+                "unknown size unit '{other}' in '{s}': use KiB, MiB or GiB"
+            ));
+        }
+    };
+    n.checked_mul(scale)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| format!("'{s}' is too large"))
+}
+
+/// Parses a topology (`chain:P`, `array:P`, `tree:K:LEVELS`, `binary:LEVELS`,
+/// `parents:FILE`).
+pub(crate) fn parse_topology(s: &str) -> Result<Topology, String> {
+    Topology::parse(s).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_unit_costs_parse_or_say_why_not() {
+        assert_eq!(parse_bytes("256KiB"), Ok(256 * 1024));
+        assert_eq!(parse_bytes("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert!(
+            parse_bytes("1TB")
+                .unwrap_err()
+                .contains("unknown size unit")
+        );
+        assert!(parse_bytes("lots").unwrap_err().contains("not a size"));
+        assert!(
+            parse_bytes("99999999999G")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert_eq!(
+            parse_unit_cost("spin_flip=9.5"),
+            Ok(("spin_flip".to_string(), 9.5))
+        );
+        assert!(
+            parse_unit_cost("spin_flip")
+                .unwrap_err()
+                .contains("UNIT=NS")
+        );
+        assert!(parse_unit_cost("=3").unwrap_err().contains("names no unit"));
+        assert!(parse_unit_cost("x=-1").unwrap_err().contains("≥ 0"));
+        assert!(
+            parse_unit_cost("x=fast")
+                .unwrap_err()
+                .contains("not a number")
+        );
+    }
+
+    #[test]
+    fn durations_need_units_and_must_not_be_negative() {
+        assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
+        assert_eq!(parse_duration("1ms"), Ok(Duration::from_millis(1)));
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert!(parse_duration("250").unwrap_err().contains("no unit"));
+        assert!(parse_duration("-1ms").unwrap_err().contains("negative"));
+        assert!(
+            parse_duration("fast")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+    }
+}

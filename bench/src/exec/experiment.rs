@@ -1,0 +1,133 @@
+//! What the executors need of an experiment: its machine's hints, an estimate of a run's
+//! wall time, a run, and a label for progress.
+
+use anyhow::Result;
+use multicomputer_runtime::{Machine, Topology};
+use multicomputer_workloads::dnc::{DncCompareError, DncComparison, DncExperiment, DncKernel};
+use multicomputer_workloads::farm::{CompareError, FarmComparison, FarmExperiment, Kernel};
+use multicomputer_workloads::hints::MachineHints;
+use multicomputer_workloads::synthetic::{Pattern, SyntheticComparison, SyntheticSpec};
+
+use super::Estimate;
+use crate::plan::{ArgError, model_error};
+use crate::units::human_s;
+
+/// An experiment the executors can run on a machine.
+pub(crate) trait Experiment {
+    /// A run's result.
+    type Outcome;
+
+    /// The command's name, for estimates and progress.
+    const NAME: &'static str;
+
+    /// What the machine's auto mode should know.
+    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError>;
+
+    /// The wall time of one run at dilation `d` (none: in virtual time).
+    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate;
+
+    /// One run.
+    fn run(&self, machine: &Machine) -> Result<Self::Outcome>;
+
+    /// What a sweep's progress shows for this cell.
+    fn label(&self, topology: &Topology) -> String;
+}
+
+fn invalid(e: multicomputer_workloads::farm::ModelError) -> ArgError {
+    model_error(&e, &[], "--topology")
+}
+
+impl Experiment for FarmExperiment {
+    type Outcome = FarmComparison;
+    const NAME: &'static str = "farm";
+
+    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
+        FarmExperiment::hints(self, topology).map_err(invalid)
+    }
+
+    /// From the model's makespan (unknown for a real kernel).
+    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate {
+        let rate = FarmExperiment::hints(self, topology)
+            .ok()
+            .and_then(|h| h.events_per_s);
+        match (self.spec.kernel, self.model(topology).predict()) {
+            (Kernel::Synthetic, Ok(p)) => Estimate::emulated(p.makespan_s, d, rate, 1),
+            _ => Estimate::UNKNOWN,
+        }
+    }
+
+    fn run(&self, machine: &Machine) -> Result<FarmComparison> {
+        FarmExperiment::run(self, machine).map_err(|e| match e {
+            CompareError::Model(m) => invalid(m).into(),
+            other => anyhow::Error::from(other),
+        })
+    }
+
+    fn label(&self, topology: &Topology) -> String {
+        format!(
+            "{topology} T_e={} g={}",
+            human_s(self.spec.te.as_secs_f64()),
+            self.spec.granularity
+        )
+    }
+}
+
+impl Experiment for DncExperiment {
+    type Outcome = DncComparison;
+    const NAME: &'static str = "dnc";
+
+    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
+        DncExperiment::hints(self, topology).map_err(invalid)
+    }
+
+    /// From the model's makespan (unknown for mergesort).
+    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate {
+        let rate = DncExperiment::hints(self, topology)
+            .ok()
+            .and_then(|h| h.events_per_s);
+        match (self.kernel, self.model(topology).and_then(|m| m.predict())) {
+            (DncKernel::Synthetic { .. }, Ok(p)) => Estimate::emulated(p.makespan_s, d, rate, 1),
+            _ => Estimate::UNKNOWN,
+        }
+    }
+
+    fn run(&self, machine: &Machine) -> Result<DncComparison> {
+        DncExperiment::run(self, machine).map_err(|e| match e {
+            DncCompareError::Model(m) => invalid(m).into(),
+            other => anyhow::Error::from(other),
+        })
+    }
+
+    fn label(&self, topology: &Topology) -> String {
+        format!("{topology} T_e={}", human_s(self.te.as_secs_f64()))
+    }
+}
+
+impl Experiment for SyntheticSpec {
+    type Outcome = SyntheticComparison;
+    const NAME: &'static str = "emulate";
+
+    fn hints(&self, _: &Topology) -> Result<MachineHints, ArgError> {
+        Ok(SyntheticSpec::hints(self))
+    }
+
+    /// `rounds × occupy`, the independent pattern's makespan (a lower bound with messages);
+    /// in virtual time, an occupation per processor per round, and a message with `reduce`.
+    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate {
+        let emulated = self.rounds as f64 * self.occupy.as_secs_f64();
+        let per_round = match self.pattern {
+            Pattern::Independent => topology.len() as f64,
+            Pattern::Reduce => 2.0 * topology.len() as f64,
+        };
+        let rate = (emulated > 0.0).then(|| per_round * self.rounds as f64 / emulated);
+        Estimate::emulated(emulated, d, rate, 1)
+    }
+
+    fn run(&self, machine: &Machine) -> Result<SyntheticComparison> {
+        Ok(SyntheticSpec::run(self, machine)?)
+    }
+
+    fn label(&self, topology: &Topology) -> String {
+        format!("{topology} {} rounds", self.rounds)
+    }
+}

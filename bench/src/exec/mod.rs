@@ -1,0 +1,15 @@
+//! Executing plans on machines: repeated runs of one experiment, the cells of a sweep, an
+//! estimate of the wall time before a long run, and progress while it runs. Shared by the
+//! commands that run (and by the tour), so that no command calls another.
+
+mod estimate;
+mod experiment;
+mod grid;
+mod progress;
+mod runs;
+
+pub(crate) use estimate::{Estimate, announce};
+pub(crate) use experiment::Experiment;
+pub(crate) use grid::{cells, ocl_cells};
+pub(crate) use progress::{Progress, Ticker};
+pub(crate) use runs::{Ran, Runs, ising_runs, ocl_runs, repeat, runs};

@@ -1,0 +1,333 @@
+//! Repeated runs of one experiment: build its machine once, announce a long run, run the
+//! warm-up runs and discard them, run the measured ones with progress.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use multicomputer_runtime::{ConfigError, Machine, RunError, RunReport, Topology};
+use multicomputer_workloads::hints::MachineHints;
+use multicomputer_workloads::ising::{IsingExperiment, IsingMeasurement, median};
+use multicomputer_workloads::ocl::{
+    OclComparison, PipelineCosts, PipelineError, PipelineRun, ocl_reference, run_pipeline,
+};
+
+use super::{Estimate, Experiment, Progress, Ticker, announce};
+use crate::plan::{ArgError, IsingPlan, MachinePlan, OclPlan, Repeat, wait_name};
+use crate::units::human_s;
+
+/// How a machine ran: the time mode it resolved to, its dilation, wait strategy and compute
+/// charging.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ran {
+    /// `native`, `dilated` or `virtual`.
+    pub(crate) mode: &'static str,
+    /// The dilation factor D (none in virtual time).
+    pub(crate) dilation: Option<f64>,
+    /// The wait strategy used (none in virtual time).
+    pub(crate) wait: Option<&'static str>,
+    /// How real work was charged: `measured` or `model`.
+    pub(crate) compute: &'static str,
+}
+
+impl Ran {
+    pub(crate) fn of_report(r: &RunReport) -> Self {
+        Self {
+            mode: r.mode,
+            dilation: r.fidelity.dilation,
+            wait: r.fidelity.strategy.map(wait_name),
+            compute: r.work.charge.name(),
+        }
+    }
+
+    pub(crate) fn of_machine(m: &Machine) -> Self {
+        Self {
+            mode: m.mode(),
+            dilation: m.dilation(),
+            wait: (!m.is_virtual()).then(|| wait_name(m.strategy())),
+            compute: m.compute_charge().name(),
+        }
+    }
+
+    /// `native, spin waits`, `dilated (D = 4), sleep waits` or `virtual (exact event order)`,
+    /// with the compute charging.
+    pub(crate) fn describe(&self) -> String {
+        let time = match (self.mode, self.dilation, self.wait) {
+            ("native", _, Some(w)) => format!("native, {w} waits"),
+            (mode, Some(d), Some(w)) => format!("{mode} (D = {d}), {w} waits"),
+            (mode, _, _) => format!("{mode} (exact event order)"),
+        };
+        format!("{time}; compute {}", self.compute)
+    }
+}
+
+/// The measured runs of one experiment and how its machine ran.
+pub(crate) struct Runs<T> {
+    /// The measured runs (warm-up runs are not kept).
+    pub(crate) runs: Vec<T>,
+    /// How the machine ran.
+    pub(crate) ran: Ran,
+}
+
+/// Runs `f` `warmup` times, discarding the results, then `runs` times; shows progress over
+/// the runs, and over each run expected to take long (`per_run_s`), unless `what` is empty
+/// (a sweep's cell: the sweep shows its own).
+pub(crate) fn repeat<T>(
+    what: &str,
+    r: Repeat,
+    per_run_s: f64,
+    mut f: impl FnMut(u32) -> Result<T>,
+) -> Result<Vec<T>> {
+    let steps = if what.is_empty() {
+        1
+    } else {
+        u64::from(r.total())
+    };
+    let mut progress = Progress::new(what, steps, "runs");
+    let mut kept = Vec::with_capacity(r.runs as usize);
+    for i in 0..r.total() {
+        let warm = i < r.warmup;
+        progress.set_message(if warm { "warm-up" } else { "measured" }.into());
+        let _ticker = Ticker::start(what, if what.is_empty() { 0.0 } else { per_run_s });
+        let result = f(i)?;
+        if !warm {
+            kept.push(result);
+        }
+        progress.inc();
+    }
+    Ok(kept)
+}
+
+fn detail(ran: &Ran, r: Repeat) -> String {
+    format!("{}, {} run(s)", ran.describe(), r.total())
+}
+
+/// An experiment's runs on `topology`. `standalone`: say beforehand when the runs are long
+/// and show their progress (a sweep does both for its whole grid instead).
+pub(crate) fn runs<E: Experiment>(
+    machine: &MachinePlan,
+    topology: &Topology,
+    e: &E,
+    r: Repeat,
+    standalone: bool,
+) -> Result<Runs<E::Outcome>> {
+    let m = machine.machine(topology.clone(), &e.hints(topology)?)?;
+    let ran = Ran::of_machine(&m);
+    let per_run = e.estimate(topology, m.dilation());
+    // (In virtual time the dilation is none and the estimate counts events.)
+    let what = if standalone {
+        announce(
+            E::NAME,
+            Estimate {
+                wall_s: per_run.wall_s * f64::from(r.total()),
+            },
+            &detail(&ran, r),
+        );
+        E::NAME
+    } else {
+        ""
+    };
+    let runs = repeat(what, r, per_run.wall_s, |_| e.run(&m))?;
+    Ok(Runs { runs, ran })
+}
+
+/// One OCL run: its comparison and the verified pipeline run (output stream, trace, report).
+pub(crate) struct OclRun {
+    /// Measured beside the model.
+    pub(crate) comparison: OclComparison,
+    /// The run itself.
+    pub(crate) run: PipelineRun,
+}
+
+/// Runs one OCL pipeline; configuration errors name their flag.
+pub(crate) fn run_grain(
+    plan_machine: &MachinePlan,
+    grain: multicomputer_workloads::ocl::Grain,
+    a: &[i64],
+    model: Option<multicomputer_workloads::ocl::model::Costs>,
+    native: bool,
+) -> Result<PipelineRun> {
+    let costs = match (native, model) {
+        (false, Some(c)) => PipelineCosts::Emulated(c),
+        _ => PipelineCosts::Native,
+    };
+    let config = plan_machine.config(&MachineHints::default());
+    run_pipeline(grain, a, costs, &config).map_err(|e| match e {
+        PipelineError::Run(RunError::Config(c @ ConfigError::NotEnoughCores { .. })) => {
+            ArgError::new(
+                "--costs native",
+                format!("{c} ({} processes for this transform)", grain.processes()),
+            )
+            .into()
+        }
+        PipelineError::Run(RunError::Config(c)) => plan_machine.config_error(&c).into(),
+        PipelineError::BadCost { .. } => ArgError::new("--alpha/--beta", e).into(),
+        e => anyhow::Error::from(e),
+    })
+}
+
+/// The wall time of one OCL run: the model's output time (with the plan's constants, or the
+/// paper's for native costs) at the dilation the run's machine will have — resolved as
+/// `run_pipeline` resolves it (a linear array, free links, its expected event rate).
+pub(crate) fn ocl_estimate(
+    machine: &MachinePlan,
+    grain: multicomputer_workloads::ocl::Grain,
+    l: u64,
+    model: Option<multicomputer_workloads::ocl::model::Costs>,
+    native: bool,
+) -> Estimate {
+    let table = if grain.k() > 1 {
+        multicomputer_workloads::ocl::OclTable::Kk
+    } else {
+        multicomputer_workloads::ocl::OclTable::M1
+    };
+    let c = model.unwrap_or_else(|| table.paper_costs());
+    let hints = MachineHints {
+        events_per_s: (!native)
+            .then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c)),
+        ..MachineHints::default()
+    };
+    let mut config = machine.config(&hints);
+    config.link = Default::default();
+    config.capacity = 2;
+    let d = Topology::array(grain.processes())
+        .ok()
+        .and_then(|t| Machine::new(t, config).ok())
+        .map_or(Some(1.0), |m| m.dilation());
+    Estimate::emulated(
+        multicomputer_workloads::ocl::model::output_time_s(grain, c, l),
+        d,
+        hints.events_per_s,
+        1,
+    )
+}
+
+/// OCL's runs.
+pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
+    let l = plan.stream.len() as u64;
+    let per_run = ocl_estimate(&plan.machine, plan.grain, l, plan.model, plan.native);
+    announce(
+        "ocl",
+        Estimate {
+            wall_s: per_run.wall_s * f64::from(plan.repeat.total()),
+        },
+        &format!(
+            "the model's time at the machine's dilation, {} run(s)",
+            plan.repeat.total()
+        ),
+    );
+    let runs = repeat("ocl", plan.repeat, per_run.wall_s, |_| {
+        let run = run_grain(
+            &plan.machine,
+            plan.grain,
+            &plan.stream,
+            plan.model,
+            plan.native,
+        )?;
+        let sequential_wall_s = plan.native.then(|| {
+            let t = Instant::now();
+            std::hint::black_box(ocl_reference(&plan.stream, plan.grain.n())).ok();
+            t.elapsed().as_secs_f64()
+        });
+        Ok(OclRun {
+            comparison: OclComparison::of_run(&run, plan.model, sequential_wall_s),
+            run,
+        })
+    })?;
+    let ran = runs
+        .last()
+        .map(|r| Ran::of_report(&r.run.report))
+        .context("no run")?;
+    Ok(Runs { runs, ran })
+}
+
+/// The ising program's runs: the native sample time is measured around each run; the
+/// machine is built once, from the first measurement. `--verify` checks the first measured
+/// run against the sequential reference.
+pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
+    let e: &IsingExperiment = &plan.experiment;
+    let first = e.native_sample_times()?;
+    let native = median(first.clone());
+    let p = plan.topology.len();
+    let hints = e
+        .hints(p, native)
+        .map_err(|err| ArgError::new("--processors", err))?;
+    let m = plan.machine.machine(plan.topology.clone(), &hints)?;
+    let ran = Ran::of_machine(&m);
+    let samples = e
+        .workload
+        .samples(p as u32)
+        .map_err(|err| ArgError::new("--samples", err))?;
+    let per_run = Estimate::emulated(
+        samples.div_ceil(p as u64) as f64 * native.as_secs_f64(),
+        m.dilation(),
+        hints.events_per_s,
+        1,
+    );
+    announce(
+        "ising",
+        Estimate {
+            wall_s: per_run.wall_s * f64::from(plan.repeat.total()),
+        },
+        &format!(
+            "{}, native sample {}",
+            detail(&ran, plan.repeat),
+            human_s(native.as_secs_f64())
+        ),
+    );
+    let mut before = Some(first);
+    let runs = repeat("ising", plan.repeat, per_run.wall_s, |i| {
+        let native_before = match before.take() {
+            Some(t) => t,
+            None => e.native_sample_times()?,
+        };
+        let verify = plan.verify && i == plan.repeat.warmup;
+        Ok(e.run(&m, native_before, verify)?)
+    })?;
+    Ok(Runs { runs, ran })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warm_up_runs_are_run_and_discarded() {
+        let mut calls = Vec::new();
+        let kept = repeat("t", Repeat { runs: 2, warmup: 3 }, 0.0, |i| {
+            calls.push(i);
+            Ok(i)
+        })
+        .unwrap();
+        assert_eq!(calls, vec![0, 1, 2, 3, 4]);
+        assert_eq!(kept, vec![3, 4]);
+    }
+
+    #[test]
+    fn a_failed_run_stops_the_series() {
+        let r = repeat("t", Repeat { runs: 3, warmup: 0 }, 0.0, |i| {
+            if i == 1 { anyhow::bail!("boom") } else { Ok(i) }
+        });
+        assert_eq!(r.unwrap_err().to_string(), "boom");
+    }
+
+    #[test]
+    fn ran_describes_mode_dilation_and_waits() {
+        let r = Ran {
+            mode: "dilated",
+            dilation: Some(4.0),
+            wait: Some("sleep"),
+            compute: "measured",
+        };
+        assert_eq!(
+            r.describe(),
+            "dilated (D = 4), sleep waits; compute measured"
+        );
+        let v = Ran {
+            mode: "virtual",
+            dilation: None,
+            wait: None,
+            compute: "model",
+        };
+        assert_eq!(v.describe(), "virtual (exact event order); compute model");
+    }
+}

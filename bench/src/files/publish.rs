@@ -1,0 +1,435 @@
+//! A run's files published as one set, at the end of the run.
+//!
+//! # A run's folder ([`RunFolder`])
+//!
+//! 1. **Stage.** The run's files (CSV, JSON, plots, report) are written into a temporary
+//!    folder `.mc-tmp-<pid>-…` inside `<out>/<name>/`, on the destination's file system.
+//! 2. **Manifest.** `manifest.json` (tool, version, command, date, each file and its size)
+//!    is written last into that folder: a folder with a manifest is complete.
+//! 3. **Publish the folder.** One rename gives it its final name, `<out>/<name>/<run>`, where
+//!    `<run>` is the date and the process id: runs never overwrite each other's files, and
+//!    concurrent runs into one folder stay separate.
+//! 4. **Point `latest` at it.** A symbolic link made under a temporary name is renamed over
+//!    `<out>/<name>/latest`, atomically: a reader of `latest/` sees one complete run, never a
+//!    mix of two.
+//!
+//! A run that fails or is stopped before step 3 leaves nothing but its temporary folder,
+//! which is removed when the run's process unwinds and, if the process was killed, by the
+//! next run into that folder ([`remove_stale_temps`]: temporary files of processes that are
+//! no longer alive).
+//!
+//! # Single files ([`Publication`])
+//!
+//! Files at paths the user names (`--report`, `--trace`, `--timeline`, `--output`, the
+//! machine profile) are each written under a temporary name in their own folder and renamed
+//! into place at the end, in the order they were staged: each file is whole, and none is
+//! written when the run fails. A failed rename removes every temporary file left.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tempfile::{TempDir, TempPath};
+
+/// Prefix of every temporary file and folder: `.mc-tmp-<pid>-`.
+pub(crate) const TEMP_PREFIX: &str = ".mc-tmp-";
+
+fn own_prefix() -> String {
+    format!("{TEMP_PREFIX}{}-", std::process::id())
+}
+
+/// Whether process `pid` is alive (Linux: it has an entry in /proc).
+fn alive(pid: u32) -> bool {
+    pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists()
+}
+
+/// The process id in a temporary name: `.mc-tmp-<pid>-…`, or the old writer's
+/// `.<name>.tmp-<pid>`.
+fn temp_owner(name: &str) -> Option<u32> {
+    if let Some(rest) = name.strip_prefix(TEMP_PREFIX) {
+        return rest.split('-').next()?.parse().ok();
+    }
+    if name.starts_with('.') {
+        return name.rsplit_once(".tmp-")?.1.parse().ok();
+    }
+    None
+}
+
+/// Removes the temporary files and folders in `dir` left by processes that are no longer
+/// alive (a run killed before it could publish); returns how many. Those of live processes
+/// (runs in progress) are kept.
+pub(crate) fn remove_stale_temps(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = temp_owner(&name) else {
+            continue;
+        };
+        if alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let gone = match entry.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
+        removed += usize::from(gone.is_ok());
+    }
+    removed
+}
+
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+fn create_folder(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("creating folder {}: {e}", dir.display())))
+}
+
+/// Files staged under temporary names, each in its destination's folder, renamed into place
+/// by [`Publication::commit`] in the order staged. Dropped uncommitted, it removes them all.
+#[derive(Default)]
+pub(crate) struct Publication {
+    staged: Vec<(TempPath, PathBuf)>,
+}
+
+impl Publication {
+    /// Nothing staged yet.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes `bytes` under a temporary name in `path`'s folder (created if needed), removing
+    /// stale temporary files there first.
+    pub(crate) fn stage(&mut self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let dir = folder_of(path);
+        create_folder(dir)?;
+        remove_stale_temps(dir);
+        // Read-write for all, less the umask, as a file written directly would be (a
+        // temporary file is private by default).
+        let mut file = tempfile::Builder::new()
+            .prefix(&own_prefix())
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("writing in {}: {e}", dir.display())))?;
+        file.write_all(bytes)?;
+        file.as_file().sync_all()?;
+        self.staged
+            .push((file.into_temp_path(), path.to_path_buf()));
+        Ok(())
+    }
+
+    /// Renames every staged file into place, in order; returns their paths.
+    pub(crate) fn commit(self) -> io::Result<Vec<PathBuf>> {
+        self.commit_with(&mut |_| Ok(()))
+    }
+
+    /// [`Self::commit`], calling `before(i)` before the `i`-th rename (a failure injected
+    /// there stops the commit as a failed rename would).
+    fn commit_with(
+        self,
+        before: &mut dyn FnMut(usize) -> io::Result<()>,
+    ) -> io::Result<Vec<PathBuf>> {
+        let mut done = Vec::with_capacity(self.staged.len());
+        // The temporary paths not yet renamed are dropped, and so removed, on any error.
+        for (i, (temp, path)) in self.staged.into_iter().enumerate() {
+            before(i)?;
+            temp.persist(&path).map_err(|e| {
+                io::Error::new(
+                    e.error.kind(),
+                    format!("renaming into {}: {}", path.display(), e.error),
+                )
+            })?;
+            done.push(path);
+        }
+        Ok(done)
+    }
+}
+
+/// Writes one file atomically: a temporary file in its folder, then a rename.
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut p = Publication::new();
+    p.stage(path, bytes)?;
+    p.commit().map(drop)
+}
+
+/// What a published run folder holds; written last, as `manifest.json`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Manifest {
+    /// `multicomputer`.
+    pub(crate) tool: &'static str,
+    /// The tool's version.
+    pub(crate) version: &'static str,
+    /// The command, e.g. `sweep farm`.
+    pub(crate) command: String,
+    /// When the run started (RFC 3339, UTC).
+    pub(crate) date: String,
+    /// The run's folder name.
+    pub(crate) run: String,
+    /// Every file of the run but the manifest, with its size in bytes.
+    pub(crate) files: Vec<ManifestFile>,
+}
+
+/// One file of a run.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ManifestFile {
+    /// Its name in the run's folder.
+    pub(crate) name: String,
+    /// Its size.
+    pub(crate) bytes: u64,
+}
+
+/// A run's own folder, `<out>/<name>/<run>/`, staged under a temporary name and published
+/// whole (see the module documentation).
+pub(crate) struct RunFolder {
+    parent: PathBuf,
+    run: String,
+    date: String,
+    temp: TempDir,
+    files: Vec<ManifestFile>,
+}
+
+/// The link to the newest run in a run's parent folder.
+pub(crate) const LATEST: &str = "latest";
+
+impl RunFolder {
+    /// Stages a new run, started at `date` (RFC 3339), in `<out>/<name>/` (created if
+    /// needed), removing stale temporary folders of killed runs there first. Its name is the
+    /// date and this process's id (with a suffix if this process already published one
+    /// within the second).
+    pub(crate) fn create(out: &Path, name: &str, date: &str) -> io::Result<Self> {
+        let parent = out.join(name);
+        create_folder(&parent)?;
+        remove_stale_temps(&parent);
+        let stamp: String = date.chars().filter(|c| *c != ':').collect();
+        let base = format!("{stamp}-{}", std::process::id());
+        let mut run = base.clone();
+        let mut n = 1;
+        while parent.join(&run).exists() {
+            n += 1;
+            run = format!("{base}-{n}");
+        }
+        let temp = tempfile::Builder::new()
+            .prefix(&own_prefix())
+            .tempdir_in(&parent)
+            .map_err(|e| {
+                io::Error::new(e.kind(), format!("writing in {}: {e}", parent.display()))
+            })?;
+        Ok(Self {
+            parent,
+            run,
+            date: date.to_string(),
+            temp,
+            files: Vec::new(),
+        })
+    }
+
+    /// Where the run will be published: `<out>/<name>/<run>`.
+    pub(crate) fn path(&self) -> PathBuf {
+        self.parent.join(&self.run)
+    }
+
+    /// Adds a file to the run (a plain name, no folders).
+    pub(crate) fn add(&mut self, file: &str, bytes: &[u8]) -> io::Result<()> {
+        std::fs::write(self.temp.path().join(file), bytes)?;
+        self.files.push(ManifestFile {
+            name: file.to_string(),
+            bytes: bytes.len() as u64,
+        });
+        Ok(())
+    }
+
+    /// Writes the manifest, publishes the folder under its run name and points `latest` at
+    /// it; returns the published folder.
+    pub(crate) fn publish(self, command: &str) -> io::Result<PathBuf> {
+        self.publish_with(command, &mut |_| Ok(()))
+    }
+
+    /// [`Self::publish`], calling `before(step)` before step 2 (`"manifest"`), step 3
+    /// (`"rename"`) and step 4 (`"latest"`): a failure injected there stops the publication.
+    fn publish_with(
+        self,
+        command: &str,
+        before: &mut dyn FnMut(&str) -> io::Result<()>,
+    ) -> io::Result<PathBuf> {
+        before("manifest")?;
+        let manifest = Manifest {
+            tool: "multicomputer",
+            version: env!("CARGO_PKG_VERSION"),
+            command: command.to_string(),
+            date: self.date.clone(),
+            run: self.run.clone(),
+            files: self.files.clone(),
+        };
+        let json = serde_json::to_vec_pretty(&manifest).map_err(io::Error::other)?;
+        std::fs::write(self.temp.path().join("manifest.json"), json)?;
+        before("rename")?;
+        let target = self.parent.join(&self.run);
+        if target.exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("publishing {}: it exists", target.display()),
+            ));
+        }
+        std::fs::rename(self.temp.path(), &target).map_err(|e| {
+            io::Error::new(e.kind(), format!("publishing {}: {e}", target.display()))
+        })?;
+        // The temporary folder is now the published one: nothing left to remove.
+        let _ = self.temp.keep();
+        before("latest")?;
+        let run = self.run.clone();
+        let link = tempfile::Builder::new()
+            .prefix(&own_prefix())
+            .make_in(&self.parent, |p| std::os::unix::fs::symlink(&run, p))?;
+        link.persist(self.parent.join(LATEST)).map_err(|e| {
+            io::Error::new(
+                e.error.kind(),
+                format!(
+                    "pointing {} at the new run: {} (is it a folder rather than a link?)",
+                    self.parent.join(LATEST).display(),
+                    e.error
+                ),
+            )
+        })?;
+        Ok(target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn run(out: &Path, csv: &str) -> io::Result<PathBuf> {
+        let mut f = RunFolder::create(out, "sweep", "2026-01-02T03:04:05Z")?;
+        f.add("rows.csv", csv.as_bytes())?;
+        f.add("report.json", b"{}")?;
+        let path = f.path();
+        assert_eq!(f.publish("sweep farm")?, path);
+        Ok(path)
+    }
+
+    #[test]
+    fn a_run_is_published_whole_and_latest_points_at_it() {
+        let out = tempfile::tempdir().unwrap();
+        let first = run(out.path(), "a").unwrap();
+        let second = run(out.path(), "b").unwrap();
+        assert_ne!(first, second, "runs never overwrite each other");
+        let parent = out.path().join("sweep");
+        let latest = std::fs::read_to_string(parent.join("latest/rows.csv")).unwrap();
+        assert_eq!(latest, "b");
+        assert_eq!(
+            std::fs::read_to_string(first.join("rows.csv")).unwrap(),
+            "a"
+        );
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(second.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["files"].as_array().unwrap().len(), 2);
+        assert_eq!(m["command"], "sweep farm");
+        // Only the two runs and the link: no temporary files.
+        assert_eq!(names(&parent).len(), 3, "{:?}", names(&parent));
+    }
+
+    #[test]
+    fn a_failure_at_any_step_leaves_the_previous_run_and_no_temporary_file() {
+        for step in ["manifest", "rename", "latest"] {
+            let out = tempfile::tempdir().unwrap();
+            run(out.path(), "old").unwrap();
+            let parent = out.path().join("sweep");
+            let before_names = names(&parent);
+            let mut f = RunFolder::create(out.path(), "sweep", "2026-01-02T03:04:06Z").unwrap();
+            f.add("rows.csv", b"new").unwrap();
+            let e = f
+                .publish_with("sweep farm", &mut |s| {
+                    if s == step {
+                        Err(io::Error::other("injected"))
+                    } else {
+                        Ok(())
+                    }
+                })
+                .unwrap_err();
+            assert_eq!(e.to_string(), "injected");
+            let latest = std::fs::read_to_string(parent.join("latest/rows.csv")).unwrap();
+            assert_eq!(
+                latest, "old",
+                "{step}: a reader of latest still sees the old run"
+            );
+            let after: Vec<String> = names(&parent)
+                .into_iter()
+                .filter(|n| n.starts_with(TEMP_PREFIX))
+                .collect();
+            assert!(after.is_empty(), "{step}: temporary files left: {after:?}");
+            if step != "latest" {
+                assert_eq!(names(&parent), before_names, "{step}");
+            }
+        }
+    }
+
+    #[test]
+    fn single_files_are_renamed_in_order_and_a_failure_removes_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mut p = Publication::new();
+        p.stage(&d.join("a.json"), b"1").unwrap();
+        p.stage(&d.join("sub/b.svg"), b"2").unwrap();
+        p.stage(&d.join("c.html"), b"3").unwrap();
+        let e = p
+            .commit_with(&mut |i| {
+                if i == 1 {
+                    Err(io::Error::other("injected"))
+                } else {
+                    Ok(())
+                }
+            })
+            .unwrap_err();
+        assert_eq!(e.to_string(), "injected");
+        // The first was renamed, the others never appear and leave no temporary file.
+        assert_eq!(names(d), vec!["a.json", "sub"]);
+        assert!(names(&d.join("sub")).is_empty());
+        write_file(&d.join("c.html"), b"ok").unwrap();
+        assert_eq!(std::fs::read_to_string(d.join("c.html")).unwrap(), "ok");
+    }
+
+    #[test]
+    fn stale_temps_of_dead_processes_go_and_live_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // No process has a pid this large (pid_max ≤ 2^22).
+        let dead = 999_999_999_u32;
+        std::fs::write(d.join(format!("{TEMP_PREFIX}{dead}-x")), "").unwrap();
+        std::fs::create_dir(d.join(format!("{TEMP_PREFIX}{dead}-dir"))).unwrap();
+        std::fs::write(d.join(format!(".sweep-farm.csv.tmp-{dead}")), "").unwrap();
+        // Process 1 is always alive.
+        std::fs::write(d.join(format!("{TEMP_PREFIX}1-y")), "").unwrap();
+        std::fs::write(d.join("rows.csv"), "").unwrap();
+        assert_eq!(remove_stale_temps(d), 3);
+        assert_eq!(
+            names(d),
+            vec![format!("{TEMP_PREFIX}1-y"), "rows.csv".into()]
+        );
+    }
+
+    #[test]
+    fn a_dropped_folder_leaves_nothing() {
+        let out = tempfile::tempdir().unwrap();
+        {
+            let mut f = RunFolder::create(out.path(), "sweep", "2026-01-02T03:04:05Z").unwrap();
+            f.add("rows.csv", b"x").unwrap();
+        }
+        assert!(names(&out.path().join("sweep")).is_empty());
+    }
+}

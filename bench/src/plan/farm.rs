@@ -1,0 +1,190 @@
+//! `farm`'s and `predict farm`'s plans, and the checks every farm cell of a sweep passes.
+
+use std::path::Path;
+
+use multicomputer_runtime::Topology;
+use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
+
+use super::machine::transfer_s;
+use super::{ArgError, Inputs, OutputPlan, RunFolderPlan, RunPlan, model_error};
+use crate::args::{
+    EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs, TimesArg,
+};
+
+/// The model's parameter names and the flags that set them.
+const FLAGS: &[(&str, &str)] = &[
+    ("te_s", "--te"),
+    ("beta_e_s", "--beta-e"),
+    ("beta_f_s", "--beta-f"),
+    ("tau_s", "--per-byte"),
+    ("min_marginal_efficiency", "--min-marginal-efficiency"),
+];
+
+pub(crate) fn task_times(t: TimesArg) -> TaskTimes {
+    match t {
+        TimesArg::Constant => TaskTimes::Constant,
+        TimesArg::Uniform => TaskTimes::Uniform,
+        TimesArg::Exponential => TaskTimes::Exponential,
+    }
+}
+
+/// A task-time distribution's name.
+pub(crate) fn times_name(t: TaskTimes) -> &'static str {
+    match t {
+        TaskTimes::Constant => "constant",
+        TaskTimes::Uniform => "uniform",
+        TaskTimes::Exponential => "exponential",
+    }
+}
+
+/// The experiment these flags describe; `run` is `None` for a prediction (synthetic tasks).
+pub(crate) fn experiment(
+    engine: &EngineArgs,
+    work: &FarmWorkArgs,
+    run: Option<&FarmRunArgs>,
+    tau_s: f64,
+) -> Result<FarmExperiment, ArgError> {
+    let kernel = match run.map(|r| (r.kernel, r.grain)) {
+        Some((KernelArg::Primes, grain)) => Kernel::Primes { grain },
+        _ => Kernel::Synthetic,
+    };
+    if kernel == Kernel::Synthetic && work.te.is_zero() {
+        return Err(ArgError::new("--te", "T_e must be > 0"));
+    }
+    Ok(FarmExperiment {
+        spec: FarmSpec {
+            tasks: usize::try_from(work.tasks)
+                .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?,
+            te: work.te,
+            times: task_times(work.times),
+            kernel,
+            granularity: work.granularity as usize,
+            task_bytes: work.task_bytes,
+            result_bytes: run.map_or(8, |r| r.result_bytes),
+            seed: run.map_or(1, |r| r.seed),
+        },
+        beta_e: engine.beta_e,
+        beta_f: engine.beta_f,
+        queue: usize::try_from(engine.queue).unwrap_or(usize::MAX),
+        guided: engine.guided,
+        tau_s,
+    })
+}
+
+/// Checks that the model accepts the experiment on `topology`, and that model guidance can
+/// be derived.
+pub(crate) fn check(topology: &Topology, e: &FarmExperiment) -> Result<(), ArgError> {
+    // The drain needs nothing the prediction does not check (it is sampled, so it is left to
+    // the run).
+    e.model(topology)
+        .predict()
+        .map_err(|err| model_error(&err, FLAGS, "--topology"))?;
+    e.engine_config(topology)
+        .map_err(|err| ArgError::new("--guided", err))?;
+    Ok(())
+}
+
+/// The experiment's inputs.
+pub(crate) fn farm_inputs(e: &FarmExperiment) -> Inputs {
+    let mut i = Inputs::new();
+    i.add("tasks", e.spec.tasks)
+        .duration("te", e.spec.te)
+        .add("times", times_name(e.spec.times))
+        .add(
+            "kernel",
+            match e.spec.kernel {
+                Kernel::Synthetic => "synthetic".to_string(),
+                Kernel::Primes { grain } => format!("primes (grain {grain})"),
+            },
+        )
+        .add("granularity", e.spec.granularity)
+        .add("task-bytes", e.spec.task_bytes)
+        .add("seed", e.spec.seed)
+        .duration("beta-e", e.beta_e)
+        .duration("beta-f", e.beta_f)
+        .add("queue", e.queue)
+        .add("guided", e.guided)
+        .add("tau", crate::units::human_s(e.tau_s));
+    i
+}
+
+/// A farm run beside its model.
+pub(crate) type FarmPlan = RunPlan<FarmExperiment>;
+
+/// Validates `farm`'s flags.
+pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
+    RunPlan::new(&a.run, out, |topology, machine| {
+        let e = experiment(
+            &a.engine,
+            &a.work,
+            Some(&a.farm),
+            machine.transfer_s(a.work.task_bytes),
+        )?;
+        check(topology, &e)?;
+        Ok(e)
+    })
+}
+
+/// The farm model alone.
+#[derive(Debug, Clone)]
+pub(crate) struct PredictFarmPlan {
+    /// The topology.
+    pub(crate) topology: Topology,
+    /// The farm (synthetic tasks).
+    pub(crate) experiment: FarmExperiment,
+    /// Where Figures 4 and 5 go, if asked for.
+    pub(crate) figures: Option<RunFolderPlan>,
+    /// The peak operating point's threshold.
+    pub(crate) min_marginal_efficiency: f64,
+    /// Output.
+    pub(crate) output: OutputPlan,
+}
+
+impl PredictFarmPlan {
+    /// Validates `predict farm`'s flags.
+    pub(crate) fn new(a: &PredictFarmArgs, out: &Path) -> Result<Self, ArgError> {
+        let m = a.min_marginal_efficiency;
+        if !(m.is_finite() && m > 0.0) {
+            return Err(ArgError::new(
+                "--min-marginal-efficiency",
+                format!("must be a number > 0, got {m}"),
+            ));
+        }
+        let topology = a.topology.topology.clone();
+        let tau_s = transfer_s(&a.transfer, a.work.task_bytes);
+        let experiment = experiment(&a.engine, &a.work, None, tau_s)?;
+        check(&topology, &experiment)?;
+        let figures = if a.figures {
+            if experiment
+                .peak(&topology, m)
+                .map_err(|e| model_error(&e, FLAGS, "--topology"))?
+                .is_none()
+            {
+                return Err(ArgError::new(
+                    "--figures",
+                    "the figures need a chain or a k-ary tree, not a parent relation",
+                ));
+            }
+            Some(RunFolderPlan::new(out, "predict-farm")?)
+        } else {
+            None
+        };
+        Ok(Self {
+            topology,
+            experiment,
+            figures,
+            min_marginal_efficiency: m,
+            output: OutputPlan::new(&a.output)?,
+        })
+    }
+
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let mut i = Inputs::new();
+        i.add("topology", &self.topology)
+            .extend(farm_inputs(&self.experiment))
+            .add("min-marginal-efficiency", self.min_marginal_efficiency)
+            .add("figures", self.figures.is_some());
+        i
+    }
+}

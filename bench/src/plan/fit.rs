@@ -1,0 +1,139 @@
+//! `fit farm`'s plan: the table read and checked, row by row.
+
+use std::path::{Path, PathBuf};
+
+use multicomputer_workloads::farm::{ThroughputObservation, TreeShape};
+use serde::Serialize;
+
+use super::{ArgError, Inputs, LoadedProfile, OutputPlan, load_profile};
+use crate::args::FitFarmArgs;
+use crate::files::Columns;
+
+/// A row left out of the fit, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct SkippedRow {
+    /// Its number in the file (the header is row 1).
+    pub(crate) row: usize,
+    /// Why.
+    pub(crate) reason: String,
+}
+
+/// `fit farm`: β_e and β_f from a table of throughputs.
+#[derive(Debug, Clone)]
+pub(crate) struct FitFarmPlan {
+    /// The table.
+    pub(crate) csv: PathBuf,
+    /// The throughput column fitted.
+    pub(crate) column: String,
+    /// The rows fitted.
+    pub(crate) observations: Vec<ThroughputObservation>,
+    /// The rows left out.
+    pub(crate) skipped: Vec<SkippedRow>,
+    /// The injected β_e (mean of the column), if the table has one.
+    pub(crate) injected_beta_e_s: Option<f64>,
+    /// The injected β_f.
+    pub(crate) injected_beta_f_s: Option<f64>,
+    /// The host's profile (its per-message floor is shown beside the fit).
+    pub(crate) profile: Option<LoadedProfile>,
+    /// Output.
+    pub(crate) output: OutputPlan,
+}
+
+fn whole(v: f64) -> Option<u32> {
+    (v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX)).then_some(v as u32)
+}
+
+impl FitFarmPlan {
+    /// Validates `fit farm`'s flags and reads its table: k and levels must be whole numbers;
+    /// rows of parent relations (k = 0) and rows without a steady state (a throughput that is
+    /// not a finite number > 0) are left out and reported with their row number.
+    pub(crate) fn new(a: &FitFarmArgs, out: &Path) -> Result<Self, ArgError> {
+        let flag = format!("--csv {}", a.csv.display());
+        let err = |e: &dyn std::fmt::Display| ArgError::new(&flag, e);
+        let t = Columns::read(&a.csv).map_err(|e| err(&e))?;
+        let col = |name: &str| t.numbers(name).map_err(|e| err(&e));
+        let (k, levels, te, tau, thr) = (
+            col("k")?,
+            col("levels")?,
+            col("te_s")?,
+            col("tau_s")?,
+            col(&a.column)?,
+        );
+        let mut observations = Vec::with_capacity(k.len());
+        let mut skipped = Vec::new();
+        for i in 0..k.len() {
+            let row = i + 2;
+            let (Some(ki), Some(li)) = (whole(k[i]), whole(levels[i])) else {
+                let (name, v) = if whole(k[i]).is_none() {
+                    ("k", k[i])
+                } else {
+                    ("levels", levels[i])
+                };
+                return Err(err(&format!(
+                    "row {row} column '{name}': {v} is not a whole number ≥ 0"
+                )));
+            };
+            if ki == 0 {
+                skipped.push(SkippedRow {
+                    row,
+                    reason: "a parent relation (k = 0) has no tree shape".into(),
+                });
+                continue;
+            }
+            if li == 0 || li > 4096 {
+                return Err(err(&format!(
+                    "row {row} column 'levels': {li} is not in 1..=4096"
+                )));
+            }
+            if !(thr[i].is_finite() && thr[i] > 0.0) {
+                skipped.push(SkippedRow {
+                    row,
+                    reason: format!("{} = {} (no steady state)", a.column, thr[i]),
+                });
+                continue;
+            }
+            for (name, v) in [("te_s", te[i]), ("tau_s", tau[i])] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(err(&format!(
+                        "row {row} column '{name}': {v} is not a time ≥ 0"
+                    )));
+                }
+            }
+            observations.push(ThroughputObservation {
+                shape: TreeShape { k: ki, levels: li },
+                te_s: te[i],
+                tau_s: tau[i],
+                throughput_per_s: thr[i],
+                tasks_m: None,
+            });
+        }
+        let injected = |c: &str| -> Result<Option<f64>, ArgError> {
+            Ok(if t.has(c) {
+                let v = col(c)?;
+                Some(v.iter().sum::<f64>() / v.len() as f64)
+            } else {
+                None
+            })
+        };
+        Ok(Self {
+            csv: a.csv.clone(),
+            column: a.column.clone(),
+            observations,
+            skipped,
+            injected_beta_e_s: injected("beta_e_s")?,
+            injected_beta_f_s: injected("beta_f_s")?,
+            profile: load_profile(None, out)?,
+            output: OutputPlan::new(&a.output)?,
+        })
+    }
+
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let mut i = Inputs::new();
+        i.add("csv", self.csv.display())
+            .add("column", &self.column)
+            .add("rows fitted", self.observations.len())
+            .add("rows left out", self.skipped.len());
+        i
+    }
+}

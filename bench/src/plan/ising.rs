@@ -1,0 +1,157 @@
+//! `ising`'s plan, and the lattice and message-system checks `scaling` shares.
+
+use std::path::Path;
+
+use multicomputer_runtime::Topology;
+use multicomputer_workloads::ising::{
+    Dimension, IsingConfig, IsingError, IsingExperiment, Mechanism, Start, Workload,
+};
+
+use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan};
+use crate::args::{
+    DimensionArg, IsingArgs, LatticeArgs, MechanismArg, MessageSystemArgs, StartArg,
+};
+
+/// The mechanism a `--mechanism` names.
+pub(crate) fn mechanism_of(m: MechanismArg) -> Mechanism {
+    match m {
+        MechanismArg::Centralized => Mechanism::Centralized,
+        MechanismArg::Tree => Mechanism::Tree,
+    }
+}
+
+/// The validated physics of a sample; errors name the flag.
+pub(crate) fn lattice_config(a: &LatticeArgs) -> Result<IsingConfig, ArgError> {
+    let config = IsingConfig {
+        dimension: match a.dimension {
+            DimensionArg::Two => Dimension::Two,
+            DimensionArg::Three => Dimension::Three,
+        },
+        size: a.size,
+        temperature: a.temperature,
+        thermalisation_sweeps: a.thermalisation,
+        measurement_sweeps: a.sweeps,
+        seed: a.seed,
+        start: match a.start {
+            StartArg::Cold => Start::Cold,
+            StartArg::Hot => Start::Hot,
+        },
+    };
+    config.validate().map_err(|e| {
+        let flag = match e {
+            IsingError::BadTemperature(_) => "--temperature",
+            IsingError::ZeroMeasurementSweeps => "--sweeps",
+            _ => "--size",
+        };
+        ArgError::new(flag, e)
+    })?;
+    Ok(config)
+}
+
+/// The machine of an ising run: the message system's costs and `loop_count`, capacity 2.
+pub(crate) fn message_system(
+    m: &MessageSystemArgs,
+    loop_count: u64,
+    out: &Path,
+) -> Result<MachinePlan, ArgError> {
+    let mut plan = MachinePlan::new(&m.time, out)?;
+    plan.link.send_overhead = m.send_overhead;
+    plan.link.per_byte_ns = m.per_byte.as_nanos() as f64;
+    plan.link.loop_count = loop_count;
+    Ok(plan)
+}
+
+/// One ising run.
+#[derive(Debug, Clone)]
+pub(crate) struct IsingPlan {
+    /// The program and its workload.
+    pub(crate) experiment: IsingExperiment,
+    /// The mechanism's topology on P processors.
+    pub(crate) topology: Topology,
+    /// How the machine is built.
+    pub(crate) machine: MachinePlan,
+    /// Check against the sequential reference.
+    pub(crate) verify: bool,
+    /// Trace files.
+    pub(crate) trace: TracePlan,
+    /// Repetitions.
+    pub(crate) repeat: Repeat,
+    /// Output.
+    pub(crate) output: OutputPlan,
+}
+
+impl IsingPlan {
+    /// Validates `ising`'s flags.
+    pub(crate) fn new(a: &IsingArgs, out: &Path) -> Result<Self, ArgError> {
+        let config = lattice_config(&a.lattice)?;
+        let mechanism = mechanism_of(a.mechanism);
+        let topology = mechanism
+            .topology(a.processors as usize)
+            .map_err(|e| ArgError::new("--processors", e))?;
+        let workload = match a.samples {
+            Some(samples) => Workload::Fixed { samples },
+            None => Workload::Scaled {
+                samples_per_processor: a.samples_per_processor,
+            },
+        };
+        workload.samples(a.processors).map_err(|e| {
+            ArgError::new(
+                if a.samples.is_some() {
+                    "--samples"
+                } else {
+                    "--samples-per-processor"
+                },
+                e,
+            )
+        })?;
+        let trace = TracePlan::new(&a.trace)?;
+        Ok(Self {
+            experiment: IsingExperiment {
+                config,
+                workload,
+                mechanism,
+                loop_count: a.loop_count,
+            },
+            topology,
+            machine: message_system(&a.messages, a.loop_count, out)?.tracing(trace.wanted()),
+            verify: a.verify,
+            trace,
+            repeat: (&a.repeat).into(),
+            output: OutputPlan::new(&a.output)?,
+        })
+    }
+
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let c = &self.experiment.config;
+        let mut i = Inputs::new();
+        i.add("dimension", c.dimension.d())
+            .add("size", c.size)
+            .add("temperature", c.temperature)
+            .add("thermalisation", c.thermalisation_sweeps)
+            .add("sweeps", c.measurement_sweeps)
+            .add("seed", c.seed)
+            .add(
+                "start",
+                match c.start {
+                    Start::Cold => "cold",
+                    Start::Hot => "hot",
+                },
+            )
+            .add("processors", self.topology.len())
+            .add("mechanism", self.experiment.mechanism)
+            .add(
+                "workload",
+                match self.experiment.workload {
+                    Workload::Scaled {
+                        samples_per_processor,
+                    } => format!("{samples_per_processor} samples per processor"),
+                    Workload::Fixed { samples } => format!("{samples} samples"),
+                },
+            )
+            .add("verify", self.verify)
+            .extend(self.machine.inputs())
+            .extend(self.repeat.inputs());
+        i
+    }
+}

@@ -1,0 +1,46 @@
+//! Validated plans, one per command: every check that clap cannot do alone, with errors that
+//! name the flag ([`ArgError`]), made before anything runs or is written. Sweeps and the tour
+//! build plans too, never clap structures.
+//!
+//! Each flag is validated in one place: its value parser in [`crate::args`] for its syntax,
+//! and the one function here that reads it into a plan for its meaning (its range, its
+//! relation to other flags, the files it names). The machine's configuration is built in one
+//! place, [`MachinePlan::config`].
+
+mod calibrate;
+mod dnc;
+mod emulate;
+mod error;
+mod farm;
+mod fit;
+mod inputs;
+mod ising;
+mod lists;
+mod machine;
+mod ocl;
+mod output;
+mod pingpong;
+mod repeat;
+mod run;
+mod sweep;
+mod tour;
+
+pub(crate) use calibrate::CalibratePlan;
+pub(crate) use dnc::{PredictDncPlan, dnc, dnc_inputs, splitting_name};
+pub(crate) use emulate::{EmulatePlan, emulate, synthetic_inputs};
+pub(crate) use error::{ArgError, model_error};
+pub(crate) use farm::{PredictFarmPlan, farm, farm_inputs, times_name};
+pub(crate) use fit::{FitFarmPlan, SkippedRow};
+pub(crate) use inputs::Inputs;
+pub(crate) use ising::{IsingPlan, lattice_config, mechanism_of, message_system};
+pub(crate) use lists::split_list;
+pub(crate) use machine::{
+    LoadedProfile, MachinePlan, default_profile_path, load_profile, wait_name,
+};
+pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan};
+pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
+pub(crate) use pingpong::PingpongPlan;
+pub(crate) use repeat::Repeat;
+pub(crate) use run::RunPlan;
+pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
+pub(crate) use tour::TourPlan;

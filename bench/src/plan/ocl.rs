@@ -1,0 +1,586 @@
+//! `ocl`'s, `sweep ocl`'s and `fit ocl`'s plans: the transform, the constants (given or the
+//! paper's), the stream, the grid, the timing table.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use multicomputer_runtime::TimeMode;
+use multicomputer_workloads::ocl::fit::{TimingRow, Weighting, multi_process_rows};
+use multicomputer_workloads::ocl::model::Costs;
+use multicomputer_workloads::ocl::{Grain, OclError, OclTable, random_stream, transform_label};
+
+use super::lists::{choices, counts, split_list};
+use super::output::optional_file;
+use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, TracePlan};
+use crate::args::{
+    CostsArg, FitOclArgs, OclArgs, OclMachineArgs, SweepOclArgs, TableArg, WeightingArg,
+};
+use crate::files::Columns;
+
+/// Parses `fine`, `m1:M`, `kk:K` or `mk:M,K` for window `n`; errors name `--transform` (or
+/// `--window` for N = 0).
+pub(crate) fn parse_transform(spec: &str, n: usize) -> Result<Grain, ArgError> {
+    let bad = |why: String| ArgError::new("--transform", why);
+    let num = |s: &str| {
+        s.trim().parse::<usize>().map_err(|_| {
+            bad(format!(
+                "'{s}' in '{spec}' is not a whole number (fine, m1:M, kk:K, mk:M,K)"
+            ))
+        })
+    };
+    let grain = match spec.trim().split_once(':') {
+        None if spec.trim() == "fine" => Grain::fine(n),
+        Some(("m1", m)) => Grain::m1(n, num(m)?),
+        Some(("kk", k)) => Grain::kk(n, num(k)?),
+        Some(("mk", mk)) => {
+            let (m, k) = mk
+                .split_once(',')
+                .ok_or_else(|| bad(format!("'{spec}' needs two numbers, mk:M,K")))?;
+            Grain::new(n, num(m)?, num(k)?)
+        }
+        _ => {
+            return Err(bad(format!(
+                "unknown transform '{spec}' (fine, m1:M, kk:K, mk:M,K)"
+            )));
+        }
+    };
+    grain.map_err(|e| match e {
+        OclError::ZeroWindow => ArgError::new("--window", e),
+        e => bad(e.to_string()),
+    })
+}
+
+/// The constants a run uses: the given ones, else the paper's — §4.1's `α, β` for the
+/// single-value programs (fine, m1), §4.2's `α0, α1, β` for the packet programs (kk, mk).
+fn resolve_costs(m: &OclMachineArgs, packets: bool) -> Result<Costs, ArgError> {
+    let s = |d: Option<Duration>, default: f64| d.map_or(default, |d| d.as_secs_f64());
+    let single = m.alpha0.is_none() && m.alpha1.is_none();
+    if !packets && single {
+        let paper = OclTable::M1.paper_costs();
+        return Ok(Costs::single(
+            s(m.alpha, paper.alpha0_s),
+            s(m.beta, paper.beta_s),
+        ));
+    }
+    if m.alpha.is_some() {
+        return Err(ArgError::new(
+            "--alpha",
+            "packets are charged α0 + Kα1; give --alpha0 and --alpha1",
+        ));
+    }
+    let paper = OclTable::Kk.paper_costs();
+    Ok(Costs {
+        alpha0_s: s(m.alpha0, paper.alpha0_s),
+        alpha1_s: s(m.alpha1, paper.alpha1_s),
+        beta_s: s(m.beta, paper.beta_s),
+    })
+}
+
+/// The constants of the model beside a run: always for emulated costs, for native ones only
+/// if the user named some.
+fn model_costs(m: &OclMachineArgs, packets: bool) -> Result<Option<Costs>, ArgError> {
+    let given = m.alpha.is_some() || m.alpha0.is_some() || m.alpha1.is_some() || m.beta.is_some();
+    match m.costs {
+        CostsArg::Native if !given => Ok(None),
+        _ => resolve_costs(m, packets).map(Some),
+    }
+}
+
+/// The OCL machine: native costs run natively at D = 1; emulated ones dilated by `--dilation`
+/// or as auto mode chooses.
+fn machine(m: &OclMachineArgs, out: &Path, trace: bool) -> Result<MachinePlan, ArgError> {
+    let mode = match (m.costs, m.dilation) {
+        (CostsArg::Native, Some(_)) => {
+            return Err(ArgError::new("--dilation", "native costs run at D = 1"));
+        }
+        (CostsArg::Native, None) => TimeMode::Native,
+        (CostsArg::Emulated, Some(d)) if d.is_finite() && d >= 1.0 => TimeMode::Dilated(d),
+        (CostsArg::Emulated, Some(d)) => {
+            return Err(ArgError::new(
+                "--dilation",
+                format!("must be a number ≥ 1, got {d}"),
+            ));
+        }
+        (CostsArg::Emulated, None) => TimeMode::Auto,
+    };
+    let mut plan = MachinePlan::from_parts(mode, m.wait, m.profile.as_deref(), out)?.tracing(trace);
+    plan.native_flag = "--costs native";
+    Ok(plan)
+}
+
+fn costs_inputs(i: &mut Inputs, native: bool, c: Option<Costs>) {
+    i.add("costs", if native { "native" } else { "emulated" });
+    if let Some(c) = c {
+        i.duration("alpha0", Duration::from_secs_f64(c.alpha0_s))
+            .duration("alpha1", Duration::from_secs_f64(c.alpha1_s))
+            .duration("beta", Duration::from_secs_f64(c.beta_s));
+    }
+}
+
+/// Reads `--input`: one integer per line, blank lines ignored, a byte-order mark allowed.
+fn read_stream(path: &Path) -> Result<Vec<i64>, ArgError> {
+    let flag = format!("--input {}", path.display());
+    let text = std::fs::read_to_string(path).map_err(|e| ArgError::new(&flag, e))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let a = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            l.trim().parse::<i64>().map_err(|_| {
+                ArgError::new(
+                    &flag,
+                    format!("line {}: '{}' is not an integer", i + 1, l.trim()),
+                )
+            })
+        })
+        .collect::<Result<Vec<i64>, ArgError>>()?;
+    if a.is_empty() {
+        return Err(ArgError::new(&flag, "no integers in the file"));
+    }
+    Ok(a)
+}
+
+/// One OCL run beside its model.
+#[derive(Debug, Clone)]
+pub(crate) struct OclPlan {
+    /// The transform.
+    pub(crate) grain: Grain,
+    /// The stream A.
+    pub(crate) stream: Vec<i64>,
+    /// Where A came from.
+    pub(crate) source: String,
+    /// Native (real work, wall clock) or emulated costs.
+    pub(crate) native: bool,
+    /// The model's constants (emulated: the costs charged).
+    pub(crate) model: Option<Costs>,
+    /// How the machine is built.
+    pub(crate) machine: MachinePlan,
+    /// Where B goes, if anywhere.
+    pub(crate) output_stream: Option<PathBuf>,
+    /// Trace files.
+    pub(crate) trace: TracePlan,
+    /// Repetitions.
+    pub(crate) repeat: Repeat,
+    /// Output.
+    pub(crate) output: OutputPlan,
+}
+
+impl OclPlan {
+    /// Validates `ocl`'s flags.
+    pub(crate) fn new(a: &OclArgs, out: &Path) -> Result<Self, ArgError> {
+        let grain = parse_transform(&a.transform, a.window)?;
+        if a.values < 0 {
+            return Err(ArgError::new(
+                "--values",
+                format!("must be ≥ 0, got {}", a.values),
+            ));
+        }
+        let packets = grain.k() > 1
+            || ["kk", "mk"]
+                .iter()
+                .any(|p| a.transform.trim().starts_with(p));
+        let model = model_costs(&a.machine, packets)?;
+        let trace = TracePlan::new(&a.trace)?;
+        let (stream, source) = match &a.input {
+            Some(path) => (read_stream(path)?, path.display().to_string()),
+            None => (
+                random_stream(
+                    usize::try_from(a.length)
+                        .map_err(|_| ArgError::new("--length", "too long for this host"))?,
+                    0,
+                    a.values,
+                    a.seed,
+                ),
+                format!("random, seed {}, values 0..={}", a.seed, a.values),
+            ),
+        };
+        Ok(Self {
+            grain,
+            stream,
+            source,
+            native: a.machine.costs == CostsArg::Native,
+            model,
+            machine: machine(&a.machine, out, trace.wanted())?,
+            output_stream: optional_file("--output", a.output.as_deref())?,
+            trace,
+            repeat: (&a.repeat).into(),
+            output: OutputPlan::new(&a.report)?,
+        })
+    }
+
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let mut i = Inputs::new();
+        i.add("window", self.grain.n())
+            .add("transform", transform_label(self.grain))
+            .add("length", self.stream.len())
+            .add("stream", &self.source);
+        costs_inputs(&mut i, self.native, self.model);
+        i.extend(self.machine.inputs()).extend(self.repeat.inputs());
+        i
+    }
+}
+
+/// The table of a `--transforms` item.
+pub(crate) fn table(t: TableArg) -> OclTable {
+    match t {
+        TableArg::M1 => OclTable::M1,
+        TableArg::Kk => OclTable::Kk,
+    }
+}
+
+/// `sweep ocl`: the paper's grid beside the model.
+#[derive(Debug, Clone)]
+pub(crate) struct SweepOclPlan {
+    /// `(table, grain)` per cell, in order.
+    pub(crate) cells: Vec<(OclTable, Grain)>,
+    /// The stream every cell runs on.
+    pub(crate) stream: Vec<i64>,
+    /// Its seed.
+    pub(crate) seed: u64,
+    /// Native or emulated costs.
+    pub(crate) native: bool,
+    /// The model's constants for single values ([M,1]) and packets ([K,K]).
+    pub(crate) models: [Option<Costs>; 2],
+    /// How the machine is built.
+    pub(crate) machine: MachinePlan,
+    /// Repetitions per cell.
+    pub(crate) repeat: Repeat,
+    /// The run's folder.
+    pub(crate) folder: RunFolderPlan,
+    /// Output.
+    pub(crate) output: OutputPlan,
+    /// A warning to show before running, if the length does not suit the grid.
+    pub(crate) warning: Option<String>,
+}
+
+impl SweepOclPlan {
+    /// Validates `sweep ocl`'s flags.
+    pub(crate) fn new(a: &SweepOclArgs, out: &Path) -> Result<Self, ArgError> {
+        let tables = choices(
+            "--transforms",
+            &a.transforms,
+            "transform",
+            &[("m1", OclTable::M1), ("kk", OclTable::Kk)],
+        )?;
+        let windows: Vec<usize> = counts("--windows", &a.windows)?;
+        let given: Option<Vec<usize>> = a
+            .grains
+            .as_deref()
+            .map(|g| counts("--grains", g))
+            .transpose()?;
+        let explicit = a.cells.as_deref().map(parse_cells).transpose()?;
+        let native = a.machine.costs == CostsArg::Native;
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let mut cells = Vec::new();
+        for &t in &tables {
+            let pairs: Vec<(usize, usize, bool)> = match &explicit {
+                Some(pairs) => pairs.iter().map(|&(n, g)| (n, g, true)).collect(),
+                None => windows
+                    .iter()
+                    .flat_map(|&n| match &given {
+                        Some(gs) => gs.iter().map(|&g| (n, g, true)).collect::<Vec<_>>(),
+                        None => t
+                            .paper_grains(n)
+                            .into_iter()
+                            .map(|g| (n, g, false))
+                            .collect(),
+                    })
+                    .collect(),
+            };
+            let flag = if a.cells.is_some() {
+                "--cells"
+            } else {
+                "--grains"
+            };
+            for (n, g, named) in pairs {
+                let grain = t.grain(n, g).map_err(|e| ArgError::new(flag, e))?;
+                // With native costs the default grid keeps the cells that fit on the cores.
+                if named || !native || grain.processes() <= cores {
+                    cells.push((t, grain));
+                }
+            }
+        }
+        if cells.is_empty() {
+            return Err(ArgError::new(
+                "--costs native",
+                format!(
+                    "no cell of the grid has at most {cores} processes (one per core); name some \
+                     with --cells N:G"
+                ),
+            ));
+        }
+        let warning = cells
+            .iter()
+            .find(|(_, g)| a.length % g.k() as u64 != 0)
+            .map(|(_, g)| {
+                format!(
+                    "--length {} is not a multiple of K = {}: the last packet is padded, and \
+                     §4.2's model (which `fit ocl` uses) takes L/K whole",
+                    a.length,
+                    g.k()
+                )
+            });
+        Ok(Self {
+            cells,
+            stream: random_stream(
+                usize::try_from(a.length)
+                    .map_err(|_| ArgError::new("--length", "too long for this host"))?,
+                0,
+                9,
+                a.seed,
+            ),
+            seed: a.seed,
+            native,
+            models: [
+                model_costs(&a.machine, false)?,
+                model_costs(&a.machine, true)?,
+            ],
+            machine: machine(&a.machine, out, false)?,
+            repeat: Repeat {
+                runs: a.runs,
+                warmup: a.warmup,
+            },
+            folder: RunFolderPlan::new(out, &a.name)?,
+            output: OutputPlan::new(&a.output)?,
+            warning,
+        })
+    }
+
+    /// The model's constants for a table.
+    pub(crate) fn model(&self, t: OclTable) -> Option<Costs> {
+        self.models[usize::from(t == OclTable::Kk)]
+    }
+
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let mut i = Inputs::new();
+        let cells: Vec<String> = self
+            .cells
+            .iter()
+            .map(|(t, g)| format!("{} N={}:{}", t.name(), g.n(), g.m()))
+            .collect();
+        i.add("cells", cells.join(", "))
+            .add("length", self.stream.len())
+            .add("seed", self.seed);
+        costs_inputs(&mut i, self.native, self.models[1].or(self.models[0]));
+        i.extend(self.machine.inputs())
+            .extend(self.repeat.inputs())
+            .add("name", &self.folder.name);
+        i
+    }
+}
+
+fn parse_cells(list: &str) -> Result<Vec<(usize, usize)>, ArgError> {
+    split_list("--cells", list)?
+        .into_iter()
+        .map(|cell| {
+            let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&v| v >= 1);
+            cell.split_once(':')
+                .and_then(|(n, g)| Some((parse(n)?, parse(g)?)))
+                .ok_or_else(|| {
+                    ArgError::new(
+                        "--cells",
+                        format!("'{cell}' is not N:G with whole numbers ≥ 1 (e.g. 50:25)"),
+                    )
+                })
+        })
+        .collect()
+}
+
+/// `fit ocl`: a timing table fitted.
+#[derive(Debug, Clone)]
+pub(crate) struct FitOclPlan {
+    /// Which model.
+    pub(crate) table: OclTable,
+    /// The rows to fit.
+    pub(crate) rows: Vec<TimingRow>,
+    /// The constants the table was made with, if known.
+    pub(crate) reference: Option<Costs>,
+    /// Where the table came from.
+    pub(crate) source: String,
+    /// The CSV's path, for errors about its data.
+    pub(crate) csv: Option<PathBuf>,
+    /// Least-squares weighting.
+    pub(crate) weighting: Weighting,
+    /// Output.
+    pub(crate) output: OutputPlan,
+}
+
+/// Reads a timing table; missing columns and bad cells name the file, row and column.
+fn read_table(path: &Path, table: OclTable) -> Result<(Vec<TimingRow>, Option<Costs>), ArgError> {
+    let flag = format!("--csv {}", path.display());
+    let err = |e: &dyn std::fmt::Display| ArgError::new(&flag, e);
+    let t = Columns::read(path).map_err(|e| err(&e))?;
+    let n = t.numbers("n").map_err(|e| err(&e))?;
+    let g = t.numbers(table.column()).map_err(|e| err(&e))?;
+    let l = t.numbers("l").map_err(|e| err(&e))?;
+    let elapsed = match t.first_of(&["elapsed_s"]) {
+        Some(c) => t.numbers(c).map_err(|e| err(&e))?,
+        None => match t.first_of(&["elapsed_ms", "et_ms", "et"]) {
+            Some(c) => t
+                .numbers(c)
+                .map_err(|e| err(&e))?
+                .into_iter()
+                .map(|v| v / 1e3)
+                .collect(),
+            None => t.numbers("elapsed_s").map_err(|e| err(&e))?,
+        },
+    };
+    let whole = |v: f64, name: &str, i: usize| -> Result<u64, ArgError> {
+        if v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 1e12 {
+            Ok(v as u64)
+        } else {
+            Err(err(&format!(
+                "row {} column '{name}': {v} is not a whole number ≥ 1",
+                i + 2
+            )))
+        }
+    };
+    let mut rows = Vec::with_capacity(n.len());
+    for i in 0..n.len() {
+        if !(elapsed[i].is_finite() && elapsed[i] > 0.0) {
+            return Err(err(&format!(
+                "row {} column 'elapsed_s': {} is not a time > 0",
+                i + 2,
+                elapsed[i]
+            )));
+        }
+        rows.push(TimingRow::new(
+            whole(n[i], "n", i)? as usize,
+            whole(g[i], table.column(), i)? as usize,
+            whole(l[i], "l", i)?,
+            elapsed[i],
+        ));
+    }
+    // The constants an emulated sweep was run with (empty for native runs: no reference).
+    let mean = |c: &str| -> Option<f64> {
+        let v = t.numbers(c).ok()?;
+        Some(v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let injected = match (mean("alpha0_s"), mean("alpha1_s"), mean("beta_s")) {
+        (Some(alpha0_s), Some(alpha1_s), Some(beta_s)) => Some(Costs {
+            alpha0_s,
+            alpha1_s,
+            beta_s,
+        }),
+        _ => None,
+    };
+    Ok((rows, injected))
+}
+
+impl FitOclPlan {
+    /// Validates `fit ocl`'s flags and reads its table.
+    pub(crate) fn new(a: &FitOclArgs) -> Result<Self, ArgError> {
+        let t = table(a.transform);
+        let (mut rows, reference, source) = match &a.csv {
+            Some(path) => {
+                let (rows, injected) = read_table(path, t)?;
+                (rows, injected, path.display().to_string())
+            }
+            None => (
+                t.paper_table().to_vec(),
+                Some(t.paper_costs()),
+                format!("the paper's published table ({})", t.section()),
+            ),
+        };
+        if a.multi_process {
+            rows = multi_process_rows(&rows);
+        }
+        Ok(Self {
+            table: t,
+            rows,
+            reference,
+            source,
+            csv: a.csv.clone(),
+            weighting: match a.weighting {
+                WeightingArg::Relative => Weighting::Relative,
+                WeightingArg::Unweighted => Weighting::Unweighted,
+            },
+            output: OutputPlan::new(&a.output)?,
+        })
+    }
+
+    /// The weighting's name.
+    pub(crate) fn weighting_name(&self) -> &'static str {
+        match self.weighting {
+            Weighting::Relative => "relative (w = 1/t²)",
+            Weighting::Unweighted => "unweighted",
+        }
+    }
+
+    /// The flag to name for errors about the table's data.
+    pub(crate) fn data_flag(&self) -> String {
+        match &self.csv {
+            Some(p) => format!("--csv {}", p.display()),
+            None => "--paper".into(),
+        }
+    }
+
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let mut i = Inputs::new();
+        i.add("transform", self.table.name())
+            .add("source", &self.source)
+            .add("rows", self.rows.len())
+            .add("weighting", self.weighting_name());
+        i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transforms_parse_and_bad_ones_name_the_flag() {
+        assert_eq!(parse_transform("fine", 7).unwrap(), Grain::fine(7).unwrap());
+        assert_eq!(
+            parse_transform("m1:5", 50).unwrap(),
+            Grain::m1(50, 5).unwrap()
+        );
+        assert_eq!(
+            parse_transform("kk:5", 50).unwrap(),
+            Grain::kk(50, 5).unwrap()
+        );
+        assert_eq!(
+            parse_transform("mk:10,5", 50).unwrap(),
+            Grain::new(50, 10, 5).unwrap()
+        );
+        for (spec, n, needle) in [
+            ("kk:3", 10, "does not divide window length N = 10"),
+            ("mk:6,4", 12, "does not divide cell size M = 6"),
+            ("ring:2", 10, "unknown transform"),
+            ("m1:x", 10, "not a whole number"),
+            ("mk:4", 12, "two numbers"),
+        ] {
+            let e = parse_transform(spec, n).unwrap_err();
+            assert!(e.flag == "--transform" && e.message.contains(needle), "{e}");
+        }
+        assert_eq!(parse_transform("fine", 0).unwrap_err().flag, "--window");
+    }
+
+    #[test]
+    fn a_stream_file_may_start_with_a_byte_order_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, "\u{feff}1\n\n2\n").unwrap();
+        assert_eq!(read_stream(&p).unwrap(), vec![1, 2]);
+        std::fs::write(&p, "1\nx\n").unwrap();
+        let e = read_stream(&p).unwrap_err();
+        assert!(
+            e.to_string().ends_with("line 2: 'x' is not an integer"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_table_with_a_fractional_grain_is_refused_naming_row_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.csv");
+        std::fs::write(&p, "N,K,L,Elapsed_S\n12,2,60,0.001\n12,2.5,60,0.002\n").unwrap();
+        let e = read_table(&p, OclTable::Kk).unwrap_err();
+        assert!(e.message.contains("row 3 column 'k'"), "{e}");
+    }
+}

@@ -1,0 +1,213 @@
+//! Where a run's results go, checked before it runs: `--json`, `--report FILE` (its format
+//! from the extension), files named by other flags, and a run's own folder
+//! (`<out>/<name>/<run>/`, with a valid `--name`).
+
+use std::path::{Path, PathBuf};
+
+use super::ArgError;
+use crate::args::{ReportArgs, TraceArgs};
+use crate::files::{check_dir_target, check_file_target};
+
+/// A report's file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// A self-contained HTML page (inline SVG plots, no network).
+    Html,
+    /// Markdown (plots as embedded images).
+    Markdown,
+    /// The JSON that `--json` prints.
+    Json,
+    /// The report's main table as CSV.
+    Csv,
+}
+
+impl Format {
+    /// The format of a file by its extension.
+    pub(crate) fn of(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "html" | "htm" => Some(Self::Html),
+            "md" | "markdown" => Some(Self::Markdown),
+            "json" => Some(Self::Json),
+            "csv" => Some(Self::Csv),
+            _ => None,
+        }
+    }
+}
+
+/// `--report FILE`, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReportFile {
+    /// Where.
+    pub(crate) path: PathBuf,
+    /// In which format.
+    pub(crate) format: Format,
+}
+
+/// How the result is shown and saved.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct OutputPlan {
+    /// One JSON object on stdout instead of tables.
+    pub(crate) json: bool,
+    /// The whole report to a file.
+    pub(crate) report: Option<ReportFile>,
+}
+
+/// Checks a file a flag names, before the run.
+pub(crate) fn output_file(flag: &str, path: &Path) -> Result<PathBuf, ArgError> {
+    check_file_target(path).map_err(|e| ArgError::new(format!("{flag} {}", path.display()), e))?;
+    Ok(path.to_path_buf())
+}
+
+/// Checks an optional file.
+pub(crate) fn optional_file(flag: &str, path: Option<&Path>) -> Result<Option<PathBuf>, ArgError> {
+    path.map(|p| output_file(flag, p)).transpose()
+}
+
+impl OutputPlan {
+    /// From `--json` and `--report`.
+    pub(crate) fn new(args: &ReportArgs) -> Result<Self, ArgError> {
+        let report = match &args.report {
+            None => None,
+            Some(path) => {
+                let format = Format::of(path).ok_or_else(|| {
+                    ArgError::new(
+                        format!("--report {}", path.display()),
+                        "the file's extension gives its format: .html, .md, .json or .csv",
+                    )
+                })?;
+                Some(ReportFile {
+                    path: output_file("--report", path)?,
+                    format,
+                })
+            }
+        };
+        Ok(Self {
+            json: args.json,
+            report,
+        })
+    }
+}
+
+/// A run's own folder in the results folder: `<out>/<name>/<run>/`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunFolderPlan {
+    /// The results folder.
+    pub(crate) out: PathBuf,
+    /// The name of this kind of run.
+    pub(crate) name: String,
+}
+
+/// Checks `--name`: a plain, visible file name.
+pub(crate) fn run_name(name: &str) -> Result<String, ArgError> {
+    let bad = |why: &str| ArgError::new("--name", format!("'{name}' {why}"));
+    if name.is_empty() {
+        return Err(ArgError::new("--name", "must not be empty"));
+    }
+    if name.starts_with('.') {
+        return Err(bad("starts with a dot (it would be hidden)"));
+    }
+    if name.len() > 100 {
+        return Err(bad("is longer than 100 characters"));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(bad("may only hold letters, digits, '-', '_' and '.'"));
+    }
+    Ok(name.to_string())
+}
+
+impl RunFolderPlan {
+    /// `<out>/<name>`, with `name` checked and `out` writable.
+    pub(crate) fn new(out: &Path, name: &str) -> Result<Self, ArgError> {
+        let name = run_name(name)?;
+        check_dir_target(&out.join(&name))
+            .map_err(|e| ArgError::new(format!("--out {}", out.display()), e))?;
+        Ok(Self {
+            out: out.to_path_buf(),
+            name,
+        })
+    }
+}
+
+/// `--trace FILE` and `--timeline FILE`, checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct TracePlan {
+    /// Chrome trace-event JSON.
+    pub(crate) trace: Option<PathBuf>,
+    /// An SVG timeline.
+    pub(crate) timeline: Option<PathBuf>,
+}
+
+impl TracePlan {
+    /// From `--trace` and `--timeline`.
+    pub(crate) fn new(a: &TraceArgs) -> Result<Self, ArgError> {
+        Ok(Self {
+            trace: optional_file("--trace", a.trace.as_deref())?,
+            timeline: optional_file("--timeline", a.timeline.as_deref())?,
+        })
+    }
+
+    /// Whether the machine must record a trace.
+    pub(crate) fn wanted(&self) -> bool {
+        self.trace.is_some() || self.timeline.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_must_be_plain_and_visible() {
+        assert_eq!(run_name("sweep-farm_2.v1").unwrap(), "sweep-farm_2.v1");
+        for (name, needle) in [
+            ("", "must not be empty"),
+            (".x", "dot"),
+            ("a/b", "letters"),
+            ("a b", "letters"),
+        ] {
+            let e = run_name(name).unwrap_err();
+            assert_eq!(e.flag, "--name");
+            assert!(e.message.contains(needle), "{name}: {e}");
+        }
+    }
+
+    #[test]
+    fn report_formats_follow_the_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = |f: &str| ReportArgs {
+            json: false,
+            report: Some(dir.path().join(f)),
+        };
+        assert_eq!(
+            OutputPlan::new(&args("r.HTML"))
+                .unwrap()
+                .report
+                .unwrap()
+                .format,
+            Format::Html
+        );
+        assert_eq!(
+            OutputPlan::new(&args("r.md"))
+                .unwrap()
+                .report
+                .unwrap()
+                .format,
+            Format::Markdown
+        );
+        let e = OutputPlan::new(&args("r.pdf")).unwrap_err();
+        assert!(
+            e.flag.starts_with("--report") && e.message.contains(".html"),
+            "{e}"
+        );
+        let e = OutputPlan::new(&ReportArgs {
+            json: false,
+            report: Some(dir.path().to_path_buf()),
+        })
+        .unwrap_err();
+        assert!(e.flag.starts_with("--report"), "{e}");
+    }
+}

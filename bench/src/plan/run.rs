@@ -1,0 +1,60 @@
+//! The plan every emulated run shares: one experiment on one machine, repeated.
+
+use std::path::Path;
+
+use multicomputer_runtime::Topology;
+
+use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan};
+use crate::args::RunArgs;
+
+/// One experiment (`E`: a farm, a divide and conquer, a synthetic program) on one machine.
+#[derive(Debug, Clone)]
+pub(crate) struct RunPlan<E> {
+    /// The machine's topology.
+    pub(crate) topology: Topology,
+    /// How the machine is built.
+    pub(crate) machine: MachinePlan,
+    /// What runs.
+    pub(crate) experiment: E,
+    /// Trace files.
+    pub(crate) trace: TracePlan,
+    /// Repetitions.
+    pub(crate) repeat: Repeat,
+    /// Output.
+    pub(crate) output: OutputPlan,
+}
+
+impl<E> RunPlan<E> {
+    /// Validates the flags every run shares; `experiment` builds the rest from the machine's
+    /// plan (its link costs give the models' transfer time).
+    pub(crate) fn new(
+        r: &RunArgs,
+        out: &Path,
+        experiment: impl FnOnce(&Topology, &MachinePlan) -> Result<E, ArgError>,
+    ) -> Result<Self, ArgError> {
+        let trace = TracePlan::new(&r.trace)?;
+        let machine = MachinePlan::new(&r.time, out)?
+            .transfer(&r.transfer)
+            .messages(&r.messages)
+            .tracing(trace.wanted());
+        let topology = r.topology.topology.clone();
+        Ok(Self {
+            experiment: experiment(&topology, &machine)?,
+            topology,
+            machine,
+            trace,
+            repeat: (&r.repeat).into(),
+            output: OutputPlan::new(&r.output)?,
+        })
+    }
+
+    /// Every input: the topology, the experiment's, the machine's and the repetitions.
+    pub(crate) fn inputs(&self, experiment: Inputs) -> Inputs {
+        let mut i = Inputs::new();
+        i.add("topology", &self.topology)
+            .extend(experiment)
+            .extend(self.machine.inputs())
+            .extend(self.repeat.inputs());
+        i
+    }
+}

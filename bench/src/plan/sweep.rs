@@ -1,0 +1,210 @@
+//! `sweep farm`'s and `sweep dnc`'s plans: a grid of cells, each an experiment on its
+//! topology, all checked before the first runs.
+
+use std::path::Path;
+
+use multicomputer_runtime::Topology;
+use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
+use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
+
+use super::lists::{choices, counts, durations, topologies};
+use super::machine::transfer_s;
+use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan};
+use crate::args::{DncWorkArgs, SweepDncArgs, SweepFarmArgs};
+
+/// One cell of a sweep: an experiment on its topology.
+#[derive(Debug, Clone)]
+pub(crate) struct Cell<E> {
+    /// Its topology.
+    pub(crate) topology: Topology,
+    /// What runs on it.
+    pub(crate) experiment: E,
+}
+
+/// A grid of experiments (`E`: farms or divide and conquer), checked before the first runs.
+#[derive(Debug, Clone)]
+pub(crate) struct SweepPlan<E> {
+    /// The cells, in order.
+    pub(crate) cells: Vec<Cell<E>>,
+    /// How each machine is built.
+    pub(crate) machine: MachinePlan,
+    /// Repetitions per cell.
+    pub(crate) repeat: Repeat,
+    /// The run's folder.
+    pub(crate) folder: RunFolderPlan,
+    /// Output.
+    pub(crate) output: OutputPlan,
+    /// The grid as given.
+    pub(crate) grid: Inputs,
+}
+
+impl<E> SweepPlan<E> {
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let mut i = self.grid.clone();
+        i.add("cells", self.cells.len())
+            .extend(self.machine.inputs())
+            .extend(self.repeat.inputs())
+            .add("name", &self.folder.name);
+        i
+    }
+}
+
+/// One cell of a farm sweep.
+pub(crate) type FarmCell = Cell<FarmExperiment>;
+/// `sweep farm`: a grid of farms.
+pub(crate) type SweepFarmPlan = SweepPlan<FarmExperiment>;
+/// One cell of a divide-and-conquer sweep.
+pub(crate) type DncCell = Cell<DncExperiment>;
+/// `sweep dnc`: a grid of divide-and-conquer runs.
+pub(crate) type SweepDncPlan = SweepPlan<DncExperiment>;
+
+impl SweepFarmPlan {
+    /// Validates `sweep farm`'s flags; every cell is checked as `farm` checks its own.
+    pub(crate) fn farm(a: &SweepFarmArgs, out: &Path) -> Result<Self, ArgError> {
+        let topologies = topologies("--topologies", &a.topologies)?;
+        let tes = durations("--te", &a.te)?;
+        if tes.iter().any(|t| t.is_zero()) {
+            return Err(ArgError::new("--te", "every T_e must be > 0"));
+        }
+        let gs: Vec<u32> = counts("--granularity", &a.granularity)?;
+        let times = choices(
+            "--times",
+            &a.times,
+            "distribution",
+            &[
+                ("constant", TaskTimes::Constant),
+                ("uniform", TaskTimes::Uniform),
+                ("exponential", TaskTimes::Exponential),
+            ],
+        )?;
+        let machine = MachinePlan::new(&a.time, out)?
+            .transfer(&a.transfer)
+            .messages(&a.messages);
+        let tasks = usize::try_from(a.tasks)
+            .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
+        let mut cells = Vec::new();
+        for t in &topologies {
+            for &te in &tes {
+                for &g in &gs {
+                    for &tm in &times {
+                        let experiment = FarmExperiment {
+                            spec: FarmSpec {
+                                tasks,
+                                te,
+                                times: tm,
+                                kernel: Kernel::Synthetic,
+                                granularity: g as usize,
+                                task_bytes: a.task_bytes,
+                                result_bytes: 8,
+                                seed: a.seed,
+                            },
+                            beta_e: a.engine.beta_e,
+                            beta_f: a.engine.beta_f,
+                            queue: usize::try_from(a.engine.queue).unwrap_or(usize::MAX),
+                            guided: a.engine.guided,
+                            tau_s: transfer_s(&a.transfer, a.task_bytes),
+                        };
+                        super::farm::check(t, &experiment)?;
+                        cells.push(FarmCell {
+                            topology: t.clone(),
+                            experiment,
+                        });
+                    }
+                }
+            }
+        }
+        let mut grid = Inputs::new();
+        grid.add("topologies", &a.topologies)
+            .add("te", &a.te)
+            .add("granularity", &a.granularity)
+            .add("times", &a.times)
+            .add("tasks", a.tasks)
+            .add("task-bytes", a.task_bytes)
+            .add("seed", a.seed)
+            .duration("beta-e", a.engine.beta_e)
+            .duration("beta-f", a.engine.beta_f)
+            .add("queue", a.engine.queue)
+            .add("guided", a.engine.guided);
+        Ok(Self {
+            cells,
+            machine,
+            repeat: (&a.repeat).into(),
+            folder: RunFolderPlan::new(out, &a.name)?,
+            output: OutputPlan::new(&a.output)?,
+            grid,
+        })
+    }
+}
+
+impl SweepDncPlan {
+    /// Validates `sweep dnc`'s flags; every cell is checked as `dnc` checks its own.
+    pub(crate) fn dnc(a: &SweepDncArgs, out: &Path) -> Result<Self, ArgError> {
+        let topologies = topologies("--topologies", &a.topologies)?;
+        let tes = durations("--te", &a.te)?;
+        let splits = choices(
+            "--split",
+            &a.split,
+            "split",
+            &[
+                ("equal", Splitting::Equal),
+                ("random", Splitting::Random { seed: a.seed }),
+            ],
+        )?;
+        let machine = MachinePlan::new(&a.time, out)?
+            .transfer(&a.transfer)
+            .messages(&a.messages);
+        let mut cells = Vec::new();
+        for t in &topologies {
+            for &te in &tes {
+                for &splitting in &splits {
+                    let work = DncWorkArgs {
+                        tasks: a.tasks,
+                        te,
+                        ts: a.ts,
+                        tj: a.tj,
+                        task_bytes: a.task_bytes,
+                    };
+                    let experiment = super::dnc::experiment(
+                        &a.engine,
+                        &work,
+                        DncKernel::Synthetic { splitting },
+                        a.seed,
+                        transfer_s(&a.transfer, a.task_bytes),
+                    )?;
+                    super::dnc::check(t, &experiment).map_err(|e| {
+                        if e.flag == "--topology" {
+                            ArgError::new("--topologies", e.message)
+                        } else {
+                            e
+                        }
+                    })?;
+                    cells.push(DncCell {
+                        topology: t.clone(),
+                        experiment,
+                    });
+                }
+            }
+        }
+        let mut grid = Inputs::new();
+        grid.add("topologies", &a.topologies)
+            .add("te", &a.te)
+            .add("split", &a.split)
+            .duration("ts", a.ts)
+            .duration("tj", a.tj)
+            .add("tasks", a.tasks)
+            .add("task-bytes", a.task_bytes)
+            .add("seed", a.seed)
+            .duration("beta-e", a.engine.beta_e)
+            .duration("beta-f", a.engine.beta_f)
+            .add("queue", a.engine.queue);
+        Ok(Self {
+            cells,
+            machine,
+            repeat: (&a.repeat).into(),
+            folder: RunFolderPlan::new(out, &a.name)?,
+            output: OutputPlan::new(&a.output)?,
+            grid,
+        })
+    }
+}

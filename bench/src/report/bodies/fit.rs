@@ -1,0 +1,137 @@
+//! `fit farm`: β_e and β_f with their confidence intervals and residuals.
+
+use anyhow::Result;
+use multicomputer_workloads::estimate::Interval;
+use multicomputer_workloads::farm::BetaFit;
+use serde::Serialize;
+
+use crate::plan::SkippedRow;
+use crate::plot::{Chart, Scale, Series, Style};
+use crate::report::{Block, Body, Figure, Section, Table};
+use crate::units::{human_s, signed_pct};
+
+/// What `fit farm` reports.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FitFarmReport {
+    /// β_e, seconds.
+    pub(crate) beta_e_s: f64,
+    /// β_f, seconds.
+    pub(crate) beta_f_s: f64,
+    /// Its standard error.
+    pub(crate) beta_e_std_error_s: f64,
+    /// Its standard error.
+    pub(crate) beta_f_std_error_s: f64,
+    /// β_e with its 95 % interval.
+    pub(crate) beta_e: Interval,
+    /// β_f with its 95 % interval.
+    pub(crate) beta_f: Interval,
+    /// Injected values, if the table has them (mean of the column).
+    pub(crate) injected_beta_e_s: Option<f64>,
+    /// Injected β_f.
+    pub(crate) injected_beta_f_s: Option<f64>,
+    /// (fitted − injected)/injected, percent.
+    pub(crate) beta_e_error_pct: Option<f64>,
+    /// (fitted − injected)/injected, percent.
+    pub(crate) beta_f_error_pct: Option<f64>,
+    /// The host's per-message floor (calibrated one-way message with a parked receiver), s.
+    pub(crate) host_message_floor_s: Option<f64>,
+    /// Rows fitted.
+    pub(crate) observations: usize,
+    /// Rows left out, with why.
+    pub(crate) skipped_rows: Vec<SkippedRow>,
+    /// The fit itself (residuals per row fitted).
+    pub(crate) fit: BetaFit,
+    /// The table.
+    pub(crate) source: String,
+}
+
+impl Body for FitFarmReport {
+    fn title(&self) -> String {
+        format!("fit farm: β_e and β_f of {}", self.source)
+    }
+
+    fn results(&self) -> Vec<Section> {
+        let mut t = Table::new(&[
+            "parameter",
+            "fitted",
+            "± std. error",
+            "95 % interval",
+            "injected",
+            "error",
+        ]);
+        for (name, i, inj, e) in [
+            (
+                "β_e",
+                &self.beta_e,
+                self.injected_beta_e_s,
+                self.beta_e_error_pct,
+            ),
+            (
+                "β_f",
+                &self.beta_f,
+                self.injected_beta_f_s,
+                self.beta_f_error_pct,
+            ),
+        ] {
+            t.row(vec![
+                name.into(),
+                human_s(i.value),
+                human_s(i.std_error),
+                format!("{} – {}", human_s(i.low), human_s(i.high)),
+                inj.map_or("—".into(), human_s),
+                e.map_or("—".into(), |x| signed_pct(x, 2)),
+            ]);
+        }
+        let mut blocks = vec![
+            Block::Table(t),
+            Block::Text(format!(
+                "{} observations; largest relative residual {:.2} %{}",
+                self.observations,
+                100.0 * self.fit.max_relative_residual,
+                self.host_message_floor_s
+                    .map(|f| format!("; host per-message floor {}", human_s(f)))
+                    .unwrap_or_default()
+            )),
+        ];
+        if !self.skipped_rows.is_empty() {
+            let rows: Vec<String> = self
+                .skipped_rows
+                .iter()
+                .map(|s| format!("row {}: {}", s.row, s.reason))
+                .collect();
+            blocks.push(Block::Text(format!(
+                "{} rows left out: {}",
+                rows.len(),
+                rows.join("; ")
+            )));
+        }
+        vec![Section::results("Fitted parameters", blocks)]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        // PLOT(lead): the plot module's residual chart, once it has one.
+        let chart = Chart {
+            title: "Relative residuals of the fit, (measured − fitted)/measured throughput".into(),
+            x_label: "row fitted".into(),
+            y_label: "relative residual (%)".into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            series: vec![Series {
+                name: "residual".into(),
+                points: self
+                    .fit
+                    .relative_residuals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (i as f64 + 1.0, 100.0 * r))
+                    .collect(),
+                style: Style::Points,
+            }],
+        };
+        Ok(vec![Figure {
+            file: "residuals.svg".into(),
+            caption: "Residuals of the fit, one per row fitted.".into(),
+            svg: chart.to_svg(800, 480)?,
+        }])
+    }
+}

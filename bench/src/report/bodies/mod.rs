@@ -1,0 +1,25 @@
+//! One typed report body per command (or kind of command).
+
+mod calibrate;
+mod emulate;
+mod farm;
+mod fit;
+mod ising;
+mod ocl;
+mod pingpong;
+mod predict;
+mod sweep;
+mod tour;
+
+pub(crate) use calibrate::CalibrateReport;
+pub(crate) use emulate::EmulateReport;
+pub(crate) use farm::FarmReport;
+pub(crate) use fit::FitFarmReport;
+pub(crate) use ising::IsingReport;
+pub(crate) use ocl::{FitOclReport, OclReport, SweepOclReport, SweepOclRow};
+pub(crate) use pingpong::PingpongReport;
+pub(crate) use predict::{PredictDncReport, PredictFarmReport};
+#[cfg(test)]
+pub(crate) use sweep::sweep_rows;
+pub(crate) use sweep::{CellInputs, SweepReport, publish_sweep};
+pub(crate) use tour::TourReport;

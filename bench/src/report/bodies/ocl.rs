@@ -1,0 +1,469 @@
+//! `ocl`, `sweep ocl` and `fit ocl`: the grain-size paper's arrays beside its models.
+
+use anyhow::Result;
+use multicomputer_runtime::Fidelity;
+use multicomputer_workloads::ocl::fit::TimingRow;
+use multicomputer_workloads::ocl::model::Costs;
+use multicomputer_workloads::ocl::{OclComparison, OclFitComparison, OclTable};
+use serde::Serialize;
+
+use crate::plot::{Chart, Scale, Series, Style};
+use crate::report::{Block, Body, Figure, Repetitions, Section, Table};
+use crate::units::{human_s, signed_pct};
+
+/// What `ocl` reports.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct OclReport {
+    /// The (last) run beside the model.
+    #[serde(flatten)]
+    pub(crate) comparison: OclComparison,
+    /// `native` or `dilated`.
+    pub(crate) mode: &'static str,
+    /// The dilation factor (none in virtual time).
+    pub(crate) dilation: Option<f64>,
+    /// Wall time of the run, seconds.
+    pub(crate) wall_s: f64,
+    /// The run's fidelity.
+    pub(crate) fidelity: Fidelity,
+    /// Mean ± sd, min and max over the runs, for several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) repetitions: Option<Repetitions>,
+}
+
+impl Body for OclReport {
+    fn title(&self) -> String {
+        let r = &self.comparison;
+        format!("OCL {} on N = {}, L = {}", r.transform, r.n, r.l)
+    }
+
+    fn results(&self) -> Vec<Section> {
+        let r = &self.comparison;
+        let p = r.predicted.as_ref();
+        let mut t = Table::new(&["quantity", "measured", "predicted", "error"]);
+        for (name, m, pr, e) in [
+            (
+                "consume L inputs (§4)",
+                r.consumption_s,
+                p.map(|p| p.consumption_s),
+                r.consumption_error_pct,
+            ),
+            (
+                "produce L outputs t(L)",
+                r.output_s,
+                p.map(|p| p.output_s),
+                r.output_error_pct,
+            ),
+        ] {
+            t.row(vec![
+                name.into(),
+                human_s(m),
+                pr.map_or("—".into(), human_s),
+                e.map_or("—".into(), |e| signed_pct(e, 3)),
+            ]);
+        }
+        let mut blocks = vec![
+            Block::Text(format!(
+                "OCL {} on N = {}, L = {}: {} processes, {} packets, {} costs",
+                r.transform, r.n, r.l, r.processes, r.packets, r.costs
+            )),
+            Block::Table(t),
+        ];
+        if let Some(p) = p {
+            let alpha = if p.alpha1_s == 0.0 {
+                format!("α = {}", human_s(p.alpha0_s))
+            } else {
+                format!("α0 = {}, α1 = {}", human_s(p.alpha0_s), human_s(p.alpha1_s))
+            };
+            blocks.push(Block::Text(format!(
+                "model: {alpha}, β = {}; overhead 2(α0+Kα1)/(KMβ) = {:.3}; efficiency {:.3} \
+                 (L → ∞: {:.3}); speedup {:.2} (L → ∞: {:.2}); optimal K = √(2α0/β) = {:.2}",
+                human_s(p.beta_s),
+                p.communication_overhead,
+                p.efficiency,
+                p.asymptotic_efficiency,
+                p.speedup,
+                p.asymptotic_speedup,
+                p.optimal_k
+            )));
+        }
+        if let (Some(s), Some(e)) = (r.speedup, r.efficiency) {
+            blocks.push(Block::Text(format!(
+                "measured speedup {s:.2}, efficiency {e:.3}"
+            )));
+        }
+        blocks.push(Block::Text(if r.costs == "native" {
+            "output equals the sequential reference; native costs: wall-clock times, \
+             sequential = the O(LN) reference on this host"
+                .into()
+        } else {
+            format!(
+                "output equals the sequential reference; {}, wall {:.3} s{}",
+                crate::units::time_text(self.mode, self.dilation),
+                self.wall_s,
+                if self.fidelity.exact {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} of {} waits late (emulated times do not depend on it: every \
+                         receive names its link)",
+                        self.fidelity.late_waits, self.fidelity.waits
+                    )
+                }
+            )
+        }));
+        if let Some(rep) = &self.repetitions {
+            blocks.push(Block::Text(format!(
+                "{} runs after {} warm-up:",
+                rep.runs, rep.warmup
+            )));
+            blocks.push(Block::Table(rep.table()));
+        }
+        vec![Section::results("Measured beside predicted", blocks)]
+    }
+}
+
+/// One cell of `sweep ocl`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SweepOclRow {
+    pub(crate) table: OclTable,
+    pub(crate) n: usize,
+    /// M (m1) or K (kk).
+    pub(crate) grain: usize,
+    pub(crate) l: u64,
+    pub(crate) processes: usize,
+    /// The fastest run's time to consume the L inputs (what the paper tabulated).
+    pub(crate) elapsed_s: f64,
+    /// Mean over the runs.
+    pub(crate) elapsed_mean_s: f64,
+    /// Standard deviation over the runs (empty for one run).
+    pub(crate) elapsed_sd_s: Option<f64>,
+    /// The slowest run.
+    pub(crate) elapsed_max_s: f64,
+    pub(crate) runs: usize,
+    pub(crate) predicted_s: Option<f64>,
+    pub(crate) error_pct: Option<f64>,
+    pub(crate) output_s: f64,
+    pub(crate) predicted_output_s: Option<f64>,
+    pub(crate) alpha0_s: Option<f64>,
+    pub(crate) alpha1_s: Option<f64>,
+    pub(crate) beta_s: Option<f64>,
+    pub(crate) dilation: Option<f64>,
+    pub(crate) late_waits: u64,
+    pub(crate) waits: u64,
+    pub(crate) wall_s: f64,
+}
+
+/// What `sweep ocl` reports.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SweepOclReport {
+    /// One row per cell.
+    pub(crate) rows: Vec<SweepOclRow>,
+    /// The constants of each table's model curve (given, or fitted for native costs).
+    #[serde(skip)]
+    pub(crate) curves: Vec<(OclTable, Option<Costs>)>,
+}
+
+impl SweepOclReport {
+    /// The rows of one table.
+    pub(crate) fn of_table(&self, t: OclTable) -> Vec<&SweepOclRow> {
+        self.rows.iter().filter(|r| r.table == t).collect()
+    }
+
+    /// The rows of one table as the timing table `fit ocl` reads.
+    pub(crate) fn timing_rows(&self, t: OclTable) -> Vec<TimingRow> {
+        self.of_table(t)
+            .iter()
+            .map(|r| TimingRow::new(r.n, r.grain, r.l, r.elapsed_s))
+            .collect()
+    }
+
+    /// One table's CSV, its grain column named `m` or `k` (what `fit ocl` reads back).
+    pub(crate) fn table_csv(&self, t: OclTable) -> Result<Vec<u8>> {
+        let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record([
+            "n",
+            t.column(),
+            "l",
+            "elapsed_s",
+            "elapsed_mean_s",
+            "elapsed_sd_s",
+            "elapsed_max_s",
+            "runs",
+            "predicted_s",
+            "error_pct",
+            "processes",
+            "output_s",
+            "predicted_output_s",
+            "alpha0_s",
+            "alpha1_s",
+            "beta_s",
+            "dilation",
+            "wall_s",
+        ])?;
+        for r in self.of_table(t) {
+            w.write_record([
+                r.n.to_string(),
+                r.grain.to_string(),
+                r.l.to_string(),
+                r.elapsed_s.to_string(),
+                r.elapsed_mean_s.to_string(),
+                opt(r.elapsed_sd_s),
+                r.elapsed_max_s.to_string(),
+                r.runs.to_string(),
+                opt(r.predicted_s),
+                opt(r.error_pct),
+                r.processes.to_string(),
+                r.output_s.to_string(),
+                opt(r.predicted_output_s),
+                opt(r.alpha0_s),
+                opt(r.alpha1_s),
+                opt(r.beta_s),
+                r.dilation.map_or(String::new(), |d| d.to_string()),
+                r.wall_s.to_string(),
+            ])?;
+        }
+        Ok(w.into_inner()?)
+    }
+
+    fn chart(&self, t: OclTable, costs: Option<Costs>) -> Result<String> {
+        let rows = self.of_table(t);
+        let mut windows: Vec<usize> = rows.iter().map(|r| r.n).collect();
+        windows.dedup();
+        let mut series = Vec::new();
+        for n in windows {
+            let rs: Vec<&&SweepOclRow> = rows.iter().filter(|r| r.n == n).collect();
+            // PLOT(lead): error bars from elapsed_sd_s (or min–max) for native costs.
+            series.push(Series {
+                name: format!("N = {n} measured"),
+                points: rs.iter().map(|r| (r.grain as f64, r.elapsed_s)).collect(),
+                style: Style::Points,
+            });
+            if let (Some(c), Some(l)) = (costs, rs.first().map(|r| r.l)) {
+                series.push(Series {
+                    name: format!("N = {n} model"),
+                    points: t
+                        .model_curve(n, c, l)
+                        .into_iter()
+                        .map(|(g, s)| (g as f64, s))
+                        .collect(),
+                    style: Style::Dashed,
+                });
+            }
+        }
+        let (what, symbol) = match t {
+            OclTable::M1 => ("[M,1]-transformation (§4.1)", "M"),
+            OclTable::Kk => ("[K,K]-transformation (§4.2)", "K"),
+        };
+        Chart {
+            title: format!("Time to consume L inputs against grain, {what}"),
+            x_label: format!("grain {symbol}"),
+            y_label: "elapsed time (s)".into(),
+            x_scale: Scale::Log10,
+            y_scale: Scale::Log10,
+            series,
+        }
+        .to_svg(960, 600)
+    }
+}
+
+impl Body for SweepOclReport {
+    fn title(&self) -> String {
+        format!("sweep ocl: {} cells beside the model", self.rows.len())
+    }
+
+    fn results(&self) -> Vec<Section> {
+        let mut t = Table::new(&[
+            "table",
+            "N",
+            "M or K",
+            "L",
+            "pr",
+            "et measured",
+            "et model",
+            "error",
+            "D",
+            "wall",
+        ]);
+        for r in &self.rows {
+            t.row(vec![
+                r.table_name().into(),
+                r.n.to_string(),
+                r.grain.to_string(),
+                r.l.to_string(),
+                r.processes.to_string(),
+                human_s(r.elapsed_s),
+                r.predicted_s.map_or("—".into(), human_s),
+                r.error_pct.map_or("—".into(), |e| signed_pct(e, 4)),
+                r.dilation.map_or(String::new(), |d| d.to_string()),
+                format!("{:.2} s", r.wall_s),
+            ]);
+        }
+        let errors: Vec<f64> = self.rows.iter().filter_map(|r| r.error_pct).collect();
+        let summary = if errors.is_empty() {
+            format!(
+                "{} cells (native costs, no model given: fit the CSVs with `fit ocl`)",
+                self.rows.len()
+            )
+        } else {
+            let worst = errors.iter().fold(0.0_f64, |m, e| m.max(e.abs()));
+            format!(
+                "{} cells; largest |error| against the model {worst:.4} %",
+                self.rows.len()
+            )
+        };
+        vec![Section::results(
+            "Cells",
+            vec![Block::Table(t), Block::Text(summary)],
+        )]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        self.curves
+            .iter()
+            .filter(|(t, _)| !self.of_table(*t).is_empty())
+            .map(|&(t, costs)| {
+                Ok(Figure {
+                    file: format!("{}.svg", t.name()),
+                    caption: format!(
+                        "Time against grain, {} ({}): measured points, the model dashed{}.",
+                        t.name(),
+                        t.section(),
+                        if self.rows.iter().any(|r| r.predicted_s.is_none()) {
+                            " (constants fitted to the table)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    svg: self.chart(t, costs)?,
+                })
+            })
+            .collect()
+    }
+
+    fn plots_first(&self) -> bool {
+        true
+    }
+
+    fn csv(&self) -> Result<Option<Vec<u8>>> {
+        crate::report::csv::rows(&self.rows).map(Some)
+    }
+}
+
+impl SweepOclRow {
+    fn table_name(&self) -> &'static str {
+        self.table.name()
+    }
+}
+
+/// What `fit ocl` reports.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FitOclReport {
+    /// The constants, their intervals, residuals and references.
+    #[serde(flatten)]
+    pub(crate) fit: OclFitComparison,
+    /// Where the table came from.
+    pub(crate) source: String,
+    /// The weighting.
+    pub(crate) weighting: &'static str,
+}
+
+impl Body for FitOclReport {
+    fn title(&self) -> String {
+        format!("fit ocl: {} of {}", self.fit.transform.name(), self.source)
+    }
+
+    fn results(&self) -> Vec<Section> {
+        let f = &self.fit;
+        let mut t = Table::new(&[
+            "constant",
+            "fitted",
+            "± std. error",
+            "95 % interval",
+            "reference",
+            "error",
+        ]);
+        for c in &f.constants {
+            t.row(vec![
+                c.symbol.into(),
+                human_s(c.interval.value),
+                human_s(c.interval.std_error),
+                format!("{} – {}", human_s(c.interval.low), human_s(c.interval.high)),
+                c.reference_s.map_or("—".into(), human_s),
+                c.error_pct.map_or("—".into(), |e| signed_pct(e, 2)),
+            ]);
+        }
+        let mut res = Table::new(&["N", "M or K", "L", "elapsed", "model", "residual"]);
+        for x in &f.residuals {
+            res.row(vec![
+                x.n.to_string(),
+                x.grain.to_string(),
+                x.l.to_string(),
+                human_s(x.elapsed_s),
+                human_s(x.predicted_s),
+                format!("{:+.3} %", 100.0 * x.relative),
+            ]);
+        }
+        let mut blocks = vec![
+            Block::Text(format!(
+                "fit of {} ({} rows, {})",
+                self.source, f.rows, self.weighting
+            )),
+            Block::Table(t),
+            Block::Table(res),
+            Block::Text(format!(
+                "largest |relative residual| {:.3} % (accuracy {:.2} %), rms {:.3} %",
+                100.0 * f.max_relative_error,
+                100.0 * (1.0 - f.max_relative_error),
+                100.0 * f.rms_relative_error
+            )),
+        ];
+        match (f.two_alpha_over_beta, f.optimal_k) {
+            (Some(x), _) => blocks.push(Block::Text(format!(
+                "implied grain: 2α/β = {x:.2} — communication overhead 2α/(Mβ) < 1 \
+                 (efficiency > ½) for M > {x:.1}"
+            ))),
+            (_, Some(k)) => blocks.push(Block::Text(format!(
+                "implied grain: optimal packet size K = √(2α0/β) = {k:.2}"
+            ))),
+            _ => {}
+        }
+        vec![Section::results("Fitted constants", blocks)]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        // PLOT(lead): the plot module's residual chart, once it has one.
+        let chart = Chart {
+            title: "Relative residuals of the fit, (elapsed − model)/elapsed".into(),
+            x_label: "grain (M or K)".into(),
+            y_label: "relative residual (%)".into(),
+            x_scale: Scale::Log10,
+            y_scale: Scale::Linear,
+            series: {
+                let mut windows: Vec<usize> = self.fit.residuals.iter().map(|r| r.n).collect();
+                windows.sort_unstable();
+                windows.dedup();
+                windows
+                    .into_iter()
+                    .map(|n| Series {
+                        name: format!("N = {n}"),
+                        points: self
+                            .fit
+                            .residuals
+                            .iter()
+                            .filter(|r| r.n == n)
+                            .map(|r| (r.grain as f64, 100.0 * r.relative))
+                            .collect(),
+                        style: Style::LinePoints,
+                    })
+                    .collect()
+            },
+        };
+        Ok(vec![Figure {
+            file: "residuals.svg".into(),
+            caption: "Residuals of the fit: each row's relative error against the fitted model."
+                .into(),
+            svg: chart.to_svg(800, 480)?,
+        }])
+    }
+}

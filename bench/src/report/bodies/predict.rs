@@ -1,0 +1,203 @@
+//! `predict farm` and `predict dnc`: a model's prediction alone, and the farm paper's
+//! Figures 4 and 5.
+
+use anyhow::Result;
+use multicomputer_workloads::farm::{
+    Drain, GranularityCurve, PeakOperatingPoint, Prediction, SpeedupCurve,
+};
+use serde::Serialize;
+
+use super::farm::{bound_name, drain_rows};
+use crate::plot::{Chart, Scale, Series, Style};
+use crate::report::{Block, Body, Figure, Section, Table};
+use crate::units::human_s;
+
+fn prediction_table(p: &Prediction) -> Table {
+    let mut t = Table::new(&["quantity", "predicted"]);
+    t.row(vec![
+        "throughput (tasks/s)".into(),
+        format!("{:.2}", p.throughput_per_s),
+    ])
+    .row(vec!["speedup".into(), format!("{:.3}", p.speedup)])
+    .row(vec!["makespan".into(), human_s(p.makespan_s)])
+    .row(vec!["start-up".into(), human_s(p.startup_s)]);
+    for (i, f) in p.fractions_by_level.iter().enumerate() {
+        t.row(vec![format!("f_{}", i + 1), format!("{f:.4}")]);
+    }
+    t.row(vec!["bound".into(), bound_name(p.bound).into()]);
+    t
+}
+
+/// What `predict farm` reports (the prediction's keys at the top level).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PredictFarmReport {
+    /// The topology.
+    pub(crate) topology: String,
+    /// Throughput, speedup, makespan, fractions, start-up, bound.
+    #[serde(flatten)]
+    pub(crate) predicted: Prediction,
+    /// The drain of random task times.
+    pub(crate) drain: Option<Drain>,
+    /// The peak operating point of the tree family.
+    pub(crate) peak: Option<PeakOperatingPoint>,
+    /// Figure 4's data (with `--figures`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) figure4: Option<Vec<SpeedupCurve>>,
+    /// Figure 5's data (with `--figures`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) figure5: Option<Vec<GranularityCurve>>,
+    /// `chain` or `K-ary tree`.
+    #[serde(skip)]
+    pub(crate) family: String,
+}
+
+impl PredictFarmReport {
+    fn figure4(&self, curves: &[SpeedupCurve]) -> Result<Figure> {
+        let mut series: Vec<Series> = curves
+            .iter()
+            .map(|c| Series {
+                name: format!("T_e = {}", human_s(c.te_s)),
+                points: c
+                    .points
+                    .iter()
+                    .map(|p| (p.processors as f64, p.speedup))
+                    .collect(),
+                style: Style::Line,
+            })
+            .collect();
+        // PLOT(lead): draw each curve's peak with the plot module's peak marker once it has
+        // one (the data: `SpeedupCurve::peak`); until then the peaks are a points series.
+        series.push(Series {
+            name: "peak of each curve".into(),
+            points: curves
+                .iter()
+                .filter_map(|c| c.peak)
+                .map(|p| (p.processors as f64, p.speedup))
+                .collect(),
+            style: Style::Points,
+        });
+        let chart = Chart {
+            title: format!("Speedup against processors, {} (Figure 4)", self.family),
+            x_label: "processors N".into(),
+            y_label: "speedup (start-up included)".into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            series,
+        };
+        let peaks: Vec<String> = curves
+            .iter()
+            .filter_map(|c| {
+                c.peak.map(|p| {
+                    format!(
+                        "T_e = {}: N = {}, speedup {:.2}",
+                        human_s(c.te_s),
+                        p.processors,
+                        p.speedup
+                    )
+                })
+            })
+            .collect();
+        Ok(Figure {
+            file: "figure4.svg".into(),
+            caption: format!(
+                "Figure 4: speedup (start-up included) against processors for T_e, 5 T_e and \
+                 10 T_e; peaks at {}.",
+                peaks.join("; ")
+            ),
+            svg: chart.to_svg(960, 600)?,
+        })
+    }
+
+    fn figure5(&self, curves: &[GranularityCurve]) -> Result<Figure> {
+        let chart = Chart {
+            title: format!("Speedup against granularity, {} (Figure 5)", self.family),
+            x_label: "granularity g (tasks per message)".into(),
+            y_label: "speedup (start-up included)".into(),
+            x_scale: Scale::Log10,
+            y_scale: Scale::Linear,
+            series: curves
+                .iter()
+                .map(|c| Series {
+                    name: format!("N = {}", c.processors),
+                    points: c.points.iter().map(|&(g, s)| (f64::from(g), s)).collect(),
+                    style: Style::LinePoints,
+                })
+                .collect(),
+        };
+        Ok(Figure {
+            file: "figure5.svg".into(),
+            caption: "Figure 5: speedup against the tasks per message g, for several N.".into(),
+            svg: chart.to_svg(960, 600)?,
+        })
+    }
+}
+
+impl Body for PredictFarmReport {
+    fn title(&self) -> String {
+        format!(
+            "Processor farm on {}: the model's prediction",
+            self.topology
+        )
+    }
+
+    fn results(&self) -> Vec<Section> {
+        let mut t = prediction_table(&self.predicted);
+        if let Some(d) = &self.drain {
+            for [quantity, predicted, error] in drain_rows(d) {
+                t.row(vec![quantity, format!("{predicted} (speedup {error})")]);
+            }
+        }
+        if let Some(peak) = &self.peak {
+            let reached = if peak.next_marginal_efficiency.is_none() {
+                " (the search's limit: still growing)"
+            } else {
+                ""
+            };
+            t.row(vec![
+                "peak operating point".into(),
+                format!(
+                    "{} levels, {} processors, speedup {:.2}{reached}",
+                    peak.levels, peak.processors, peak.speedup
+                ),
+            ]);
+        }
+        vec![Section::results("Prediction", vec![Block::Table(t)])]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        let mut v = Vec::new();
+        if let Some(c) = &self.figure4 {
+            v.push(self.figure4(c)?);
+        }
+        if let Some(c) = &self.figure5 {
+            v.push(self.figure5(c)?);
+        }
+        Ok(v)
+    }
+}
+
+/// What `predict dnc` reports.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PredictDncReport {
+    /// The tree.
+    pub(crate) topology: String,
+    /// The prediction.
+    #[serde(flatten)]
+    pub(crate) predicted: Prediction,
+}
+
+impl Body for PredictDncReport {
+    fn title(&self) -> String {
+        format!(
+            "Divide and conquer on {}: the model's prediction",
+            self.topology
+        )
+    }
+
+    fn results(&self) -> Vec<Section> {
+        vec![Section::results(
+            "Prediction",
+            vec![Block::Table(prediction_table(&self.predicted))],
+        )]
+    }
+}

@@ -1,0 +1,458 @@
+//! `sweep farm` and `sweep dnc`: one row per cell, every column in the CSV, plots of
+//! speedup against processors (one series per tree family, task time, task-time
+//! distribution or split kind, and granularity), the error of every cell, and speedup
+//! against granularity.
+
+use anyhow::Result;
+use multicomputer_runtime::{Topology, TopologyKind};
+use multicomputer_workloads::farm::{FarmComparison, TreeShape};
+use multicomputer_workloads::repetitions::Summary;
+use serde::Serialize;
+
+use super::farm::bound_name;
+use crate::exec::Runs;
+use crate::plan::{LoadedProfile, SweepPlan};
+use crate::plot::{Bars, Chart, Scale, Series, Style};
+use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
+use crate::units::human_s;
+
+/// What a sweep's cell was run with.
+#[derive(Debug, Clone)]
+pub(crate) struct CellInputs {
+    /// The topology.
+    pub(crate) topology: Topology,
+    /// T_e (whole task for dnc), seconds.
+    pub(crate) te_s: f64,
+    /// Task-time distribution (farm) or split kind (dnc).
+    pub(crate) times: &'static str,
+    /// Tasks per message.
+    pub(crate) granularity: u32,
+    /// M.
+    pub(crate) tasks: u64,
+    /// T_τ, seconds.
+    pub(crate) tau_s: f64,
+    /// β_e, seconds.
+    pub(crate) beta_e_s: f64,
+    /// β_f, seconds.
+    pub(crate) beta_f_s: f64,
+    /// Queue per processor.
+    pub(crate) queue: u64,
+    /// Model-guided flow control.
+    pub(crate) guided: bool,
+}
+
+impl CellInputs {
+    /// A farm cell's inputs.
+    pub(crate) fn farm(c: &crate::plan::FarmCell) -> Self {
+        let e = &c.experiment;
+        Self {
+            topology: c.topology.clone(),
+            te_s: e.spec.te.as_secs_f64(),
+            times: crate::plan::times_name(e.spec.times),
+            granularity: e.spec.granularity as u32,
+            tasks: e.spec.tasks as u64,
+            tau_s: e.tau_s,
+            beta_e_s: e.beta_e.as_secs_f64(),
+            beta_f_s: e.beta_f.as_secs_f64(),
+            queue: e.queue as u64,
+            guided: e.guided,
+        }
+    }
+
+    /// A divide-and-conquer cell's inputs (its split kind in `times`).
+    pub(crate) fn dnc(c: &crate::plan::DncCell) -> Self {
+        let e = &c.experiment;
+        Self {
+            topology: c.topology.clone(),
+            te_s: e.te.as_secs_f64(),
+            times: match e.kernel {
+                multicomputer_workloads::dnc::DncKernel::Synthetic { splitting } => {
+                    crate::plan::splitting_name(splitting)
+                }
+                multicomputer_workloads::dnc::DncKernel::Mergesort { .. } => "mergesort",
+            },
+            granularity: 1,
+            tasks: e.tasks as u64,
+            tau_s: e.tau_s,
+            beta_e_s: e.beta_e.as_secs_f64(),
+            beta_f_s: e.beta_f.as_secs_f64(),
+            queue: e.queue as u64,
+            guided: false,
+        }
+    }
+}
+
+/// One cell of a sweep: a flat row for CSV (what `fit farm` reads back).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SweepRow {
+    pub(crate) topology: String,
+    pub(crate) k: u32,
+    pub(crate) levels: u32,
+    pub(crate) processors: usize,
+    pub(crate) te_s: f64,
+    pub(crate) times: String,
+    pub(crate) granularity: u32,
+    pub(crate) tasks: u64,
+    pub(crate) tau_s: f64,
+    pub(crate) beta_e_s: f64,
+    pub(crate) beta_f_s: f64,
+    pub(crate) queue: u64,
+    pub(crate) guided: bool,
+    /// Measured runs of the cell.
+    pub(crate) runs: usize,
+    pub(crate) measured_throughput_per_s: f64,
+    pub(crate) steady_throughput_per_s: f64,
+    /// Standard deviation of the steady throughput over the runs (empty for one run).
+    pub(crate) steady_throughput_sd_per_s: Option<f64>,
+    pub(crate) predicted_throughput_per_s: f64,
+    /// The mean over the runs.
+    pub(crate) measured_speedup: f64,
+    /// Standard deviation over the runs (empty for one run).
+    pub(crate) measured_speedup_sd: Option<f64>,
+    pub(crate) measured_speedup_min: f64,
+    pub(crate) measured_speedup_max: f64,
+    pub(crate) predicted_speedup: f64,
+    pub(crate) measured_makespan_s: f64,
+    pub(crate) predicted_makespan_s: f64,
+    pub(crate) error_pct: f64,
+    /// The drain at the end that (g) leaves out (random task times; 0 otherwise).
+    pub(crate) drain_s: f64,
+    /// Speedup error against (g) of a run with nothing but that drain, percent (≤ 0).
+    pub(crate) speedup_error_floor_pct: f64,
+    /// The flood-fill protocol's drain, sampled (random times, flood fill; empty otherwise).
+    pub(crate) flood_fill_drain_s: Option<f64>,
+    /// The speedup error against (g) that it implies, percent (empty otherwise).
+    pub(crate) flood_fill_error_pct: Option<f64>,
+    /// Standard deviation of a single run's error from that drain, percent (empty otherwise).
+    pub(crate) flood_fill_error_sd_pct: Option<f64>,
+    pub(crate) steady_throughput_error_pct: f64,
+    pub(crate) max_fraction_error_pct_of_m: f64,
+    pub(crate) bound: String,
+    pub(crate) dilation: Option<f64>,
+    pub(crate) late_waits: u64,
+    pub(crate) waits: u64,
+    pub(crate) wall_s: f64,
+}
+
+/// The rows of a sweep: each cell's mean measurement beside its prediction, with the
+/// spread of its runs.
+pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) -> Vec<SweepRow> {
+    cells
+        .iter()
+        .zip(runs)
+        .filter_map(|(cell, r)| {
+            let c = multicomputer_workloads::farm::combine_runs(&r.runs)?;
+            let speedups: Vec<f64> = r.runs.iter().map(|x| x.measured.speedup).collect();
+            let steady: Vec<f64> = r
+                .runs
+                .iter()
+                .map(|x| x.measured.steady_throughput_per_s)
+                .collect();
+            let s = Summary::of(&speedups);
+            let (k, levels) = match TreeShape::of(&cell.topology) {
+                Some(t) => (t.k, t.levels),
+                None => (0, cell.topology.levels()),
+            };
+            let flood_fill = c.drain.as_ref().and_then(|d| d.flood_fill.as_ref());
+            Some(SweepRow {
+                topology: cell.topology.to_string(),
+                k,
+                levels,
+                processors: cell.topology.len(),
+                te_s: cell.te_s,
+                times: cell.times.into(),
+                granularity: cell.granularity,
+                tasks: cell.tasks,
+                tau_s: cell.tau_s,
+                beta_e_s: cell.beta_e_s,
+                beta_f_s: cell.beta_f_s,
+                queue: cell.queue,
+                guided: cell.guided,
+                runs: r.runs.len(),
+                measured_throughput_per_s: c.measured.throughput_per_s,
+                steady_throughput_per_s: c.measured.steady_throughput_per_s,
+                steady_throughput_sd_per_s: Summary::of(&steady).and_then(|s| s.sd),
+                predicted_throughput_per_s: c.predicted.throughput_per_s,
+                measured_speedup: c.measured.speedup,
+                measured_speedup_sd: s.and_then(|s| s.sd),
+                measured_speedup_min: s.map_or(f64::NAN, |s| s.min),
+                measured_speedup_max: s.map_or(f64::NAN, |s| s.max),
+                predicted_speedup: c.predicted.speedup,
+                measured_makespan_s: c.measured.makespan_s,
+                predicted_makespan_s: c.predicted.makespan_s,
+                error_pct: c.error_pct,
+                drain_s: c.drain.as_ref().map_or(0.0, |d| d.drain_s),
+                speedup_error_floor_pct: c
+                    .drain
+                    .as_ref()
+                    .map_or(0.0, |d| d.speedup_error_floor_pct),
+                flood_fill_drain_s: flood_fill.map(|f| f.drain_s),
+                flood_fill_error_pct: flood_fill.map(|f| f.error_pct),
+                flood_fill_error_sd_pct: flood_fill.map(|f| f.error_sd_pct),
+                steady_throughput_error_pct: c.errors_pct.steady_throughput,
+                max_fraction_error_pct_of_m: c.errors_pct.max_fraction_of_m(),
+                bound: bound_name(c.predicted.bound).into(),
+                dilation: c.dilation,
+                late_waits: c.fidelity.late_waits,
+                waits: c.fidelity.waits,
+                wall_s: c.wall_s,
+            })
+        })
+        .collect()
+}
+
+/// The report of a farm or divide-and-conquer sweep (`kind`) run as `command`, with its run
+/// folder published (rows.csv, plots, report.json, report.html, manifest.json).
+pub(crate) fn publish_sweep<E>(
+    command: &str,
+    kind: &'static str,
+    plan: &SweepPlan<E>,
+    inputs: &[CellInputs],
+    cells: &[Runs<FarmComparison>],
+    profile: Option<&LoadedProfile>,
+    seed: u64,
+) -> Result<Report<SweepReport>> {
+    let meta = Meta::new(command, plan.inputs(), profile)
+        .seed(seed)
+        .cells(&plan.machine, cells.iter().map(|c| &c.ran));
+    let rows = sweep_rows(inputs, cells);
+    let table = csv::rows(&rows)?;
+    let mut report = Report::new(meta, SweepReport { kind, rows });
+    report.publish_folder(&plan.folder, vec![("rows.csv".into(), table)])?;
+    Ok(report)
+}
+
+/// The family of a topology as a plot groups it: `chain`, `array`, `binary`, `tree:K`, or
+/// the parent relation itself.
+pub(crate) fn family(topology: &str) -> String {
+    match topology.parse::<Topology>().map(|t| t.kind().clone()) {
+        Ok(TopologyKind::Chain { .. }) => "chain".into(),
+        Ok(TopologyKind::Array { .. }) => "array".into(),
+        Ok(TopologyKind::Tree { arity: 2, .. }) => "binary".into(),
+        Ok(TopologyKind::Tree { arity, .. }) => format!("tree:{arity}"),
+        _ => topology.into(),
+    }
+}
+
+/// What `sweep farm` and `sweep dnc` report.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SweepReport {
+    /// `farm` or `dnc`.
+    #[serde(skip)]
+    pub(crate) kind: &'static str,
+    /// One row per cell.
+    pub(crate) rows: Vec<SweepRow>,
+}
+
+impl SweepReport {
+    /// The table people read.
+    pub(crate) fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "topology",
+            "P",
+            "T_e",
+            if self.kind == "dnc" { "split" } else { "times" },
+            "g",
+            "speedup meas.",
+            "pred.",
+            "error",
+            "f error (% of M)",
+            "D",
+        ]);
+        for r in &self.rows {
+            t.row(vec![
+                r.topology.clone(),
+                r.processors.to_string(),
+                human_s(r.te_s),
+                r.times.clone(),
+                r.granularity.to_string(),
+                match r.measured_speedup_sd {
+                    Some(sd) => format!("{:.3} ± {sd:.3}", r.measured_speedup),
+                    None => format!("{:.3}", r.measured_speedup),
+                },
+                format!("{:.3}", r.predicted_speedup),
+                format!("{:+.2} %", r.error_pct),
+                format!("{:.2}", r.max_fraction_error_pct_of_m),
+                r.dilation.map_or("virtual".into(), |d| d.to_string()),
+            ]);
+        }
+        t
+    }
+
+    fn group_key(r: &SweepRow) -> String {
+        format!(
+            "{} T_e = {} {} g = {}",
+            family(&r.topology),
+            human_s(r.te_s),
+            r.times,
+            r.granularity
+        )
+    }
+}
+
+impl Body for SweepReport {
+    fn title(&self) -> String {
+        format!(
+            "sweep {}: {} cells measured beside the model",
+            self.kind,
+            self.rows.len()
+        )
+    }
+
+    fn results(&self) -> Vec<Section> {
+        let worst = self
+            .rows
+            .iter()
+            .fold(0.0_f64, |m, r| m.max(r.error_pct.abs()));
+        vec![Section::results(
+            "Cells",
+            vec![
+                Block::Table(self.table()),
+                Block::Text(format!(
+                    "{} cells; largest |speedup error| {:.2} %",
+                    self.rows.len(),
+                    worst
+                )),
+            ],
+        )]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        let rows = &self.rows;
+        let mut keys: Vec<String> = Vec::new();
+        for r in rows {
+            let k = Self::group_key(r);
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        let mut series = Vec::new();
+        for key in &keys {
+            let rs: Vec<&SweepRow> = rows.iter().filter(|r| Self::group_key(r) == *key).collect();
+            // PLOT(lead): error bars from `measured_speedup_sd` (or min/max) once plot::Series
+            // carries them, and the measured/model pair in one colour.
+            series.push(Series {
+                name: format!("{key} measured"),
+                points: rs
+                    .iter()
+                    .map(|r| (r.processors as f64, r.measured_speedup))
+                    .collect(),
+                style: Style::Points,
+            });
+            series.push(Series {
+                name: format!("{key} model"),
+                points: rs
+                    .iter()
+                    .map(|r| (r.processors as f64, r.predicted_speedup))
+                    .collect(),
+                style: Style::Dashed,
+            });
+        }
+        let speedup = Chart {
+            title: "Speedup against processors, measured (points) and model (dashed)".into(),
+            x_label: "processors N".into(),
+            y_label: "speedup".into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            series,
+        };
+        let errors = Bars {
+            title: "Speedup error per cell: (measured − model)/model".into(),
+            y_label: "error (%)".into(),
+            categories: rows
+                .iter()
+                .map(|r| format!("{} {} {}", r.topology, human_s(r.te_s), r.times))
+                .collect(),
+            groups: vec![(
+                "speedup error %".into(),
+                rows.iter().map(|r| r.error_pct).collect(),
+            )],
+        };
+        let mut figures = vec![
+            Figure {
+                file: "speedup.svg".into(),
+                caption: "Speedup against processors: each series one tree family, task time, \
+                          task-time distribution (or split) and granularity."
+                    .into(),
+                svg: speedup.to_svg(960, 600)?,
+            },
+            Figure {
+                file: "error.svg".into(),
+                caption: "The speedup error of every cell (the residuals of the model).".into(),
+                svg: errors.to_svg((24 * rows.len() as u32).max(640), 520)?,
+            },
+        ];
+        let gs: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.granularity).collect();
+        if gs.len() > 1 {
+            let mut labels: Vec<String> = Vec::new();
+            for r in rows {
+                let l = format!("{} T_e = {} {}", r.topology, human_s(r.te_s), r.times);
+                if !labels.contains(&l) {
+                    labels.push(l);
+                }
+            }
+            let mut series = Vec::new();
+            for label in labels {
+                let rs: Vec<&SweepRow> = rows
+                    .iter()
+                    .filter(|r| {
+                        format!("{} T_e = {} {}", r.topology, human_s(r.te_s), r.times) == label
+                    })
+                    .collect();
+                series.push(Series {
+                    name: format!("{label} measured"),
+                    points: rs
+                        .iter()
+                        .map(|r| (f64::from(r.granularity), r.measured_speedup))
+                        .collect(),
+                    style: Style::Points,
+                });
+                series.push(Series {
+                    name: format!("{label} model"),
+                    points: rs
+                        .iter()
+                        .map(|r| (f64::from(r.granularity), r.predicted_speedup))
+                        .collect(),
+                    style: Style::Dashed,
+                });
+            }
+            let chart = Chart {
+                title: "Speedup against granularity g (tasks per message), start-up included"
+                    .into(),
+                x_label: "granularity g".into(),
+                y_label: "speedup".into(),
+                x_scale: Scale::Log10,
+                y_scale: Scale::Linear,
+                series,
+            };
+            figures.push(Figure {
+                file: "granularity.svg".into(),
+                caption: "Speedup against granularity, per topology, task time and distribution."
+                    .into(),
+                svg: chart.to_svg(960, 600)?,
+            });
+        }
+        Ok(figures)
+    }
+
+    fn plots_first(&self) -> bool {
+        true
+    }
+
+    fn csv(&self) -> Result<Option<Vec<u8>>> {
+        csv::rows(&self.rows).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_keep_arities_apart() {
+        assert_eq!(family("chain:4"), "chain");
+        assert_eq!(family("binary:3"), "binary");
+        assert_eq!(family("tree:2:3"), "binary");
+        assert_eq!(family("tree:3:2"), "tree:3");
+    }
+}

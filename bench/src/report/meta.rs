@@ -1,0 +1,328 @@
+//! What every report carries besides its results: the tool and its version, the command
+//! line, every input, the seed, the host and its profile, the date, the time mode and the
+//! fidelity of the run.
+
+use multicomputer_runtime::Fidelity;
+use serde::Serialize;
+
+use super::document::{Block, Section, Table};
+use crate::exec::Ran;
+use crate::plan::{Inputs, LoadedProfile, MachinePlan};
+use crate::units::human_ns;
+
+/// The host a run ran on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Host {
+    /// Its name.
+    pub(crate) name: String,
+    /// Cores this process may use.
+    pub(crate) cores: usize,
+    /// The machine profile used, if any.
+    pub(crate) profile: Option<ProfileSummary>,
+}
+
+/// The parts of a machine profile that shape a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct ProfileSummary {
+    /// The file.
+    pub(crate) path: String,
+    /// One-way message with a parked receiver, ns.
+    pub(crate) message_parked_ns: f64,
+    /// Wake-up lateness of a sleep, ns.
+    pub(crate) wakeup_ns: f64,
+    /// CPU time of a sleep/wake cycle, ns.
+    pub(crate) wake_cpu_ns: f64,
+}
+
+/// How emulated time related to wall time in the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct TimeInfo {
+    /// The mode asked for (`auto`, `native`, `dilated (D = 4)`, `virtual`).
+    pub(crate) requested: String,
+    /// The mode the machine ran in: `native`, `dilated` or `virtual` (or `mixed`, over a
+    /// sweep's cells).
+    pub(crate) mode: String,
+    /// The dilation factor D (none in virtual time).
+    pub(crate) dilation: Option<f64>,
+    /// The wait strategy (none in virtual time).
+    pub(crate) wait: Option<String>,
+    /// How real compute was charged to emulated time: `measured` (thread CPU time) or
+    /// `model` (declared units × cost per unit), with where the costs came from.
+    pub(crate) compute_charging: String,
+}
+
+/// The fidelity of a run: how late waits ended against their emulated deadlines (none in
+/// virtual time, whose order of events is exact by construction).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct FidelityInfo {
+    /// Whether the order of events is exact by construction (virtual time).
+    pub(crate) exact: bool,
+    /// Deadline waits.
+    pub(crate) waits: u64,
+    /// Those that ended late beyond the tolerance.
+    pub(crate) late_waits: u64,
+    /// The tolerance, emulated ns.
+    pub(crate) tolerance_ns: u64,
+    /// Mean lateness, emulated ns.
+    pub(crate) mean_lateness_ns: f64,
+    /// Largest lateness, emulated ns.
+    pub(crate) max_lateness_ns: u64,
+    /// What to do about poor fidelity, if it was poor.
+    pub(crate) warning: Option<String>,
+}
+
+impl From<&Fidelity> for FidelityInfo {
+    fn from(f: &Fidelity) -> Self {
+        Self {
+            exact: f.exact,
+            waits: f.waits,
+            late_waits: f.late_waits,
+            tolerance_ns: f.tolerance_ns,
+            mean_lateness_ns: f.mean_lateness_ns,
+            max_lateness_ns: f.max_lateness_ns,
+            warning: f.warning.clone(),
+        }
+    }
+}
+
+/// A report's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Meta {
+    /// `multicomputer`.
+    pub(crate) tool: &'static str,
+    /// The tool's version.
+    pub(crate) version: &'static str,
+    /// The command, e.g. `sweep farm`.
+    pub(crate) command: String,
+    /// The command line as typed.
+    pub(crate) command_line: Vec<String>,
+    /// When the command started (RFC 3339, UTC).
+    pub(crate) date: String,
+    /// Every input, by flag.
+    pub(crate) inputs: Inputs,
+    /// The seed of the random draws, if the command draws any.
+    pub(crate) seed: Option<u64>,
+    /// The host.
+    pub(crate) host: Host,
+    /// The time mode of the run (none for a prediction or a fit).
+    pub(crate) time: Option<TimeInfo>,
+    /// The fidelity of the run (the worst of several).
+    pub(crate) fidelity: Option<FidelityInfo>,
+    /// Files written, besides stdout.
+    pub(crate) files: Vec<String>,
+}
+
+/// The current time, RFC 3339 in UTC to the second.
+pub(crate) fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+impl Meta {
+    /// The metadata of `command` with `inputs`, on this host, now.
+    pub(crate) fn new(command: &str, inputs: Inputs, profile: Option<&LoadedProfile>) -> Self {
+        Self {
+            tool: "multicomputer",
+            version: env!("CARGO_PKG_VERSION"),
+            command: command.into(),
+            command_line: std::env::args().collect(),
+            date: now(),
+            inputs,
+            seed: None,
+            host: Host {
+                name: host_name(),
+                cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                profile: profile.map(|p| ProfileSummary {
+                    path: p.path.display().to_string(),
+                    message_parked_ns: p.profile.message_parked_ns,
+                    wakeup_ns: p.profile.wakeup_ns,
+                    wake_cpu_ns: p.profile.wake_cpu_ns,
+                }),
+            },
+            time: None,
+            fidelity: None,
+            files: Vec::new(),
+        }
+    }
+
+    /// The metadata of a run of `command` on a machine built by `machine`, which ran as
+    /// `ran` with `fidelity` (the worst of several runs).
+    pub(crate) fn for_run(
+        command: &str,
+        inputs: Inputs,
+        machine: &MachinePlan,
+        ran: &Ran,
+        fidelity: &Fidelity,
+    ) -> Self {
+        Self::new(command, inputs, machine.profile.as_ref())
+            .ran(machine, ran)
+            .fidelity(fidelity)
+    }
+
+    /// With the run's seed.
+    pub(crate) fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// With how the machine ran, as `machine` asked for.
+    pub(crate) fn ran(mut self, machine: &MachinePlan, ran: &Ran) -> Self {
+        self.time = Some(TimeInfo {
+            requested: machine.mode_name(),
+            mode: ran.mode.into(),
+            dilation: ran.dilation,
+            wait: ran.wait.map(str::to_string),
+            compute_charging: charging(machine, ran.compute),
+        });
+        self
+    }
+
+    /// With how the machines of a sweep's cells ran: their mode and wait strategy if all
+    /// alike (else `mixed`), and the largest dilation.
+    pub(crate) fn cells<'a>(
+        mut self,
+        machine: &MachinePlan,
+        rans: impl Iterator<Item = &'a Ran>,
+    ) -> Self {
+        let rans: Vec<&Ran> = rans.collect();
+        let alike = |f: fn(&Ran) -> Option<&'static str>| {
+            let first = rans.first().and_then(|r| f(r));
+            if rans.iter().all(|r| f(r) == first) {
+                first.map(str::to_string)
+            } else {
+                Some("mixed".to_string())
+            }
+        };
+        self.time = Some(TimeInfo {
+            requested: machine.mode_name(),
+            mode: alike(|r| Some(r.mode)).unwrap_or_else(|| "none".into()),
+            dilation: rans.iter().filter_map(|r| r.dilation).reduce(f64::max),
+            wait: alike(|r| r.wait),
+            compute_charging: charging(
+                machine,
+                alike(|r| Some(r.compute)).as_deref().unwrap_or("none"),
+            ),
+        });
+        self
+    }
+
+    /// With the run's fidelity.
+    pub(crate) fn fidelity(mut self, f: &Fidelity) -> Self {
+        self.fidelity = Some(f.into());
+        self
+    }
+
+    /// The subtitle of a page: version, date, command line.
+    pub(crate) fn subtitle(&self) -> String {
+        format!(
+            "{} {} · {} · {}",
+            self.tool,
+            self.version,
+            self.date,
+            self.command_line.join(" ")
+        )
+    }
+
+    /// The sections a report file shows about its run: inputs, host and time, fidelity.
+    pub(crate) fn sections(&self) -> Vec<Section> {
+        let mut inputs = Table::new(&["input", "value"]);
+        for (k, v) in &self.inputs.0 {
+            inputs.row(vec![k.clone(), v.clone()]);
+        }
+        let mut run = Table::new(&["", ""]);
+        run.row(vec![
+            "tool".into(),
+            format!("{} {}", self.tool, self.version),
+        ])
+        .row(vec!["command line".into(), self.command_line.join(" ")])
+        .row(vec!["date (UTC)".into(), self.date.clone()])
+        .row(vec![
+            "host".into(),
+            format!("{} ({} cores)", self.host.name, self.host.cores),
+        ]);
+        if let Some(s) = self.seed {
+            run.row(vec!["seed".into(), s.to_string()]);
+        }
+        match &self.host.profile {
+            Some(p) => run.row(vec![
+                "machine profile".into(),
+                format!(
+                    "{}: message (parked) {}, wake-up {}, wake CPU {}",
+                    p.path,
+                    human_ns(p.message_parked_ns),
+                    human_ns(p.wakeup_ns),
+                    human_ns(p.wake_cpu_ns)
+                ),
+            ]),
+            None => run.row(vec![
+                "machine profile".into(),
+                "none (defaults; run `multicomputer calibrate`)".into(),
+            ]),
+        };
+        match &self.time {
+            Some(t) => {
+                let how = match (t.dilation, &t.wait) {
+                    (Some(d), Some(w)) => format!(" (D = {d}), {w} waits"),
+                    (Some(d), None) => format!(" (D up to {d})"),
+                    (None, _) if t.mode == "virtual" => " (exact event order)".into(),
+                    (None, _) => String::new(),
+                };
+                run.row(vec![
+                    "time mode".into(),
+                    format!("{} → {}{how}", t.requested, t.mode),
+                ]);
+                run.row(vec!["compute charging".into(), t.compute_charging.clone()]);
+            }
+            None => {
+                run.row(vec!["time mode".into(), "none: the model alone".into()]);
+            }
+        }
+        if let Some(f) = self.fidelity.as_ref().filter(|f| f.exact) {
+            let _ = f;
+            run.row(vec![
+                "fidelity".into(),
+                "exact: events taken in emulated-time order by construction (virtual time)".into(),
+            ]);
+        } else if let Some(f) = &self.fidelity {
+            run.row(vec![
+                "fidelity".into(),
+                format!(
+                    "{} of {} waits late by more than {} (emulated); mean lateness {}, largest {}",
+                    f.late_waits,
+                    f.waits,
+                    human_ns(f.tolerance_ns as f64),
+                    human_ns(f.mean_lateness_ns),
+                    human_ns(f.max_lateness_ns as f64)
+                ),
+            ]);
+        }
+        if !self.files.is_empty() {
+            run.row(vec!["files".into(), self.files.join(", ")]);
+        }
+        let mut blocks = vec![Block::Table(run)];
+        if let Some(w) = self.fidelity.as_ref().and_then(|f| f.warning.clone()) {
+            blocks.push(Block::Warning(w));
+        }
+        vec![
+            Section::details("Inputs", vec![Block::Table(inputs)]),
+            Section::details("Run", blocks),
+        ]
+    }
+}
+
+/// How real work was charged (`compute`: `measured`, `model` or `mixed`), in words.
+fn charging(machine: &MachinePlan, compute: &str) -> String {
+    match compute {
+        "measured" => "measured: thread CPU time".into(),
+        "model" => format!(
+            "model: declared units × cost per unit ({})",
+            machine.work_costs.1
+        ),
+        other => other.into(),
+    }
+}

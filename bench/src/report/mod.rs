@@ -1,0 +1,199 @@
+//! Typed reports with their metadata, and one exporter per format.
+//!
+//! Every command's result is a [`Report`]: its [`Meta`] (tool, version, command line, every
+//! input, seed, host and profile, date, time mode, fidelity) and a typed body ([`Body`]),
+//! whose numbers all come from the workloads. A body renders itself as a [`Document`]
+//! (sections of text, tables, plots); the exporters render that: [`text`] for the terminal,
+//! [`markdown`], [`html`] (a self-contained page), [`csv`]; JSON is the report serialised.
+//!
+//! ```text
+//! Report { meta, body } ──serde──▶ JSON (--json, report.json)
+//!        └─ document() ──▶ text (stdout) · Markdown · HTML (--report) · CSV
+//! ```
+
+mod bodies;
+pub(crate) mod csv;
+mod document;
+pub(crate) mod html;
+pub(crate) mod markdown;
+mod meta;
+mod runs;
+#[cfg(test)]
+mod tests;
+pub(crate) mod text;
+mod trace;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::Serialize;
+
+pub(crate) use bodies::{
+    CalibrateReport, CellInputs, EmulateReport, FarmReport, FitFarmReport, FitOclReport,
+    IsingReport, OclReport, PingpongReport, PredictDncReport, PredictFarmReport, SweepOclReport,
+    SweepOclRow, TourReport, publish_sweep,
+};
+pub(crate) use document::{Block, Document, Figure, Section, Table};
+pub(crate) use meta::Meta;
+pub(crate) use runs::Repetitions;
+pub(crate) use trace::stage_trace;
+
+use crate::files::{Publication, RunFolder};
+use crate::plan::{Format, OutputPlan, RunFolderPlan};
+
+/// What a command reports, besides the metadata.
+pub(crate) trait Body: Serialize {
+    /// The report's title.
+    fn title(&self) -> String;
+
+    /// The results, for people: what the terminal shows.
+    fn results(&self) -> Vec<Section>;
+
+    /// The plots (report files and run folders only).
+    fn figures(&self) -> Result<Vec<Figure>> {
+        Ok(Vec::new())
+    }
+
+    /// Whether a page shows the plots before the results (a sweep's table of cells is long).
+    fn plots_first(&self) -> bool {
+        false
+    }
+
+    /// The rows of a CSV export, if the report is a table of cells; else the first results
+    /// table is exported.
+    fn csv(&self) -> Result<Option<Vec<u8>>> {
+        Ok(None)
+    }
+}
+
+/// A command's report: metadata and body, serialised side by side (the body's keys at the
+/// top level, beside `meta`).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Report<B> {
+    /// The run's metadata.
+    pub(crate) meta: Meta,
+    /// The results.
+    #[serde(flatten)]
+    pub(crate) body: B,
+}
+
+impl<B: Body> Report<B> {
+    /// A report of `body` with `meta`.
+    pub(crate) fn new(meta: Meta, body: B) -> Self {
+        Self { meta, body }
+    }
+
+    /// The whole report as a document: results, plots, inputs, host and time.
+    pub(crate) fn document(&self) -> Result<Document> {
+        let mut sections = self.body.results();
+        let figures = self.body.figures()?;
+        if !figures.is_empty() {
+            let plots = Section::details("Plots", figures.into_iter().map(Block::Figure).collect());
+            if self.body.plots_first() {
+                sections.insert(0, plots);
+            } else {
+                sections.push(plots);
+            }
+        }
+        sections.extend(self.meta.sections());
+        Ok(Document {
+            title: self.body.title(),
+            sections,
+        })
+    }
+
+    /// The report in `format`.
+    pub(crate) fn export(&self, format: Format) -> Result<Vec<u8>> {
+        Ok(match format {
+            Format::Json => serde_json::to_vec_pretty(self)?,
+            Format::Html => html::render(&self.document()?, &self.meta.subtitle()).into_bytes(),
+            Format::Markdown => markdown::render(&self.document()?).into_bytes(),
+            Format::Csv => match self.body.csv()? {
+                Some(bytes) => bytes,
+                None => {
+                    let doc = self.document()?;
+                    let first = doc
+                        .sections
+                        .iter()
+                        .flat_map(|s| &s.blocks)
+                        .find_map(|b| match b {
+                            Block::Table(t) => Some(t.clone()),
+                            _ => None,
+                        })
+                        .unwrap_or_default();
+                    csv::table(&first)?
+                }
+            },
+        })
+    }
+
+    /// Stages `--report FILE` in `publication` and records it among the files.
+    pub(crate) fn stage(
+        &mut self,
+        output: &OutputPlan,
+        publication: &mut Publication,
+    ) -> Result<()> {
+        if let Some(r) = &output.report {
+            self.meta.files.push(r.path.display().to_string());
+            let bytes = self.export(r.format)?;
+            publication.stage(&r.path, &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Shows the report: one JSON object on stdout (`--json`), else the result tables; the
+    /// warnings on stderr either way.
+    pub(crate) fn show(&self, output: &OutputPlan) -> Result<()> {
+        let doc = self.document()?;
+        if output.json {
+            println!("{}", serde_json::to_string_pretty(self)?);
+        } else {
+            print!("{}", text::render(&doc));
+            for f in &self.meta.files {
+                println!("written: {f}");
+            }
+        }
+        for w in text::warnings(&doc) {
+            eprintln!("warning: {w}");
+        }
+        if let Some(w) = self.meta.fidelity.as_ref().and_then(|f| f.warning.as_ref()) {
+            eprintln!("warning: {w}");
+        }
+        Ok(())
+    }
+
+    /// Publishes the run's own folder, `<out>/<name>/<run>/`: `extra` files (tables), every
+    /// plot as SVG, the report as JSON and as an HTML page, and the manifest; records the
+    /// folder among the report's files.
+    pub(crate) fn publish_folder(
+        &mut self,
+        plan: &RunFolderPlan,
+        extra: Vec<(String, Vec<u8>)>,
+    ) -> Result<PathBuf> {
+        let mut folder = RunFolder::create(&plan.out, &plan.name, &self.meta.date)?;
+        self.meta
+            .files
+            .push(format!("{}/", folder.path().display()));
+        for (name, bytes) in &extra {
+            folder.add(name, bytes)?;
+        }
+        for f in self.body.figures()? {
+            folder.add(&f.file, f.svg.as_bytes())?;
+        }
+        folder.add("report.json", &self.export(Format::Json)?)?;
+        folder.add("report.html", &self.export(Format::Html)?)?;
+        Ok(folder.publish(&self.meta.command)?)
+    }
+
+    /// Stages the report file, publishes every staged file, then shows the report: nothing
+    /// is written unless the whole run succeeded.
+    pub(crate) fn finish(
+        mut self,
+        output: &OutputPlan,
+        mut publication: Publication,
+    ) -> Result<()> {
+        self.stage(output, &mut publication)?;
+        publication.commit()?;
+        self.show(output)
+    }
+}

@@ -1,0 +1,27 @@
+//! `multicomputer calibrate`: this host's intrinsic costs, saved as its machine profile.
+
+use std::path::Path;
+
+use anyhow::Result;
+use multicomputer_runtime::{CalibrateOptions, calibrate};
+use multicomputer_workloads::unit_costs::measure_unit_costs;
+
+use crate::args::CalibrateArgs;
+use crate::files::Publication;
+use crate::plan::CalibratePlan;
+use crate::report::{CalibrateReport, Meta, Report};
+
+pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
+    let plan = CalibratePlan::new(a, out)?;
+    let mut profile = calibrate(CalibrateOptions {
+        samples: plan.samples as usize,
+    });
+    // The cost of each unit of work the programs declare, for model charging in virtual
+    // time: measured by the programs' own kernels.
+    profile.unit_costs = measure_unit_costs(5).ns_per_unit;
+    let mut files = Publication::new();
+    files.stage(&plan.profile, &serde_json::to_vec_pretty(&profile)?)?;
+    let mut meta = Meta::new("calibrate", plan.inputs(), None);
+    meta.files.push(plan.profile.display().to_string());
+    Report::new(meta, CalibrateReport { profile }).finish(&plan.output, files)
+}

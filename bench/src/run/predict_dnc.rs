@@ -1,0 +1,23 @@
+//! `multicomputer predict dnc`: the divide-and-conquer model alone.
+
+use anyhow::Result;
+
+use crate::args::PredictDncArgs;
+use crate::files::Publication;
+use crate::plan::{PredictDncPlan, model_error};
+use crate::report::{Meta, PredictDncReport, Report};
+
+pub(crate) fn run(a: &PredictDncArgs) -> Result<()> {
+    let plan = PredictDncPlan::new(a)?;
+    let predicted = plan
+        .experiment
+        .model(&plan.topology)
+        .and_then(|m| m.predict())
+        .map_err(|e| model_error(&e, &[], "--topology"))?;
+    let body = PredictDncReport {
+        topology: plan.topology.to_string(),
+        predicted,
+    };
+    Report::new(Meta::new("predict dnc", plan.inputs(), None), body)
+        .finish(&plan.output, Publication::new())
+}

@@ -1,0 +1,99 @@
+//! A synthetic run measured beside its exact expectation.
+
+use multicomputer_runtime::{Machine, RunError, RunReport, Trace};
+use serde::Serialize;
+
+use super::{SyntheticSpec, program};
+use crate::repetitions::Quantities;
+
+/// The measured times of one run (the quantities repeated runs summarise).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SyntheticMeasured {
+    /// Emulated makespan, seconds.
+    pub makespan_s: f64,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// Wall time over D: what a wall-clock emulator would report as the makespan (threads
+    /// only; virtual time keeps no wall clock).
+    pub wall_over_dilation_s: Option<f64>,
+}
+
+impl Quantities for SyntheticMeasured {
+    fn quantities(&self) -> Vec<(&'static str, f64)> {
+        let mut q = vec![("makespan_s", self.makespan_s), ("wall_s", self.wall_s)];
+        if let Some(w) = self.wall_over_dilation_s {
+            q.push(("wall_over_dilation_s", w));
+        }
+        q
+    }
+}
+
+/// One synthetic run beside its expectation.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyntheticComparison {
+    /// The machine's topology.
+    pub topology: String,
+    /// Its processors.
+    pub processors: usize,
+    /// `independent` or `reduce`.
+    pub pattern: &'static str,
+    /// Rounds per processor.
+    pub rounds: u64,
+    /// Occupation per round, seconds.
+    pub occupy_s: f64,
+    /// The time mode the machine ran in.
+    pub mode: String,
+    /// The dilation factor D (none in virtual time).
+    pub dilation: Option<f64>,
+    /// Emulated makespan, seconds.
+    pub makespan_s: f64,
+    /// `rounds × occupy` for the independent pattern, else null.
+    pub expected_makespan_s: Option<f64>,
+    /// (makespan − expected)/expected, percent.
+    pub error_pct: Option<f64>,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// Wall time divided by D (threads only).
+    pub wall_over_dilation_s: Option<f64>,
+    /// The machine's whole report (accounting, fidelity).
+    pub report: RunReport,
+    /// The event trace, if the machine recorded one.
+    #[serde(skip)]
+    pub trace: Option<Trace>,
+}
+
+impl SyntheticComparison {
+    /// The measured times.
+    pub fn measured(&self) -> SyntheticMeasured {
+        SyntheticMeasured {
+            makespan_s: self.makespan_s,
+            wall_s: self.wall_s,
+            wall_over_dilation_s: self.wall_over_dilation_s,
+        }
+    }
+}
+
+impl SyntheticSpec {
+    /// Runs the program on `machine` and compares its makespan with the expectation.
+    pub fn run(&self, machine: &Machine) -> Result<SyntheticComparison, RunError> {
+        let record = machine.run(program(*self))?;
+        let report = record.report;
+        let expected = self.expected_makespan_s();
+        Ok(SyntheticComparison {
+            topology: report.topology.clone(),
+            processors: report.processors,
+            pattern: self.pattern.name(),
+            rounds: self.rounds,
+            occupy_s: self.occupy.as_secs_f64(),
+            mode: report.mode.to_string(),
+            dilation: machine.dilation(),
+            makespan_s: report.makespan_s,
+            expected_makespan_s: expected,
+            error_pct: expected.map(|e| 100.0 * (report.makespan_s - e) / e),
+            wall_s: report.wall_s(),
+            wall_over_dilation_s: machine.dilation().map(|d| report.wall_s() / d),
+            report,
+            trace: record.trace,
+        })
+    }
+}
