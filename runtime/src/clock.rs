@@ -21,6 +21,7 @@
 //! the *order* of events (which request reaches a parent first) faithful; how well it did is the
 //! run's [`Fidelity`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,9 @@ pub enum WaitStrategy {
 
 /// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
 pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);
+
+/// The longest a sleeping wait goes without looking whether the run is being aborted.
+pub const STOP_POLL: Duration = Duration::from_millis(20);
 
 impl WaitStrategy {
     /// The concrete strategy for a run (never `Auto`).
@@ -176,37 +180,58 @@ impl TimeBase {
 
     /// Waits until emulated time `emu_ns` is due; returns how late (wall time) the wait ended.
     pub(crate) fn wait_until(&self, emu_ns: u64) -> Duration {
+        self.wait_until_unless(emu_ns, &AtomicBool::new(false))
+    }
+
+    /// Waits until emulated time `emu_ns` is due, or until `stop` is set (the run is being
+    /// aborted: a long wait must not hold it up); returns how late the wait ended (zero when
+    /// stopped early).
+    ///
+    /// Sleeps are cut into pieces of at most [`STOP_POLL`] to look at `stop` between them;
+    /// the last piece still sleeps to the deadline itself, so the accuracy is unchanged. A
+    /// spin looks at `stop` every few thousand turns.
+    pub(crate) fn wait_until_unless(&self, emu_ns: u64, stop: &AtomicBool) -> Duration {
         let deadline = self.deadline(emu_ns);
         let mut now = Instant::now();
         if now >= deadline {
             return now - deadline;
         }
-        match self.strategy {
-            WaitStrategy::Spin | WaitStrategy::Auto => {
-                while now < deadline {
-                    std::hint::spin_loop();
-                    now = Instant::now();
+        let stopped = || stop.load(Ordering::Relaxed);
+        let sleep_until = |until: Instant, now: &mut Instant| {
+            while *now < until {
+                if stopped() {
+                    return false;
                 }
+                std::thread::sleep((until - *now).min(STOP_POLL));
+                *now = Instant::now();
             }
-            WaitStrategy::Sleep => {
-                while now < deadline {
-                    std::thread::sleep(deadline - now);
-                    now = Instant::now();
+            true
+        };
+        let spin_until = |until: Instant, now: &mut Instant| {
+            let mut turns = 0u32;
+            while *now < until {
+                turns = turns.wrapping_add(1);
+                if turns % 4096 == 0 && stopped() {
+                    return false;
                 }
+                std::hint::spin_loop();
+                *now = Instant::now();
             }
+            true
+        };
+        let reached = match self.strategy {
+            WaitStrategy::Spin | WaitStrategy::Auto => spin_until(deadline, &mut now),
+            WaitStrategy::Sleep => sleep_until(deadline, &mut now),
             WaitStrategy::Hybrid => {
                 let spin_from = deadline.checked_sub(HYBRID_MARGIN).unwrap_or(deadline);
-                if now < spin_from {
-                    std::thread::sleep(spin_from - now);
-                    now = Instant::now();
-                }
-                while now < deadline {
-                    std::hint::spin_loop();
-                    now = Instant::now();
-                }
+                sleep_until(spin_from, &mut now) && spin_until(deadline, &mut now)
             }
+        };
+        if reached {
+            now - deadline
+        } else {
+            Duration::ZERO
         }
-        now - deadline
     }
 }
 

@@ -447,3 +447,35 @@ fn auto_mode_keeps_a_core_for_the_host() {
             .is_native()
     );
 }
+
+/// A panic stops processors in the middle of a long occupation: the others occupy two
+/// minutes of emulated (and, at D = 1, wall) time, P7 panics at 10 ms. The run returns the
+/// panic as soon as every thread has stopped; before waits could be interrupted, it took the
+/// whole two minutes (this test then takes that long, which the CI's time budget shows).
+#[test]
+fn an_abort_interrupts_the_others_long_occupations() {
+    let config = MachineConfig {
+        wait: WaitStrategy::Sleep,
+        ..dilated(LinkCost::default())
+    };
+    let machine = Machine::new(Topology::chain(8).unwrap(), config).unwrap();
+    let err = machine
+        .run(|p: &mut Processor<()>| {
+            if p.id() == 7 {
+                p.occupy(Duration::from_millis(10));
+                panic!("P7 gives up");
+            }
+            p.occupy(Duration::from_secs(120));
+            // Stopped early: the wait returned because the run is being aborted.
+            assert!(p.is_aborted());
+            Ok(())
+        })
+        .unwrap_err();
+    assert_eq!(
+        err,
+        RunError::Panic {
+            processor: 7,
+            message: "P7 gives up".into()
+        }
+    );
+}

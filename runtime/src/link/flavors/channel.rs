@@ -127,9 +127,10 @@ impl<M> ChannelPort<M> {
         self.shared.aborted.load(Ordering::Relaxed)
     }
 
-    /// Waits until `at_ns` is due and records how late that was.
+    /// Waits until `at_ns` is due (unless the run is aborted meanwhile) and records how late
+    /// that was.
     fn wait_recorded(&mut self, at_ns: u64) {
-        let late = self.time.wait_until(at_ns);
+        let late = self.time.wait_until_unless(at_ns, &self.shared.aborted);
         self.lateness
             .record(self.time.emulated_of(late), self.tolerance_ns);
     }
@@ -266,7 +267,7 @@ impl<M: crate::Payload> Transport<M> for ChannelPort<M> {
             match best {
                 Some((_, arrive)) if arrive > clock_ns && !looked_again => {
                     // Still in transit: wait for it, then look once more for an earlier one.
-                    self.time.wait_until(arrive);
+                    self.time.wait_until_unless(arrive, &self.shared.aborted);
                     looked_again = true;
                 }
                 Some((l, _)) => return Ok((l, self.take_pending(l))),
