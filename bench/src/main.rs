@@ -8,10 +8,8 @@
 //! another.
 
 mod args;
-mod commands;
 mod exec;
 mod files;
-mod output;
 mod plan;
 mod plot;
 mod report;
@@ -22,8 +20,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-pub(crate) use commands::UsageError;
 
 /// Emulate a message-passing multicomputer (a transputer-style network) on this machine's
 /// threads, run parallel programs on it and compare them with analytic performance models.
@@ -78,7 +74,7 @@ enum Command {
     /// The scalability paper's method: ising over P × loop_counts, fit a + b·log P per
     /// loop_count, test the candidate's consistency; or the same analysis on your own table
     /// (--csv).
-    Scaling(Box<commands::scaling::ScalingArgs>),
+    Scaling(Box<args::ScalingArgs>),
     /// The default tour (what running with no command does).
     Tour(args::TourArgs),
 }
@@ -111,7 +107,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Fit(args::FitCommand::Farm(a))) => run::fit_farm::run(a, out),
         Some(Command::Fit(args::FitCommand::Ocl(a))) => run::fit_ocl::run(a),
         Some(Command::Ising(a)) => run::ising::run(a, out),
-        Some(Command::Scaling(a)) => commands::scaling::run(a, out),
+        Some(Command::Scaling(a)) => run::scaling::run(a, out),
     }
 }
 
@@ -120,10 +116,6 @@ fn main() -> ExitCode {
     match dispatch(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<plan::ArgError>().is_some() => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        Err(e) if e.downcast_ref::<UsageError>().is_some() => {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }

@@ -148,7 +148,7 @@ fn bad_tables_exit_2_naming_row_and_column() {
         &dir,
         good,
         &["--against", "1+P"],
-        &["--against 1+P", "must contain"],
+        &["--against: 1+P", "must contain"],
     );
     rejected(&dir, good, &["--against", "1+log"], &["--against"]);
     rejected(
@@ -158,6 +158,13 @@ fn bad_tables_exit_2_naming_row_and_column() {
         &["--model", "constant term"],
     );
     rejected(&dir, good, &["--detectable", "0"], &["--detectable"]);
+    rejected(&dir, good, &["--tolerance", "0"], &["--tolerance"]);
+    rejected(
+        &dir,
+        good,
+        &["--tolerance", "0.01", "--against", "1+log+P"],
+        &["--against", "exact data"],
+    );
     rejected(&dir, good, &["--power", "1"], &["--power"]);
     rejected(&dir, good, &["--significance", "0"], &["--significance"]);
     rejected(

@@ -7,9 +7,11 @@ mod experiment;
 mod grid;
 mod progress;
 mod runs;
+mod scaling;
 
 pub(crate) use estimate::{Estimate, announce};
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker};
 pub(crate) use runs::{Ran, Runs, ising_runs, ocl_runs, repeat, runs};
+pub(crate) use scaling::{ScalingRow, scaling_runs};

@@ -7,4 +7,4 @@ mod publish;
 
 pub(crate) use columns::Columns;
 pub(crate) use paths::{check_dir_target, check_file_target};
-pub(crate) use publish::{Publication, RunFolder, write_file};
+pub(crate) use publish::{Publication, RunFolder};

@@ -152,13 +152,6 @@ impl Publication {
     }
 }
 
-/// Writes one file atomically: a temporary file in its folder, then a rename.
-pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut p = Publication::new();
-    p.stage(path, bytes)?;
-    p.commit().map(drop)
-}
-
 /// What a published run folder holds; written last, as `manifest.json`.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Manifest {
@@ -400,7 +393,9 @@ mod tests {
         // The first was renamed, the others never appear and leave no temporary file.
         assert_eq!(names(d), vec!["a.json", "sub"]);
         assert!(names(&d.join("sub")).is_empty());
-        write_file(&d.join("c.html"), b"ok").unwrap();
+        let mut p = Publication::new();
+        p.stage(&d.join("c.html"), b"ok").unwrap();
+        p.commit().unwrap();
         assert_eq!(std::fs::read_to_string(d.join("c.html")).unwrap(), "ok");
     }
 

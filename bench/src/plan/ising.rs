@@ -49,6 +49,25 @@ pub(crate) fn lattice_config(a: &LatticeArgs) -> Result<IsingConfig, ArgError> {
 }
 
 /// The machine of an ising run: the message system's costs and `loop_count`, capacity 2.
+/// The lattice's inputs (`ising` and `scaling` share them).
+pub(crate) fn lattice_inputs(c: &IsingConfig) -> Inputs {
+    let mut i = Inputs::new();
+    i.add("dimension", c.dimension.d())
+        .add("size", c.size)
+        .add("temperature", c.temperature)
+        .add("thermalisation", c.thermalisation_sweeps)
+        .add("sweeps", c.measurement_sweeps)
+        .add("seed", c.seed)
+        .add(
+            "start",
+            match c.start {
+                Start::Cold => "cold",
+                Start::Hot => "hot",
+            },
+        );
+    i
+}
+
 pub(crate) fn message_system(
     m: &MessageSystemArgs,
     loop_count: u64,
@@ -123,22 +142,8 @@ impl IsingPlan {
 
     /// Every input.
     pub(crate) fn inputs(&self) -> Inputs {
-        let c = &self.experiment.config;
-        let mut i = Inputs::new();
-        i.add("dimension", c.dimension.d())
-            .add("size", c.size)
-            .add("temperature", c.temperature)
-            .add("thermalisation", c.thermalisation_sweeps)
-            .add("sweeps", c.measurement_sweeps)
-            .add("seed", c.seed)
-            .add(
-                "start",
-                match c.start {
-                    Start::Cold => "cold",
-                    Start::Hot => "hot",
-                },
-            )
-            .add("processors", self.topology.len())
+        let mut i = lattice_inputs(&self.experiment.config);
+        i.add("processors", self.topology.len())
             .add("mechanism", self.experiment.mechanism)
             .add(
                 "workload",

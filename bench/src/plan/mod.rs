@@ -22,6 +22,7 @@ mod output;
 mod pingpong;
 mod repeat;
 mod run;
+mod scaling;
 mod sweep;
 mod tour;
 
@@ -32,8 +33,7 @@ pub(crate) use error::{ArgError, model_error};
 pub(crate) use farm::{PredictFarmPlan, farm, farm_inputs, times_name};
 pub(crate) use fit::{FitFarmPlan, SkippedRow};
 pub(crate) use inputs::Inputs;
-pub(crate) use ising::{IsingPlan, lattice_config, mechanism_of, message_system};
-pub(crate) use lists::split_list;
+pub(crate) use ising::IsingPlan;
 pub(crate) use machine::{
     LoadedProfile, MachinePlan, default_profile_path, load_profile, wait_name,
 };
@@ -42,5 +42,6 @@ pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;
+pub(crate) use scaling::{ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
 pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
 pub(crate) use tour::TourPlan;

@@ -28,6 +28,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 
+pub(crate) use bodies::{AlternativeFit, Analysis, LoopCountRow, ScalingReport};
 pub(crate) use bodies::{
     CalibrateReport, CellInputs, EmulateReport, FarmReport, FitFarmReport, FitOclReport,
     IsingReport, OclReport, PingpongReport, PredictDncReport, PredictFarmReport, SweepOclReport,

@@ -33,9 +33,9 @@ mod overhead_fit;
 mod overhead_model;
 
 pub use consistency::{
-    CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit, InconclusiveReason,
-    LoopCountFits, NestedTest, PowerGuard, TestKind, Verdict, Warning, consistency_test,
-    fit_loop_counts,
+    CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit,
+    DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, InconclusiveReason, LoopCountFits,
+    NestedTest, PowerGuard, TestKind, Verdict, Warning, consistency_test, fit_loop_counts,
 };
 pub use definitions::{
     Work, amdahl_bound, ideal_run_time, scaled_speedup, sequential_run_time, speedup,

@@ -125,6 +125,8 @@ pub enum NoiseSource {
     StdErrors,
     /// No independent estimate (no usable replicates).
     Unavailable,
+    /// The data are exact (a deterministic emulation): there is no noise to estimate.
+    Exact,
 }
 
 /// The noise variance, in the weighted unit (relative² under relative weighting).

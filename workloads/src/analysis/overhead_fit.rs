@@ -159,7 +159,9 @@ pub fn fit_overhead(
                 .map(|u| u * noise.variance.sqrt())
                 .collect(),
         ),
-        NoiseSource::Unavailable => (UncertaintySource::Residuals, fit.std_errors.clone()),
+        NoiseSource::Unavailable | NoiseSource::Exact => {
+            (UncertaintySource::Residuals, fit.std_errors.clone())
+        }
     };
     Ok(OverheadFit {
         model: model.clone(),

@@ -8,12 +8,12 @@
 
 use std::time::{Duration, Instant};
 
-use multicomputer_runtime::{Fidelity, Machine, Trace};
+use multicomputer_runtime::{ComputeCharge, Fidelity, Machine, Trace, Work, WorkCosts};
 use serde::Serialize;
 
 use super::parallel::{Mechanism, ParallelError, run_parallel};
 use super::reference::{Estimate, run_sequential};
-use super::{Dimension, IsingConfig, IsingError, Workload, exact, run_sample};
+use super::{Dimension, IsingConfig, IsingError, SPIN_FLIP, Workload, exact, run_sample};
 use crate::hints::MachineHints;
 use crate::repetitions::Quantities;
 
@@ -150,6 +150,20 @@ impl IsingExperiment {
         Ok(times)
     }
 
+    /// The time model charging gives one sample: its attempted flips at the machine's cost
+    /// per spin flip.
+    pub fn modelled_sample_s(&self, costs: &WorkCosts) -> Result<f64, IsingError> {
+        let sweeps = u64::from(self.config.thermalisation_sweeps)
+            + u64::from(self.config.measurement_sweeps);
+        let attempts = sweeps * self.config.spins()? as u64;
+        let mut work = Work::default();
+        work.add(SPIN_FLIP, attempts);
+        let ns = costs
+            .charge_ns(&work)
+            .map_err(|e| IsingError::Model(e.to_string()))?;
+        Ok(ns as f64 / 1e9)
+    }
+
     /// What auto mode should know on `processors`: real compute on every processor at once
     /// (compute share 1) and the expected wake-up rate, three events per sample (two messages
     /// and a compute interval) over a run no shorter than `samples per processor × native
@@ -187,7 +201,13 @@ impl IsingExperiment {
         let processors = machine.topology().len();
         let s = &run.summary;
         let busiest = run.samples.div_ceil(processors as u64);
-        let ideal = busiest as f64 * native_s;
+        // C, the time of one sample: with model charging, what the machine charges a sample
+        // (so that Φ_s is exact and repeatable); else the native time measured around the run.
+        let sample_s = match machine.compute_charge() {
+            ComputeCharge::Model => self.modelled_sample_s(&machine.config().work_costs)?,
+            ComputeCharge::Measured => native_s,
+        };
+        let ideal = busiest as f64 * sample_s;
         let emulated_sample_s = run.compute_per_sample_s();
         let config = &self.config;
         let verified = if verify {
@@ -231,7 +251,7 @@ impl IsingExperiment {
                 .fold(0.0, f64::max),
             ideal_run_time_s: ideal,
             system_overhead: run.run_time_s() / ideal,
-            speedup: run.samples as f64 * native_s / run.run_time_s(),
+            speedup: run.samples as f64 * sample_s / run.run_time_s(),
             verified,
             mode: run.report.mode,
             dilation: machine.dilation(),

@@ -128,6 +128,9 @@ pub enum IsingError {
         /// Processors.
         processors: u32,
     },
+    /// Model compute charging has no cost for a unit the program declares.
+    #[error("{0}")]
+    Model(String),
 }
 
 /// Lattice dimension.

@@ -127,6 +127,22 @@
 //! # Ok::<(), multicomputer_workloads::analysis::ScalabilityError>(())
 //! ```
 //!
+//! # Exact data
+//!
+//! An emulation in virtual time with model compute charging is deterministic: every run of a
+//! configuration gives the same time to the nanosecond, so replicates carry no noise and the tests
+//! above have nothing to measure the candidate's misfit against (their replicates would all look
+//! "at the timer's resolution"). The question the paper asks by eye has an exact answer there:
+//! does `H₀` — `a` shared by every loop count, the other coefficients linear in it — reproduce
+//! every cell mean to the accuracy asked of it? With `exact` set to that relative tolerance, the
+//! candidate is **consistent** when `H₀`'s fit (relative weights) reproduces every cell mean to
+//! within it, and **refuted** otherwise; the report names the cell that deviates most
+//! ([`ExactCheck`]), so the margin is plain either way. Every misfit of exact data is real, so
+//! the tolerance is not about noise: it says how closely the overhead function must follow the
+//! machine ([`DEFAULT_EXACT_TOLERANCE`], 1 %). Emulated times are whole nanoseconds, and each
+//! compute block is charged to the nearest nanosecond, so over runs of milliseconds the data are
+//! exact to better than 10⁻⁵ ([`EXACT_PRECISION`]), the finest tolerance allowed.
+//!
 //! # Notes on the paper's text
 //!
 //! * §4 divides run times by ideal run times (fits `Φ_s`); Tables 1–2 fit the run times
@@ -139,6 +155,7 @@
 //!   it is run time versus configuration size P.
 
 mod design;
+mod exact;
 mod nested;
 mod power;
 
@@ -148,13 +165,14 @@ use super::error::ScalabilityError;
 use super::fit::LinearFit;
 use super::measurements::{Cell, Measurement, cells};
 use super::noise::{
-    NoiseEstimate, NoiseSource, ScatterCheck, Weighting, WeightingChoice, cell_weights,
-    check_scatter, choose_weighting, estimate_noise,
+    AppliedWeighting, NoiseEstimate, NoiseSource, ScatterCheck, Weighting, WeightingChoice,
+    cell_weights, check_scatter, choose_weighting, estimate_noise,
 };
 use super::overhead_fit::{Estimate, OverheadFit, fit_each_loop_count};
 use super::overhead_model::{BasisTerm, OverheadModel};
 use design::{LoopCounts, Structure};
 
+pub use exact::{DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION};
 pub use nested::{NestedTest, TestKind};
 pub use power::PowerGuard;
 
@@ -175,6 +193,12 @@ pub struct ConsistencyOptions {
     pub detectable_fraction: f64,
     /// Power the tests need against it for a `consistent` verdict. Default 0.8.
     pub required_power: f64,
+    /// The data are exact (a deterministic emulation: virtual time with model compute
+    /// charging), so there is no noise to test against: the candidate is judged by
+    /// [`exact`](self#exact-data) instead, and must reproduce every cell mean to within this
+    /// relative tolerance (in `[EXACT_PRECISION, 1)`, e.g. [`DEFAULT_EXACT_TOLERANCE`]). `None`
+    /// (the default): measured data, judged by the statistical tests.
+    pub exact: Option<f64>,
 }
 
 impl Default for ConsistencyOptions {
@@ -186,6 +210,7 @@ impl Default for ConsistencyOptions {
             timer_resolution: None,
             detectable_fraction: 0.1,
             required_power: 0.8,
+            exact: None,
         }
     }
 }
@@ -281,6 +306,19 @@ pub struct ConstrainedFit {
     pub lines: Vec<CoefficientLine>,
 }
 
+/// The candidate against exact data (see the module docs, "Exact data").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ExactCheck {
+    /// The accuracy asked of the candidate: the largest relative deviation it may have.
+    pub tolerance: f64,
+    /// The largest |relative deviation| of `H₀`'s fit from a cell mean.
+    pub largest_relative_deviation: f64,
+    /// That cell's P.
+    pub at_processors: u32,
+    /// That cell's loop count.
+    pub at_loop_count: f64,
+}
+
 /// Everything the consistency test computed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConsistencyReport {
@@ -316,6 +354,8 @@ pub struct ConsistencyReport {
     pub power: Option<PowerGuard>,
     /// The candidate fitted at each loop count (the rows of Tables 1–2).
     pub fits: Vec<OverheadFit>,
+    /// For exact data, the check that decided.
+    pub exact: Option<ExactCheck>,
     /// What the user should know.
     pub warnings: Vec<Warning>,
 }
@@ -363,6 +403,20 @@ struct Table {
 }
 
 impl Table {
+    /// The cells with their means and weights.
+    fn new(cells: Vec<Cell>, weighting: AppliedWeighting) -> Self {
+        let w = cell_weights(&cells, weighting);
+        let y: Vec<f64> = cells.iter().map(|c| c.mean).collect();
+        let total = y.iter().zip(&w).map(|(y, w)| w * y * y).sum();
+        Self {
+            loops: LoopCounts::of(&cells),
+            cells,
+            y,
+            w,
+            total,
+        }
+    }
+
     fn fit(
         &self,
         model: &OverheadModel,
@@ -518,7 +572,7 @@ fn richer_noise(
 ) -> (f64, Option<usize>) {
     match noise.source {
         NoiseSource::StdErrors => (1.0, None),
-        NoiseSource::Replicates | NoiseSource::Unavailable => {
+        NoiseSource::Replicates | NoiseSource::Unavailable | NoiseSource::Exact => {
             let d = noise.dof.unwrap_or(0);
             let pure = if d > 0 {
                 noise.variance * d as f64
@@ -774,18 +828,12 @@ pub fn consistency_test(
     options: &ConsistencyOptions,
 ) -> Result<ConsistencyReport, ScalabilityError> {
     let cells = group(model, measurements, options)?;
+    if let Some(tolerance) = options.exact {
+        return exact::test(model, cells, tolerance, options);
+    }
     let (scatter, weighting, noise) = estimate(&cells, options);
     let fits = fit_each_loop_count(model, &cells, weighting.applied, &noise)?;
-    let w = cell_weights(&cells, weighting.applied);
-    let y: Vec<f64> = cells.iter().map(|c| c.mean).collect();
-    let total = y.iter().zip(&w).map(|(y, w)| w * y * y).sum();
-    let table = Table {
-        loops: LoopCounts::of(&cells),
-        cells,
-        y,
-        w,
-        total,
-    };
+    let table = Table::new(cells, weighting.applied);
     let plan = plan(model, &table, &noise, options)?;
     let constrained = table.fit(model, Structure::Constrained)?;
     let mut tests = Vec::new();
@@ -831,6 +879,7 @@ pub fn consistency_test(
         constrained: constrained_estimates(model, &table, &constrained, &noise),
         power,
         fits,
+        exact: None,
     })
 }
 

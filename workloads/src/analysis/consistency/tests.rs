@@ -314,3 +314,56 @@ fn bad_input_is_named() {
         ScalabilityError::TooFewPoints { loop_count, needed: 2, got: 1 } if loop_count == 0.0
     ));
 }
+
+/// Exact data (a deterministic emulation): a table shaped like Table 2 with no noise at all is
+/// consistent; one with a missing c·P term is judged by the accuracy asked: a term of 0.1 % of the
+/// largest value passes at the default 1 % and is refuted at 0.01 %, a term of 20 % is refuted at
+/// 1 %, and the report names the cell farthest from the candidate.
+#[test]
+fn exact_data_are_judged_by_the_candidates_deviation() {
+    let table = |c: f64| -> Vec<Measurement> {
+        let mut m = Vec::new();
+        for l in [0.0, 2000.0, 4000.0, 6000.0] {
+            for k in 1..=8 {
+                let p = 1u32 << k;
+                let t = 78.0 + (1.2 + 0.0016 * l) * f64::from(p).ln() + c * l * f64::from(p);
+                // Identical replicates: the data are exact.
+                m.push(Measurement::run(p, l, t));
+                m.push(Measurement::run(p, l, t));
+            }
+        }
+        m
+    };
+    let model = OverheadModel::log();
+    let at = |tolerance: f64| ConsistencyOptions {
+        exact: Some(tolerance),
+        ..ConsistencyOptions::default()
+    };
+    let default = at(crate::analysis::DEFAULT_EXACT_TOLERANCE);
+    let good = consistency_test(&model, &table(0.0), &default).unwrap();
+    assert_eq!(good.verdict, Verdict::Consistent);
+    let check = good.exact.unwrap();
+    assert!(check.largest_relative_deviation < 1e-12, "{check:?}");
+    assert!((good.constrained.a.value - 78.0).abs() < 1e-9);
+    // 0.1 % of the largest value (≈ 93 at P = 256, L = 6000): c = 6e-8.
+    let small = consistency_test(&model, &table(6e-8), &default).unwrap();
+    assert_eq!(small.verdict, Verdict::Consistent);
+    let deviation = small.exact.unwrap().largest_relative_deviation;
+    assert!(deviation > 1e-5 && deviation < 1e-3, "{deviation}");
+    let strict = consistency_test(&model, &table(6e-8), &at(1e-5)).unwrap();
+    assert_eq!(strict.verdict, Verdict::Refuted);
+    assert_eq!(strict.exact.unwrap().at_loop_count, 6000.0);
+    // 20 % of the largest value: c = 1.2e-5.
+    let bad = consistency_test(&model, &table(1.2e-5), &default).unwrap();
+    assert_eq!(bad.verdict, Verdict::Refuted);
+    let check = bad.exact.unwrap();
+    assert!(check.largest_relative_deviation > 0.01, "{check:?}");
+    assert_eq!(check.at_loop_count, 6000.0);
+    // A tolerance finer than the data's precision, or no tolerance at all, is refused.
+    for tolerance in [1e-6, 1.0, f64::NAN] {
+        assert!(consistency_test(&model, &table(0.0), &at(tolerance)).is_err());
+    }
+    // Without `exact`, the same identical replicates cannot decide.
+    let blind = consistency_test(&model, &table(0.0), &ConsistencyOptions::default()).unwrap();
+    assert_eq!(blind.verdict, Verdict::Inconclusive);
+}

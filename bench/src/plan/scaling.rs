@@ -1,0 +1,565 @@
+//! `scaling`'s flags, validated: the candidate and the test's options, and the data — a user's
+//! table (read and checked here, every bad cell named by row and column) or a sweep of ising
+//! runs (every P's machine checked against the host before the first run).
+
+use std::path::{Path, PathBuf};
+
+use multicomputer_runtime::{ComputeCharge, TimeMode, Topology};
+use multicomputer_workloads::analysis::{
+    ConsistencyOptions, DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, Measurement, OverheadModel,
+    Weighting,
+};
+use multicomputer_workloads::hints::MachineHints;
+use multicomputer_workloads::ising::{IsingConfig, Mechanism, Workload};
+
+use super::ising::{lattice_config, lattice_inputs, mechanism_of, message_system};
+use super::lists::{counts, split_list};
+use super::{ArgError, Inputs, MachinePlan, OutputPlan, RunFolderPlan};
+use crate::args::{ScalingArgs, ScalingWeightingArg};
+
+/// What is fitted when the ideal run time is known.
+pub(crate) const PHI_S: &str = "Φ_s = time_s / ideal_s";
+
+/// What is fitted when only run times are known.
+pub(crate) const RUN_TIME: &str = "run time (s)";
+
+/// The sweep of ising runs: every loop count × P × repeat.
+#[derive(Debug, Clone)]
+pub(crate) struct ScalingSweep {
+    /// The physics of a sample.
+    pub(crate) config: IsingConfig,
+    /// The control mechanism.
+    pub(crate) mechanism: Mechanism,
+    /// The processor counts.
+    pub(crate) processors: Vec<u32>,
+    /// The loop counts.
+    pub(crate) loop_counts: Vec<u64>,
+    /// Samples per processor (work ∝ P).
+    pub(crate) workload: Workload,
+    /// Runs per (P, loop_count).
+    pub(crate) repeats: u32,
+    /// The machine (its loop count set per cell); always emulated, so that every P runs
+    /// alike.
+    pub(crate) machine: MachinePlan,
+    /// Whether every run is deterministic (virtual time, model compute charging): one run per
+    /// point, and the consistency test is exact.
+    pub(crate) deterministic: bool,
+}
+
+/// Where the measurements come from.
+#[derive(Debug, Clone)]
+pub(crate) enum ScalingSource {
+    /// A user's table, read.
+    Table {
+        /// Its file.
+        path: PathBuf,
+        /// Its rows.
+        measurements: Vec<Measurement>,
+        /// [`PHI_S`] with an `ideal_s` column, else [`RUN_TIME`].
+        fitted: &'static str,
+    },
+    /// A sweep to run.
+    Sweep(Box<ScalingSweep>),
+}
+
+/// `scaling`, validated.
+#[derive(Debug, Clone)]
+pub(crate) struct ScalingPlan {
+    /// The data.
+    pub(crate) source: ScalingSource,
+    /// The candidate.
+    pub(crate) model: OverheadModel,
+    /// Candidates fitted alongside.
+    pub(crate) alternatives: Vec<OverheadModel>,
+    /// The consistency test's options.
+    pub(crate) options: ConsistencyOptions,
+    /// The run's folder.
+    pub(crate) folder: RunFolderPlan,
+    /// Output.
+    pub(crate) output: OutputPlan,
+}
+
+fn parse_model(flag: &str, s: &str) -> Result<OverheadModel, ArgError> {
+    let m = s
+        .parse::<OverheadModel>()
+        .map_err(|e| ArgError::new(flag, format!("{s}: {e}")))?;
+    if !m.has_constant() {
+        return Err(ArgError::new(
+            flag,
+            format!("{s}: the candidate needs a constant term (1), the paper's a"),
+        ));
+    }
+    Ok(m)
+}
+
+fn weighting(w: ScalingWeightingArg) -> Weighting {
+    match w {
+        ScalingWeightingArg::Auto => Weighting::Auto,
+        ScalingWeightingArg::Uniform => Weighting::Uniform,
+        ScalingWeightingArg::Relative => Weighting::Relative,
+    }
+}
+
+/// The test's options from the flags (`exact` is set once the data are known).
+fn options(a: &ScalingArgs, model: &OverheadModel) -> Result<ConsistencyOptions, ArgError> {
+    let against = match &a.against {
+        None => None,
+        Some(s) => {
+            let r = parse_model("--against", s)?;
+            if !r.contains(model) || r.len() == model.len() {
+                return Err(ArgError::new(
+                    "--against",
+                    format!("{s}: must contain every term of the candidate {model} and more"),
+                ));
+            }
+            Some(r)
+        }
+    };
+    if !(a.significance > 0.0 && a.significance < 1.0) {
+        return Err(ArgError::new(
+            "--significance",
+            format!("must be in (0, 1), got {}", a.significance),
+        ));
+    }
+    if !(a.detectable.is_finite() && a.detectable > 0.0) {
+        return Err(ArgError::new(
+            "--detectable",
+            format!(
+                "must be a fraction > 0 (e.g. 0.1 for 10 %), got {}",
+                a.detectable
+            ),
+        ));
+    }
+    if !(a.power > 0.0 && a.power < 1.0) {
+        return Err(ArgError::new(
+            "--power",
+            format!("must be in (0, 1), got {}", a.power),
+        ));
+    }
+    let timer_resolution = match a.timer_resolution {
+        Some(d) if d.is_zero() => {
+            return Err(ArgError::new(
+                "--timer-resolution",
+                "must be > 0 (e.g. 1us)",
+            ));
+        }
+        d => d.map(|d| d.as_secs_f64()),
+    };
+    Ok(ConsistencyOptions {
+        significance: a.significance,
+        weighting: weighting(a.weighting),
+        against,
+        timer_resolution,
+        detectable_fraction: a.detectable,
+        required_power: a.power,
+        exact: None,
+    })
+}
+
+/// The sweep from the flags, with every P's machine checked against the host.
+fn sweep(a: &ScalingArgs, out: &Path) -> Result<ScalingSweep, ArgError> {
+    let config = lattice_config(&a.lattice)?;
+    let mechanism = mechanism_of(a.mechanism);
+    let processors: Vec<u32> = counts("--processors", &a.processors)?;
+    let loop_counts: Vec<u64> = split_list("--loop-counts", &a.loop_counts)?
+        .into_iter()
+        .map(|s| {
+            s.parse::<u64>().map_err(|_| {
+                ArgError::new("--loop-counts", format!("'{s}' is not a whole number ≥ 0"))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let workload = Workload::Scaled {
+        samples_per_processor: a.samples_per_processor,
+    };
+    let mut machine = message_system(&a.messages, 0, out)?;
+    machine.always_dilate = true;
+    // Every P's machine, built (not run) now: a P the host cannot hold is refused before the
+    // first run, naming the limit.
+    for &p in &processors {
+        workload
+            .samples(p)
+            .map_err(|e| ArgError::new("--samples-per-processor", e))?;
+        let topology = mechanism
+            .topology(p as usize)
+            .map_err(|e| ArgError::new("--processors", e))?;
+        machine.machine(topology, &MachineHints::default())?;
+    }
+    let deterministic = deterministic(&machine);
+    Ok(ScalingSweep {
+        config,
+        mechanism,
+        processors,
+        loop_counts,
+        workload,
+        repeats: if deterministic { 1 } else { a.repeats },
+        machine,
+        deterministic,
+    })
+}
+
+/// `--tolerance`, checked: no finer than the data's precision, and below 100 %.
+fn tolerance(t: f64) -> Result<f64, ArgError> {
+    if t.is_finite() && (EXACT_PRECISION..1.0).contains(&t) {
+        Ok(t)
+    } else {
+        Err(ArgError::new(
+            "--tolerance",
+            format!("must be a fraction in [{EXACT_PRECISION:e}, 1) (e.g. 0.01 for 1 %), got {t}"),
+        ))
+    }
+}
+
+/// `--against` on exact data: refused, there is no noise for the F test.
+fn exact_against() -> ArgError {
+    ArgError::new(
+        "--against",
+        "exact data (virtual time with model charging, or --csv with --tolerance) are judged \
+         against the candidate's deviation, not an F test (use --compute measured for noisy \
+         runs and a statistical test)",
+    )
+}
+
+/// Whether a sweep's runs are all the same run after run: in virtual time (which `auto`
+/// gives a sweep at every P) with model compute charging.
+fn deterministic(machine: &MachinePlan) -> bool {
+    let virtual_time = matches!(machine.mode, TimeMode::Virtual | TimeMode::Auto);
+    virtual_time && machine.compute != Some(ComputeCharge::Measured)
+}
+
+impl ScalingPlan {
+    /// Validates `scaling`'s flags, reading `--csv` if given.
+    pub(crate) fn new(a: &ScalingArgs, out: &Path) -> Result<Self, ArgError> {
+        let model = parse_model("--model", &a.model)?;
+        let mut options = options(a, &model)?;
+        let alternatives = split_list("--alternatives", &a.alternatives)?
+            .into_iter()
+            .map(|s| parse_model("--alternatives", s))
+            .collect::<Result<_, _>>()?;
+        let folder = RunFolderPlan::new(out, &a.name)?;
+        let output = OutputPlan::new(&a.output)?;
+        let source = match &a.csv {
+            Some(path) => {
+                options.exact = a.tolerance.map(tolerance).transpose()?;
+                if options.exact.is_some() && options.against.is_some() {
+                    return Err(exact_against());
+                }
+                let (measurements, fitted) = read_measurements(path)?;
+                ScalingSource::Table {
+                    path: path.clone(),
+                    measurements,
+                    fitted,
+                }
+            }
+            None => {
+                let s = sweep(a, out)?;
+                if s.deterministic {
+                    options.exact =
+                        Some(tolerance(a.tolerance.unwrap_or(DEFAULT_EXACT_TOLERANCE))?);
+                    if options.against.is_some() {
+                        return Err(exact_against());
+                    }
+                } else if a.tolerance.is_some() {
+                    return Err(ArgError::new(
+                        "--tolerance",
+                        "applies to exact data only (virtual time with model compute \
+                         charging); measured runs are judged by the statistical tests \
+                         (--significance, --detectable, --power)",
+                    ));
+                }
+                ScalingSource::Sweep(Box::new(s))
+            }
+        };
+        Ok(Self {
+            source,
+            model,
+            alternatives,
+            options,
+            folder,
+            output,
+        })
+    }
+
+    /// What is fitted: [`PHI_S`] or [`RUN_TIME`].
+    pub(crate) fn fitted(&self) -> &'static str {
+        match &self.source {
+            ScalingSource::Table { fitted, .. } => fitted,
+            ScalingSource::Sweep(_) => PHI_S,
+        }
+    }
+
+    /// Where the data come from, for errors about the data rather than the model.
+    pub(crate) fn data_flag(&self) -> String {
+        match &self.source {
+            ScalingSource::Table { path, .. } => format!("--csv {}", path.display()),
+            ScalingSource::Sweep(_) => "--processors".into(),
+        }
+    }
+
+    /// Every input.
+    pub(crate) fn inputs(&self) -> Inputs {
+        let mut i = Inputs::new();
+        match &self.source {
+            ScalingSource::Table { path, .. } => {
+                i.add("csv", path.display());
+            }
+            ScalingSource::Sweep(s) => {
+                i.add("mechanism", s.mechanism.name())
+                    .add(
+                        "processors",
+                        s.processors
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )
+                    .add(
+                        "loop-counts",
+                        s.loop_counts
+                            .iter()
+                            .map(u64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )
+                    .extend(lattice_inputs(&s.config))
+                    .add(
+                        "repeats",
+                        if s.deterministic {
+                            "1 (deterministic runs)".to_string()
+                        } else {
+                            s.repeats.to_string()
+                        },
+                    )
+                    .extend(s.machine.inputs());
+            }
+        }
+        i.add("model", &self.model);
+        match self.options.exact {
+            // Exact data: the tolerance decides; the statistical tests' settings do not apply.
+            Some(tolerance) => {
+                i.add("tolerance", tolerance);
+            }
+            None => {
+                i.add(
+                    "against",
+                    self.options
+                        .against
+                        .as_ref()
+                        .map_or("none".into(), |m| m.to_string()),
+                )
+                .add("significance", self.options.significance)
+                .add("detectable", self.options.detectable_fraction)
+                .add("power", self.options.required_power);
+            }
+        }
+        i.add("name", &self.folder.name);
+        i
+    }
+}
+
+/// The mechanism's topology on `p` processors (checked by the plan).
+pub(crate) fn scaling_topology(mechanism: Mechanism, p: u32) -> Result<Topology, ArgError> {
+    mechanism
+        .topology(p as usize)
+        .map_err(|e| ArgError::new("--processors", e))
+}
+
+/// A CSV table whose column names are matched case-insensitively.
+struct CsvTable {
+    path: PathBuf,
+    /// Header names, trimmed, lower case.
+    names: Vec<String>,
+    records: Vec<csv::StringRecord>,
+}
+
+impl CsvTable {
+    fn error(&self, message: &str) -> ArgError {
+        ArgError::new(format!("--csv {}", self.path.display()), message)
+    }
+
+    fn read(path: &Path) -> Result<Self, ArgError> {
+        let fail = |e: &dyn std::fmt::Display| {
+            ArgError::new(format!("--csv {}", path.display()), e.to_string())
+        };
+        let mut reader = csv::Reader::from_path(path).map_err(|e| fail(&e))?;
+        let names: Vec<String> = reader
+            .headers()
+            .map_err(|e| fail(&e))?
+            .iter()
+            .map(|h| h.trim().trim_start_matches('\u{feff}').to_lowercase())
+            .collect();
+        if let Some((i, n)) = names
+            .iter()
+            .enumerate()
+            .find(|(i, n)| names[..*i].contains(n))
+        {
+            return Err(fail(&format!(
+                "column {} repeats the name '{n}' (names are matched in any case)",
+                i + 1
+            )));
+        }
+        let records = reader
+            .records()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| fail(&e))?;
+        if records.is_empty() {
+            return Err(fail(&"no data rows"));
+        }
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            names,
+            records,
+        })
+    }
+
+    /// The column named `name` (or one of `aliases`), in any case.
+    fn find(&self, name: &str, aliases: &[&str]) -> Option<usize> {
+        std::iter::once(name)
+            .chain(aliases.iter().copied())
+            .find_map(|n| self.names.iter().position(|h| *h == n.to_lowercase()))
+    }
+
+    /// The numbers of a column; a cell that is not a number is named by row and column.
+    fn numbers(&self, column: usize, name: &str) -> Result<Vec<f64>, ArgError> {
+        self.records
+            .iter()
+            .enumerate()
+            .map(|(r, rec)| {
+                let cell = rec.get(column).unwrap_or("").trim();
+                cell.parse::<f64>().map_err(|_| {
+                    self.error(&format!(
+                        "row {} column '{name}': '{cell}' is not a number",
+                        r + 2
+                    ))
+                })
+            })
+            .collect()
+    }
+
+    fn required(&self, name: &str) -> Result<Vec<f64>, ArgError> {
+        let Some(i) = self.find(name, &[]) else {
+            return Err(self.error(&format!(
+                "missing column '{name}' (columns: {}; names are matched in any case)",
+                self.names.join(", ")
+            )));
+        };
+        self.numbers(i, name)
+    }
+
+    fn optional(&self, name: &str, aliases: &[&str]) -> Result<Option<Vec<f64>>, ArgError> {
+        self.find(name, aliases)
+            .map(|i| self.numbers(i, name))
+            .transpose()
+    }
+}
+
+/// Reads `--csv`: every row a measurement, every bad cell named by row and column.
+fn read_measurements(path: &Path) -> Result<(Vec<Measurement>, &'static str), ArgError> {
+    let t = CsvTable::read(path)?;
+    let ps = t.required("P")?;
+    let times = t.required("time_s")?;
+    let loops = t.optional("loop_count", &[])?;
+    let ideal = t.optional("ideal_s", &[])?;
+    let se = t.optional("std_error", &["std_error_s"])?;
+    let runs = t.optional("runs", &[])?;
+    if runs.is_some() && se.is_none() {
+        return Err(t.error("column 'runs' needs a column 'std_error' (of each row's mean)"));
+    }
+    let bad = |row: usize, column: &str, value: f64, what: &str| {
+        t.error(&format!(
+            "row {} column '{column}': {value} is not {what}",
+            row + 2
+        ))
+    };
+    let mut out = Vec::with_capacity(ps.len());
+    for i in 0..ps.len() {
+        let p = ps[i];
+        if !(p >= 1.0 && p.fract() == 0.0 && p <= f64::from(u32::MAX)) {
+            return Err(bad(i, "P", p, "a whole number ≥ 1"));
+        }
+        if !(times[i].is_finite() && times[i] > 0.0) {
+            return Err(bad(i, "time_s", times[i], "a time > 0"));
+        }
+        let loop_count = loops.as_ref().map_or(0.0, |l| l[i]);
+        if !(loop_count.is_finite() && loop_count >= 0.0 && loop_count.fract() == 0.0) {
+            return Err(bad(i, "loop_count", loop_count, "a whole number ≥ 0"));
+        }
+        let mut m = Measurement::run(p as u32, loop_count, times[i]);
+        if let Some(ideal) = &ideal {
+            if !(ideal[i].is_finite() && ideal[i] > 0.0) {
+                return Err(bad(i, "ideal_s", ideal[i], "a time > 0"));
+            }
+            m = m.with_ideal(ideal[i]);
+        }
+        if let Some(se) = &se {
+            let n = match &runs {
+                None => {
+                    if !(se[i].is_finite() && se[i] > 0.0) {
+                        return Err(bad(
+                            i,
+                            "std_error",
+                            se[i],
+                            "a standard error > 0 (taken as exact without a runs column)",
+                        ));
+                    }
+                    None
+                }
+                Some(runs) => {
+                    if !(runs[i] >= 1.0 && runs[i].fract() == 0.0 && runs[i] <= f64::from(u32::MAX))
+                    {
+                        return Err(bad(i, "runs", runs[i], "a whole number ≥ 1"));
+                    }
+                    if !(se[i].is_finite() && se[i] >= 0.0) {
+                        return Err(bad(i, "std_error", se[i], "a standard error ≥ 0"));
+                    }
+                    Some(runs[i] as u32)
+                }
+            };
+            m = m.with_std_error(se[i], n);
+        }
+        out.push(m);
+    }
+    Ok((out, if ideal.is_some() { PHI_S } else { RUN_TIME }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> Result<(Vec<Measurement>, &'static str), ArgError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, text).unwrap();
+        read_measurements(&path)
+    }
+
+    #[test]
+    fn a_users_table_is_read_with_names_in_any_case() {
+        let (m, fitted) = table("p,TIME_S,Loop_Count\n2,1.5,0\n4,1.7,100\n").unwrap();
+        assert_eq!(m.len(), 2);
+        assert_eq!(fitted, RUN_TIME);
+        let (_, fitted) = table("\u{feff}P,time_s,ideal_s\n2,1.5,1.0\n").unwrap();
+        assert_eq!(fitted, PHI_S);
+    }
+
+    #[test]
+    fn bad_cells_are_named_by_row_and_column() {
+        let e = table("P,time_s\n2,1.5\n3.5,1.7\n").unwrap_err().to_string();
+        assert!(e.contains("row 3 column 'P'"), "{e}");
+        let e = table("P,time_s,loop_count\n2,1.5,-3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 2 column 'loop_count'"), "{e}");
+        let e = table("P,time_s,loop_count\n2,1.5,2.5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("whole number"), "{e}");
+        let e = table("P,time_s,P\n2,1.5,2\n").unwrap_err().to_string();
+        assert!(e.contains("repeats the name 'p'"), "{e}");
+        let e = table("P,seconds\n2,1.5\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("--csv") && e.contains("missing column 'time_s'"),
+            "{e}"
+        );
+    }
+}
