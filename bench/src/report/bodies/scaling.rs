@@ -418,6 +418,9 @@ impl Units {
     fn show(self, v: f64) -> String {
         if self.run_time {
             human_ns(v * 1e9)
+        } else if v != 0.0 && v.abs() < 1e-3 {
+            // A slope per unit of loop_count: four significant digits, not "0.0000".
+            format!("{v:.3e}")
         } else {
             format!("{v:.4}")
         }
