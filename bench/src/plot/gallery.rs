@@ -13,7 +13,7 @@ use multicomputer_workloads::farm::{
 
 use super::svg_check::{assert_svg, attr, coloured, elements, has_text, texts};
 use super::{
-    Bar, BarChart, BarGroup, Bars, Chart, ErrorBar, LineChart, Point, Reference, ResidualSeries,
+    Bar, BarChart, BarGroup, Chart, ErrorBar, LineChart, Point, Reference, ResidualSeries,
     Residuals, Scale, Series, Style, Ticks, Timeline, TimelineInterval, TimelineMessage,
 };
 use crate::plot::axis::AxisSpec;
@@ -233,12 +233,13 @@ fn fit() -> (String, Chart, String, Residuals) {
         y_label: "residual: measured − fit (s)".into(),
         series: residuals,
         sigma: Some(0.031),
+        sigma_label: None,
     };
     ("fit.svg".into(), chart, "fit-residuals.svg".into(), res)
 }
 
-/// The sweep's error per cell (plain `Bars`): long category names, many cells.
-fn sweep_errors() -> (String, Bars) {
+/// The sweep's error per cell: long category names, many cells.
+fn sweep_errors() -> (String, BarChart) {
     let mut categories = Vec::new();
     let mut values = Vec::new();
     for (i, t) in ["chain:8", "tree:2:3", "tree:3:3", "tree:4:3"]
@@ -252,11 +253,12 @@ fn sweep_errors() -> (String, Bars) {
             }
         }
     }
-    let bars = Bars {
+    let bars = BarChart {
         title: "Speedup error per cell: (measured − model)/model (illustrative data)".into(),
         y_label: "error (%)".into(),
         categories,
-        groups: vec![("speedup error %".into(), values)],
+        groups: vec![BarGroup::of("speedup error %", &values)],
+        ..BarChart::default()
     };
     ("errors.svg".into(), bars)
 }
@@ -338,13 +340,13 @@ fn timeline(processors: usize) -> Timeline<'static> {
                 from: parent,
                 to: p,
                 sent_ns: start - hop - 20_000,
-                received_ns: start,
+                arrive_ns: start,
             });
             messages.push(TimelineMessage {
                 from: p,
                 to: parent,
                 sent_ns: t,
-                received_ns: t + hop,
+                arrive_ns: t + hop,
             });
         }
     }
@@ -517,7 +519,7 @@ fn plot_gallery_renders_every_kind() {
                 (4.0, -1.0),
                 (5.0, 30.0),
             ],
-            style: Style::LinePoints,
+            style: Style::Points,
         }],
     };
     let svg = chart.to_svg(640, 400).unwrap();

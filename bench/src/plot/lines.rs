@@ -13,8 +13,8 @@
 //! at it), marks.
 //!
 //! The older [`Chart`] of plain [`Series`] renders through a `LineChart`
-//! ([`Chart::to_line_chart`]): a markers series (`Points`, `LinePoints`) immediately followed by
-//! a line series (`Dashed`, `Line`) is taken for a measured/model pair and drawn as one.
+//! ([`Chart::to_line_chart`]): a markers series (`Points`) immediately followed by a line
+//! series (`Dashed`, `Line`) is taken for a measured/model pair and drawn as one.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -33,8 +33,6 @@ pub(crate) enum Style {
     Line,
     /// Markers only.
     Points,
-    /// Solid line with a marker on each point.
-    LinePoints,
     /// Dashed line, meant for model (predicted) curves.
     Dashed,
 }
@@ -102,10 +100,6 @@ pub(crate) struct Reference {
     pub(crate) slope: f64,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl Reference {
     /// The ideal speedup `S = P` (for speedup against processors).
     pub(crate) fn ideal_speedup() -> Self {
@@ -170,10 +164,6 @@ pub(crate) struct LineChart {
     pub(crate) key: Option<(String, String)>,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl LineChart {
     /// An empty chart with a title and linear axes described by `x_label` and `y_label`.
     pub(crate) fn new(
@@ -229,6 +219,17 @@ impl LineChart {
         self
     }
 
+    /// Draws the measured points of every pair as markers only, not joined (each point a
+    /// cell of its own: a sweep's, a table's).
+    pub(crate) fn scattered(mut self) -> Self {
+        for c in &mut self.curves {
+            if let Curve::Pair(p) = c {
+                p.markers_only = true;
+            }
+        }
+        self
+    }
+
     /// Adds a plain series.
     pub(crate) fn series(mut self, series: Series) -> Self {
         self.curves.push(Curve::Single(series));
@@ -247,6 +248,13 @@ impl LineChart {
         self
     }
 
+    /// Names the two halves of every pair in the legend's key ("measured (mean ± sd)",
+    /// "model"); by default "measured" and "model".
+    pub(crate) fn key(mut self, measured: impl Into<String>, model: impl Into<String>) -> Self {
+        self.key = Some((measured.into(), model.into()));
+        self
+    }
+
     /// Marks a point with a ring and a label.
     pub(crate) fn mark(mut self, x: f64, y: f64, label: impl Into<String>) -> Self {
         self.marks.push(Mark {
@@ -261,7 +269,7 @@ impl LineChart {
 impl Chart {
     /// The same chart as a [`LineChart`], to add reference lines, marks or tick choices to.
     ///
-    /// A `Points` or `LinePoints` series immediately followed by a `Dashed` or `Line` series
+    /// A `Points` series immediately followed by a `Dashed` or `Line` series
     /// becomes one [`Pair`] (one colour, the model dashed). Its label is the words the two
     /// names share when each adds one word ("tree:2 measured", "tree:2 model" → "tree:2", and
     /// those words become the legend's key); else the measured name when the model's name
@@ -275,7 +283,7 @@ impl Chart {
             let next = self.series.get(i + 1);
             match next {
                 Some(model)
-                    if matches!(s.style, Style::Points | Style::LinePoints)
+                    if s.style == Style::Points
                         && matches!(model.style, Style::Dashed | Style::Line) =>
                 {
                     let (label, key) = pair_label(&s.name, &model.name);
@@ -284,7 +292,7 @@ impl Chart {
                         label,
                         measured: s.points.iter().map(|&p| Point::from(p)).collect(),
                         model: model.points.clone(),
-                        markers_only: s.style == Style::Points,
+                        markers_only: true,
                     }));
                     i += 2;
                 }
@@ -380,7 +388,7 @@ impl LineChart {
     /// Points that cannot be shown (NaN/inf, or `<= 0` on a log axis) are skipped and counted
     /// in a footnote; lines break at them. A chart with nothing to show renders with a
     /// "no data" note instead of failing. Errors only for an image smaller than
-    /// [`MIN_WIDTH`](super::MIN_WIDTH) x [`MIN_HEIGHT`](super::MIN_HEIGHT) or a data range
+    /// [`MIN_WIDTH`](super::frame::MIN_WIDTH) x [`MIN_HEIGHT`](super::frame::MIN_HEIGHT) or a data range
     /// too wide to represent.
     pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
         frame::check_size(width, height)?;
@@ -410,7 +418,6 @@ impl LineChart {
                     ),
                     Curve::Single(s) => match s.style {
                         Style::Points => (points(&s.points), false, Vec::new(), false, false),
-                        Style::LinePoints => (points(&s.points), true, Vec::new(), false, false),
                         Style::Line => (Vec::new(), false, s.points.clone(), false, false),
                         Style::Dashed => (Vec::new(), false, s.points.clone(), true, false),
                     },
@@ -563,7 +570,6 @@ impl LineChart {
                 Curve::Single(series) => {
                     let g = match series.style {
                         Style::Points => Glyph::Marker(c, s),
-                        Style::LinePoints => Glyph::LineMarker(c, s),
                         Style::Line => Glyph::Line(c),
                         Style::Dashed => Glyph::Dashed(c),
                     };
@@ -954,7 +960,7 @@ mod tests {
             vec![
                 series(
                     "farm measured",
-                    Style::LinePoints,
+                    Style::Points,
                     vec![(1.0, 1.0), (2.0, 1.9), (4.0, 3.5), (8.0, 6.1)],
                 ),
                 series("farm model", Style::Dashed, vec![(1.0, 1.0), (8.0, 7.0)]),
@@ -1220,7 +1226,7 @@ mod tests {
         let c = chart(
             Scale::Log10,
             Scale::Log10,
-            vec![series("time", Style::LinePoints, pts)],
+            vec![series("time", Style::Points, pts)],
         );
         let svg = c.to_svg(640, 480).unwrap();
         assert_svg(&svg);

@@ -2,10 +2,6 @@
 
 /// The uncertainty of a measured value, drawn as an error bar with caps.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 pub(crate) enum ErrorBar {
     /// `value ± half_width`: a standard deviation, a standard error, or a confidence interval's
     /// half-width (say which in the axis or legend label).
@@ -41,10 +37,6 @@ pub(crate) struct Point {
     pub(crate) error: Option<ErrorBar>,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl Point {
     /// A point without error bar.
     pub(crate) fn new(x: f64, y: f64) -> Self {

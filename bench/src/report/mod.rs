@@ -17,6 +17,8 @@ mod document;
 pub(crate) mod html;
 pub(crate) mod markdown;
 mod meta;
+#[cfg(test)]
+mod plot_tests;
 mod runs;
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@ use multicomputer_runtime::{Activity, Trace};
 use super::Meta;
 use crate::files::Publication;
 use crate::plan::TracePlan;
+use crate::plot::{Timeline, TimelineInterval, TimelineMessage};
 
 /// The trace files `plan` asks for, staged for publication and listed in `meta`.
 pub(crate) fn stage_trace(
@@ -52,23 +53,48 @@ fn trace_files(
     Ok(files)
 }
 
-/// The processor timeline (compute, communication, idle) as SVG.
+/// The tallest timeline drawn: every row labelled up to this many processors; beyond, every
+/// k-th, and the image says so.
+const MOST_LABELLED_ROWS: usize = 1024;
+
+/// The processor timeline as SVG: what each processor did (compute, communication, idle)
+/// in emulated milliseconds, every processor labelled, every message an arrow from its send
+/// to its arrival.
 pub(crate) fn timeline_svg(trace: &Trace, processors: usize, title: &str) -> Result<String> {
-    let intervals: Vec<(usize, f64, f64, &str)> = trace
+    let intervals = trace
         .events
         .iter()
-        .map(|e| {
-            let kind = match e.activity {
+        .map(|e| TimelineInterval {
+            processor: e.processor,
+            start_ns: e.start_ns,
+            end_ns: e.start_ns.saturating_add(e.duration_ns),
+            kind: match e.activity {
                 Activity::Compute => "compute",
                 Activity::Communication => "communication",
                 Activity::Idle => "idle",
-            };
-            let start = e.start_ns as f64 / 1e9;
-            (e.processor, start, start + e.duration_ns as f64 / 1e9, kind)
+            },
         })
         .collect();
-    let height = (80 + 22 * processors as u32).clamp(240, 4000);
-    // PLOT(lead): timelines in ms with every processor labelled and messages drawn, once
-    // plot::timeline_svg takes them (the trace's message events are in `trace.events`).
-    crate::plot::timeline_svg(title, processors, &intervals, 1200, height)
+    let messages = trace
+        .messages
+        .iter()
+        .map(|m| TimelineMessage {
+            from: m.from,
+            to: m.to,
+            sent_ns: m.sent_ns,
+            arrive_ns: m.arrive_ns,
+        })
+        .collect();
+    Timeline {
+        title: title.to_owned(),
+        processors,
+        intervals,
+        messages,
+        time_label: "emulated time (ms)".into(),
+        ..Timeline::default()
+    }
+    .to_svg(
+        1200,
+        Timeline::height_for(processors.min(MOST_LABELLED_ROWS)),
+    )
 }
