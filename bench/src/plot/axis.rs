@@ -58,6 +58,20 @@ pub(crate) enum Ticks {
     At(Vec<f64>),
 }
 
+impl Ticks {
+    /// [`Ticks::Data`] for an axis of at most 12 distinct `values` (processor counts P = 1 …
+    /// 8, 15; granularities), on a linear axis as on a log one; else [`Ticks::Auto`].
+    pub(crate) fn at_few(values: impl IntoIterator<Item = f64>) -> Self {
+        let distinct: std::collections::BTreeSet<u64> =
+            values.into_iter().map(f64::to_bits).collect();
+        if distinct.len() <= 12 {
+            Self::Data
+        } else {
+            Self::Auto
+        }
+    }
+}
+
 /// One axis of a chart: its description, scale, ticks, and values its range must include.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct AxisSpec {
@@ -493,6 +507,12 @@ fn trim_zeros(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plot_ticks_at_few_values_only() {
+        assert_eq!(Ticks::at_few([1.0, 2.0, 3.0, 2.0, 15.0]), Ticks::Data);
+        assert_eq!(Ticks::at_few((1..=13).map(f64::from)), Ticks::Auto);
+    }
 
     #[test]
     fn plot_scale_spanning_is_log_for_geometric_values_over_a_decade() {

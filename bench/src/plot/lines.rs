@@ -87,9 +87,9 @@ pub(crate) enum Curve {
     Single(Series),
 }
 
-/// A straight reference line `y = intercept + slope · x` across the whole chart, dotted: the
-/// ideal speedup `S = P`, an efficiency of 1. It does not widen the axes: the chart is clipped
-/// to the data.
+/// A straight reference line `y = intercept + slope · x` over the data's x range, dotted: the
+/// ideal speedup `S = P`, an efficiency of 1. It does not widen the axes: it is clipped to
+/// the data's range (no ideal speedup drawn at P < 1 because the axis is padded).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Reference {
     /// Legend label: "ideal (S = P)".
@@ -500,11 +500,22 @@ impl LineChart {
                 .y_desc(self.y.label.as_str())
                 .draw()
                 .map_err(frame::draw_err)?;
+            let data_x = measured()
+                .map(|p| p.x)
+                .chain(lines().map(|p| p.0))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(v), hi.max(v))
+                });
             let canvas = Canvas {
                 root: &root,
                 chart: &chart,
                 x: &x_axis,
                 y: &y_axis,
+                data_x: if data_x.0 <= data_x.1 {
+                    data_x
+                } else {
+                    (x_axis.lo, x_axis.hi)
+                },
             };
             canvas.bands(&self.bands)?;
             canvas.references(&self.references)?;
@@ -604,6 +615,8 @@ struct Canvas<'c, 'a> {
     x: &'c Axis,
     /// The y axis.
     y: &'c Axis,
+    /// The x range of the data (measured points and lines), where reference lines are drawn.
+    data_x: (f64, f64),
 }
 
 impl Canvas<'_, '_> {
@@ -639,7 +652,7 @@ impl Canvas<'_, '_> {
     /// Reference lines, dotted, clipped to the chart.
     fn references(&self, references: &[Reference]) -> anyhow::Result<()> {
         for r in references {
-            for run in reference_runs(r, self.x, self.y) {
+            for run in reference_runs(r, self.x, self.y, self.data_x) {
                 let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| self.px(x, y)).collect();
                 let style = palette::INK.stroke_width(2);
                 self.root
@@ -735,12 +748,23 @@ impl Canvas<'_, '_> {
     }
 }
 
-/// The parts of a reference line inside the chart, as runs of data points: sampled along x (a
-/// straight line is curved on a log axis), clipped to the y range.
-fn reference_runs(r: &Reference, x: &Axis, y: &Axis) -> Vec<Vec<(f64, f64)>> {
+/// The parts of a reference line inside the chart over the data's x range `from..=to`, as runs
+/// of data points: sampled along x (a straight line is curved on a log axis), clipped to the
+/// y range.
+fn reference_runs(
+    r: &Reference,
+    x: &Axis,
+    y: &Axis,
+    (from, to): (f64, f64),
+) -> Vec<Vec<(f64, f64)>> {
     const SAMPLES: usize = 200;
     let n = SAMPLES as f64;
-    let f = |i: usize| y.fraction(r.intercept + r.slope * x.value_at(i as f64 / n));
+    let (a, b) = (
+        x.fraction(from).clamp(0.0, 1.0),
+        x.fraction(to).clamp(0.0, 1.0),
+    );
+    let along = |t: f64| x.value_at(a + (b - a) * t / n);
+    let f = |i: usize| y.fraction(r.intercept + r.slope * along(i as f64));
     let flush = |run: &mut Vec<(f64, f64)>, out: &mut Vec<Vec<(f64, f64)>>| {
         if run.len() > 1 {
             out.push(std::mem::take(run));
@@ -757,12 +781,7 @@ fn reference_runs(r: &Reference, x: &Axis, y: &Axis) -> Vec<Vec<(f64, f64)>> {
             continue;
         };
         // Interpolate in axis space, so that clipped ends sit on the frame.
-        let at = |t: f64| {
-            (
-                x.value_at((i as f64 + t) / n),
-                y.value_at(f0 + t * (f1 - f0)),
-            )
-        };
+        let at = |t: f64| (along(i as f64 + t), y.value_at(f0 + t * (f1 - f0)));
         if t0 > 0.0 {
             flush(&mut run, &mut out);
         }
@@ -1153,7 +1172,8 @@ mod tests {
         // x: 0 .. 64, y: 0 .. 10 (no padding here): S = P leaves through the top at P = 10.
         let x = Axis::linear(0.0, 64.0, 8.0);
         let y = Axis::linear(0.0, 10.0, 5.0);
-        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y);
+        let all = (0.0, 64.0);
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y, all);
         assert_eq!(runs.len(), 1);
         let (first, last) = (runs[0][0], *runs[0].last().unwrap());
         assert!(first.0.abs() < 1e-9 && first.1.abs() < 1e-9, "{first:?}");
@@ -1164,7 +1184,7 @@ mod tests {
         // On a log x axis the line is sampled (curved), still clipped at y = 10.
         let spec = AxisSpec::new("P", Scale::Log10);
         let x = Axis::new(&spec, [1.0, 64.0].into_iter(), &[], 8.0).unwrap();
-        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y);
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y, (0.5, 100.0));
         let last = *runs[0].last().unwrap();
         assert!(
             (last.0 - 10.0).abs() < 1e-2 && (last.1 - 10.0).abs() < 1e-9,
@@ -1173,7 +1193,13 @@ mod tests {
         assert!(runs[0].len() > 50);
         // Entirely outside: nothing.
         let above = Reference::horizontal("h", 20.0);
-        assert!(reference_runs(&above, &x, &y).is_empty());
+        assert!(reference_runs(&above, &x, &y, (1.0, 64.0)).is_empty());
+        // Only over the data: from P = 2 on, not from the axis's padding.
+        let x = Axis::linear(-4.0, 64.0, 8.0);
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y, (2.0, 8.0));
+        let (first, last) = (runs[0][0], *runs[0].last().unwrap());
+        assert!((first.0 - 2.0).abs() < 1e-9 && (first.1 - 2.0).abs() < 1e-9);
+        assert!((last.0 - 8.0).abs() < 1e-9, "{last:?}");
         // In a chart: dotted, in the legend, and it does not widen the axis.
         let c = LineChart::new("Speedup", "processors P", "speedup")
             .x_scale(Scale::Log10)

@@ -16,13 +16,14 @@ pub(crate) enum ErrorBar {
 }
 
 impl ErrorBar {
-    /// The bar's ends around `value`, `None` when they are not finite (nothing is drawn).
+    /// The bar's ends around `value`, `None` when they are not finite or coincide (nothing
+    /// is drawn: runs that all gave the same value have no spread to show).
     pub(super) fn ends(self, value: f64) -> Option<(f64, f64)> {
         let (low, high) = match self {
             Self::PlusMinus(h) => (value - h.abs(), value + h.abs()),
             Self::Range { low, high } => (low.min(high), low.max(high)),
         };
-        (low.is_finite() && high.is_finite()).then_some((low, high))
+        (low.is_finite() && high.is_finite() && high > low).then_some((low, high))
     }
 }
 
@@ -73,5 +74,11 @@ mod tests {
         };
         assert_eq!(r.ends(2.0), Some((1.0, 3.0)));
         assert_eq!(ErrorBar::PlusMinus(f64::NAN).ends(2.0), None);
+        assert_eq!(ErrorBar::PlusMinus(0.0).ends(2.0), None);
+        let none = ErrorBar::Range {
+            low: 2.0,
+            high: 2.0,
+        };
+        assert_eq!(none.ends(2.0), None);
     }
 }

@@ -79,7 +79,9 @@ impl Timeline<'_> {
     /// always lists the three known kinds, any other kind in order of appearance, and the
     /// message arrow when there are messages. Intervals with `end < start` and messages
     /// arriving before they were sent are skipped and counted in a footnote; nothing to draw
-    /// (no processors or no valid intervals or messages) renders a "no data" note.
+    /// (no processors or no valid intervals or messages) renders a "no data" note. Of more
+    /// messages than one per 4 pixels of width, only the earliest get arrows, and a footnote
+    /// says how many and until when.
     ///
     /// Errors for an image smaller than [`MIN_WIDTH`](super::frame::MIN_WIDTH) x
     /// [`MIN_HEIGHT`](super::frame::MIN_HEIGHT), or an interval or message naming a processor
@@ -111,6 +113,11 @@ impl Timeline<'_> {
             .collect();
         render(self, &intervals, &messages, width, height)
     }
+}
+
+/// The most message arrows an image `width` pixels wide draws: one per 4 pixels.
+fn most_arrows(width: u32) -> usize {
+    (width / 4).max(50) as usize
 }
 
 /// The smallest of 1, 2, 5, 10, 20, 50, … that is at least `need`.
@@ -221,6 +228,20 @@ fn render(
         ));
     }
 
+    // Arrows for the earliest messages only, as many as the width shows apart: thousands
+    // would hide every interval.
+    let mut arrows: Vec<&(usize, usize, f64, f64)> = messages.iter().filter(valid_msg).collect();
+    arrows.sort_by(|a, b| a.2.total_cmp(&b.2));
+    let most = most_arrows(width);
+    if arrows.len() > most {
+        notes.push(format!(
+            "note: arrows for the first {most} of {} messages (sent until {} ms); the others are left out so that the intervals stay visible",
+            arrows.len(),
+            super::axis::format_number(arrows[most - 1].2)
+        ));
+        arrows.truncate(most);
+    }
+
     let rows = processors.max(1);
     let row_y = |p: usize| (rows - 1 - p) as f64;
     let name = |p: usize| {
@@ -291,7 +312,7 @@ fn render(
 
         let head = (pitch * 0.8).clamp(3.0, 7.0);
         let ink = palette::MESSAGE.mix(0.75);
-        for &(from, to, sent, arrive) in messages.iter().filter(valid_msg) {
+        for &&(from, to, sent, arrive) in &arrows {
             let a = chart.backend_coord(&(sent, row_y(from)));
             let b = chart.backend_coord(&(arrive, row_y(to)));
             root.draw(&PathElement::new(vec![a, b], ink.stroke_width(1)))
@@ -465,6 +486,40 @@ mod tests {
         };
         let e = bad.to_svg(800, 300).unwrap_err().to_string();
         assert!(e.contains("to 3, but there are only 3 processors"), "{e}");
+    }
+
+    #[test]
+    fn plot_timeline_draws_arrows_for_the_earliest_messages_when_too_many() {
+        let messages: Vec<TimelineMessage> = (0..1000u64)
+            .map(|i| TimelineMessage {
+                from: (i % 2) as usize,
+                to: 1 - (i % 2) as usize,
+                sent_ns: 1000 * (999 - i),
+                arrive_ns: 1000 * (999 - i) + 500,
+            })
+            .collect();
+        let t = Timeline {
+            title: "many".into(),
+            processors: 2,
+            messages,
+            ..Timeline::default()
+        };
+        let svg = t.to_svg(800, 300).unwrap();
+        assert_eq!(arrows(&svg).0, 1 + 200, "the legend's and the first 200");
+        // The first 200 were sent at 0 … 199 µs.
+        assert!(
+            svg.contains("note: arrows for the first 200 of 1000 messages (sent until 0.199 ms)"),
+            "{:?}",
+            texts(&svg)
+        );
+        // Few enough: all, and no note.
+        let few = Timeline {
+            messages: t.messages[..150].to_vec(),
+            ..t
+        };
+        let svg = few.to_svg(800, 300).unwrap();
+        assert_eq!(arrows(&svg).0, 1 + 150);
+        assert!(!svg.contains("arrows for the first"));
     }
 
     #[test]

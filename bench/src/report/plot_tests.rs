@@ -103,34 +103,37 @@ fn a_timeline_labels_every_processor_in_ms_and_draws_every_message() {
 }
 
 #[test]
-fn figure4_runs_past_each_peak_and_marks_it() {
-    let chain = FarmModel {
-        topology: FarmTopology::Tree(TreeShape { k: 1, levels: 1 }),
+fn figure4_runs_past_each_peak_and_marks_it_on_a_log_axis_for_a_tree() {
+    // A binary tree with costly forwarding: its processors double per level, so the axis
+    // is logarithmic, and each curve peaks within a few levels.
+    let tree = FarmModel {
+        topology: FarmTopology::Tree(TreeShape { k: 2, levels: 1 }),
         te_s: 1e-3,
         beta_e_s: 50e-6,
-        beta_f_s: 100e-6,
-        tau_s: 0.0,
-        tasks_m: 1000,
+        beta_f_s: 400e-6,
+        tau_s: 20e-6,
+        tasks_m: 200,
         granularity: 1,
     };
-    let curves = figure4(&chain, &[1.0, 5.0, 10.0]).unwrap();
-    let peaks: Vec<u64> = curves
+    let curves = figure4(&tree, &[1.0, 5.0, 10.0]).unwrap();
+    let peaks: Vec<(u64, u32)> = curves
         .iter()
-        .map(|c| c.peak.expect("a peak inside the range").processors)
+        .map(|c| c.peak.expect("a peak inside the range"))
+        .map(|p| (p.processors, p.levels))
         .collect();
     let report = PredictFarmReport {
-        topology: "chain:1".into(),
-        predicted: chain.predict().unwrap(),
+        topology: "binary:1".into(),
+        predicted: tree.predict().unwrap(),
         drain: None,
         peak: None,
         figure4: Some(curves),
         figure5: None,
-        family: "chain".into(),
+        family: "2-ary tree".into(),
     };
     let figures = report.figures().unwrap();
     let svg = figure(&figures, "figure4.svg");
-    for n in &peaks {
-        let label = format!("peak: N = {n},");
+    for (p, levels) in &peaks {
+        let label = format!("peak: P = {p} ({levels} levels),");
         assert!(
             texts(svg).iter().any(|t| t.starts_with(&label)),
             "no {label:?} in {:?}",
@@ -142,13 +145,12 @@ fn figure4_runs_past_each_peak_and_marks_it() {
         .filter(|e| attr(e, "r") == Some("10"))
         .count();
     assert_eq!(rings, peaks.len());
-    // The axis reaches past the last peak: some tick lies beyond it.
-    let last = *peaks.iter().max().unwrap() as f64;
+    // The axis reaches past the last peak, and is logarithmic: labelled in decades.
+    let last = peaks.iter().map(|p| p.0).max().unwrap() as f64;
+    let ticks: Vec<f64> = texts(svg).iter().filter_map(|t| t.parse().ok()).collect();
+    assert!(ticks.iter().any(|&v| v > last), "{ticks:?}");
     assert!(
-        texts(svg)
-            .iter()
-            .filter_map(|t| t.parse::<f64>().ok())
-            .any(|v| v > last),
+        has_text(svg, "10") && has_text(svg, "100"),
         "{:?}",
         texts(svg)
     );

@@ -6,7 +6,7 @@ use multicomputer_workloads::farm::{BetaFit, ThroughputObservation};
 use serde::Serialize;
 
 use crate::plan::SkippedRow;
-use crate::plot::{AxisSpec, Point, ResidualSeries, Residuals, Scale};
+use crate::plot::{AxisSpec, Point, ResidualSeries, Residuals, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::{human_s, signed_pct};
 
@@ -140,12 +140,13 @@ impl Body for FitFarmReport {
             }
         }
         let sd_pct = 100.0 * self.fit.relative_residual_sd;
+        let p = || self.rows.iter().map(|o| o.shape.processors() as f64);
         let residuals = Residuals {
             title: "Residuals of the fit, (measured − fitted)/measured throughput".into(),
-            x: AxisSpec::new(
-                "processors P",
-                Scale::spanning(self.rows.iter().map(|o| o.shape.processors() as f64)),
-            ),
+            x: AxisSpec {
+                ticks: Ticks::at_few(p()),
+                ..AxisSpec::new("processors P", Scale::spanning(p()))
+            },
             y_label: "relative residual (%)".into(),
             series,
             sigma: Some(sd_pct),

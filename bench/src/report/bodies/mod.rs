@@ -9,6 +9,7 @@ mod ocl;
 mod pingpong;
 mod predict;
 mod sweep;
+mod sweep_plots;
 mod tour;
 
 pub(crate) use calibrate::CalibrateReport;

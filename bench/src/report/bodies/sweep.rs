@@ -1,7 +1,5 @@
-//! `sweep farm` and `sweep dnc`: one row per cell, every column in the CSV, plots of
-//! speedup against processors (one series per tree family, task time, task-time
-//! distribution or split kind, and granularity), the error of every cell, and speedup
-//! against granularity.
+//! `sweep farm` and `sweep dnc`: one row per cell, every column in the CSV, and the plots of
+//! `sweep_plots`.
 
 use anyhow::Result;
 use multicomputer_runtime::{Topology, TopologyKind};
@@ -10,9 +8,9 @@ use multicomputer_workloads::repetitions::Summary;
 use serde::Serialize;
 
 use super::farm::bound_name;
+use super::sweep_plots::SweepPlots;
 use crate::exec::Runs;
 use crate::plan::{LoadedProfile, SweepPlan};
-use crate::plot::{Bar, BarChart, BarGroup, ErrorBar, LineChart, Point, Reference, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
 use crate::units::human_s;
 
@@ -280,219 +278,6 @@ impl SweepReport {
     }
 }
 
-/// Which of a sweep's cell inputs (besides the topology) vary between its rows: those name a
-/// series or a bar; the others are the same for all and go in the title.
-struct Varying {
-    te: bool,
-    times: bool,
-    granularity: bool,
-}
-
-impl Varying {
-    fn of(rows: &[SweepRow]) -> Self {
-        let differs = |f: &dyn Fn(&SweepRow) -> String| {
-            rows.iter()
-                .map(f)
-                .collect::<std::collections::BTreeSet<_>>()
-                .len()
-                > 1
-        };
-        Self {
-            te: differs(&|r| human_s(r.te_s)),
-            times: differs(&|r| r.times.clone()),
-            granularity: differs(&|r| r.granularity.to_string()),
-        }
-    }
-}
-
-/// Ticks at the values used when they are few (P = 2, 4, …, 256; g = 1 … 128), else the
-/// axis's own.
-fn ticks_at_few(values: impl Iterator<Item = f64>) -> Ticks {
-    let distinct: std::collections::BTreeSet<u64> = values.map(f64::to_bits).collect();
-    if distinct.len() <= 12 {
-        Ticks::Data
-    } else {
-        Ticks::Auto
-    }
-}
-
-/// Words for a row's task-time distribution (farm) or split (dnc).
-fn times_words(kind: &str, times: &str) -> String {
-    match (kind, times) {
-        (_, "mergesort") => "mergesort".into(),
-        ("dnc", split) => format!("{split} split"),
-        (_, times) => format!("{times} times"),
-    }
-}
-
-impl SweepReport {
-    /// A row's label: `what` (its topology or family), then the inputs that vary and that
-    /// `x` does not already show.
-    fn label(&self, r: &SweepRow, what: &str, vary: &Varying, show_g: bool) -> String {
-        let mut parts = vec![what.to_owned()];
-        if vary.te {
-            parts.push(format!("T_e = {}", human_s(r.te_s)));
-        }
-        if vary.times {
-            parts.push(times_words(self.kind, &r.times));
-        }
-        if vary.granularity && show_g {
-            parts.push(format!("g = {}", r.granularity));
-        }
-        parts.join(", ")
-    }
-
-    /// The inputs every row shares, for a title: "T_e = 1 ms, constant times".
-    fn shared(&self, vary: &Varying, show_g: bool) -> String {
-        let Some(r) = self.rows.first() else {
-            return String::new();
-        };
-        let mut parts = Vec::new();
-        if !vary.te {
-            parts.push(format!("T_e = {}", human_s(r.te_s)));
-        }
-        if !vary.times {
-            parts.push(times_words(self.kind, &r.times));
-        }
-        if !vary.granularity && show_g && r.granularity != 1 {
-            parts.push(format!("g = {}", r.granularity));
-        }
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", parts.join(", "))
-        }
-    }
-
-    /// The measured speedups (mean ± sd over the runs) and the model's, against `x`, one
-    /// pair per series label, in the order the labels first appear, on `chart`.
-    fn with_pairs(
-        &self,
-        mut chart: LineChart,
-        label: impl Fn(&SweepRow) -> String,
-        x: impl Fn(&SweepRow) -> f64,
-    ) -> LineChart {
-        let mut labels: Vec<String> = Vec::new();
-        for r in &self.rows {
-            let l = label(r);
-            if !labels.contains(&l) {
-                labels.push(l);
-            }
-        }
-        for l in labels {
-            let mut rows: Vec<&SweepRow> = self.rows.iter().filter(|r| label(r) == l).collect();
-            rows.sort_by(|a, b| x(a).total_cmp(&x(b)));
-            let measured = rows.iter().map(|r| match r.measured_speedup_sd {
-                Some(sd) => Point::with_error(x(r), r.measured_speedup, ErrorBar::PlusMinus(sd)),
-                None => Point::new(x(r), r.measured_speedup),
-            });
-            let model: Vec<(f64, f64)> = rows.iter().map(|r| (x(r), r.predicted_speedup)).collect();
-            chart = chart.pair(l, measured, model);
-        }
-        chart.scattered()
-    }
-
-    /// The legend's key: the measured half says what its error bars are.
-    fn key(&self) -> (String, String) {
-        let spread = self.rows.iter().any(|r| r.measured_speedup_sd.is_some());
-        let measured = if spread {
-            "measured (mean ± sd of the runs)"
-        } else {
-            "measured"
-        };
-        (measured.into(), "model".into())
-    }
-
-    /// Speedup against processors: one pair per tree family and varying input, the ideal
-    /// S = P; log–log when the processor counts grow geometrically over a decade or more.
-    fn speedup_chart(&self) -> Result<String> {
-        let vary = Varying::of(&self.rows);
-        let scale = Scale::spanning(self.rows.iter().map(|r| r.processors as f64));
-        let (measured, model) = self.key();
-        let chart = LineChart::new(
-            format!("Speedup against processors{}", self.shared(&vary, true)),
-            "processors P",
-            "speedup S(P)",
-        )
-        .x_scale(scale)
-        .y_scale(scale)
-        .x_ticks(ticks_at_few(self.rows.iter().map(|r| r.processors as f64)))
-        .key(measured, model)
-        .reference(Reference::ideal_speedup());
-        self.with_pairs(
-            chart,
-            |r| self.label(r, &family(&r.topology), &vary, true),
-            |r| r.processors as f64,
-        )
-        .to_svg(960, 600)
-    }
-
-    /// The speedup error of every cell, with ± sd of the runs (the sd of the speedup over
-    /// the model's, a constant, in percent).
-    fn error_chart(&self) -> Result<String> {
-        let vary = Varying::of(&self.rows);
-        let spread = self.rows.iter().any(|r| r.measured_speedup_sd.is_some());
-        let chart = BarChart {
-            title: format!(
-                "Speedup error per cell, (measured − model)/model{}",
-                self.shared(&vary, true)
-            ),
-            y_label: if spread {
-                "error (%), mean ± sd of the runs".into()
-            } else {
-                "error (%)".into()
-            },
-            categories: self
-                .rows
-                .iter()
-                .map(|r| self.label(r, &r.topology, &vary, true))
-                .collect(),
-            groups: vec![BarGroup {
-                name: "speedup error".into(),
-                bars: self
-                    .rows
-                    .iter()
-                    .map(|r| Bar {
-                        value: r.error_pct,
-                        error: r
-                            .measured_speedup_sd
-                            .map(|sd| ErrorBar::PlusMinus(100.0 * sd / r.predicted_speedup)),
-                    })
-                    .collect(),
-            }],
-            ..BarChart::default()
-        };
-        chart.to_svg((24 * self.rows.len() as u32).max(640), 520)
-    }
-
-    /// Speedup against granularity: one pair per topology and varying input.
-    fn granularity_chart(&self) -> Result<String> {
-        let vary = Varying::of(&self.rows);
-        let (measured, model) = self.key();
-        let chart = LineChart::new(
-            format!(
-                "Speedup against granularity g, start-up included{}",
-                self.shared(&vary, false)
-            ),
-            "granularity g (tasks per message)",
-            "speedup S",
-        )
-        .x_scale(Scale::spanning(
-            self.rows.iter().map(|r| f64::from(r.granularity)),
-        ))
-        .x_ticks(ticks_at_few(
-            self.rows.iter().map(|r| f64::from(r.granularity)),
-        ))
-        .key(measured, model);
-        self.with_pairs(
-            chart,
-            |r| self.label(r, &r.topology, &vary, false),
-            |r| f64::from(r.granularity),
-        )
-        .to_svg(960, 600)
-    }
-}
-
 impl Body for SweepReport {
     fn title(&self) -> String {
         format!(
@@ -521,30 +306,7 @@ impl Body for SweepReport {
     }
 
     fn figures(&self) -> Result<Vec<Figure>> {
-        let mut figures = vec![
-            Figure {
-                file: "speedup.svg".into(),
-                caption: "Speedup against processors: each series one tree family and each \
-                          input that varies; measured points against the model's dashed line, \
-                          the ideal S = P dotted."
-                    .into(),
-                svg: self.speedup_chart()?,
-            },
-            Figure {
-                file: "error.svg".into(),
-                caption: "The speedup error of every cell (the residuals of the model).".into(),
-                svg: self.error_chart()?,
-            },
-        ];
-        if Varying::of(&self.rows).granularity {
-            figures.push(Figure {
-                file: "granularity.svg".into(),
-                caption: "Speedup against granularity, per topology and each input that varies."
-                    .into(),
-                svg: self.granularity_chart()?,
-            });
-        }
-        Ok(figures)
+        SweepPlots::new(self.kind, &self.rows).figures()
     }
 
     fn plots_first(&self) -> bool {
