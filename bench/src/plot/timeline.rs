@@ -9,7 +9,7 @@
 use anyhow::{bail, ensure};
 use plotters::prelude::*;
 
-use super::axis::Axis;
+use super::axis::{Axis, format_number};
 use super::frame::{self, Glyph, LegendEntry};
 use super::palette;
 use super::text;
@@ -79,45 +79,106 @@ impl Timeline<'_> {
     /// always lists the three known kinds, any other kind in order of appearance, and the
     /// message arrow when there are messages. Intervals with `end < start` and messages
     /// arriving before they were sent are skipped and counted in a footnote; nothing to draw
-    /// (no processors or no valid intervals or messages) renders a "no data" note. Of more
-    /// messages than one per 4 pixels of width, only the earliest get arrows, and a footnote
-    /// says how many and until when.
+    /// (no processors or no valid intervals or messages) renders a "no data" note.
+    ///
+    /// More messages than one per 8 pixels of width would hide the intervals under their
+    /// arrows: then the image is two panels of `height` each, the whole run without arrows
+    /// (a footnote says why) and below it the start of the run, until the first messages of
+    /// that number have arrived, with their arrows.
     ///
     /// Errors for an image smaller than [`MIN_WIDTH`](super::frame::MIN_WIDTH) x
     /// [`MIN_HEIGHT`](super::frame::MIN_HEIGHT), or an interval or message naming a processor
     /// `>= processors`.
     pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
         let ms = |ns: u64| ns as f64 / 1e6;
-        let intervals: Vec<(usize, f64, f64, &str)> = self
+        let intervals: Vec<Interval<'_>> = self
             .intervals
             .iter()
             .map(|iv| {
-                let (s, e) = (ms(iv.start_ns), ms(iv.end_ns));
                 // end < start marks the interval invalid (a NaN end, skipped and counted).
-                (
-                    iv.processor,
-                    s,
-                    if iv.end_ns >= iv.start_ns {
-                        e
-                    } else {
-                        f64::NAN
-                    },
-                    iv.kind,
-                )
+                let end = if iv.end_ns >= iv.start_ns {
+                    ms(iv.end_ns)
+                } else {
+                    f64::NAN
+                };
+                (iv.processor, ms(iv.start_ns), end, iv.kind)
             })
             .collect();
-        let messages: Vec<(usize, usize, f64, f64)> = self
+        let messages: Vec<Message> = self
             .messages
             .iter()
             .map(|msg| (msg.from, msg.to, ms(msg.sent_ns), ms(msg.arrive_ns)))
             .collect();
-        render(self, &intervals, &messages, width, height)
+        let most = most_arrows(width);
+        let mut arrows: Vec<Message> = messages.iter().copied().filter(valid_msg).collect();
+        if arrows.len() <= most {
+            return render(self, (&intervals, &messages), (width, height), Vec::new());
+        }
+        // Too many arrows for the whole run: the run without them, and below it the start,
+        // up to the arrival of the first `most` messages, with theirs.
+        arrows.sort_by(|a, b| a.2.total_cmp(&b.2));
+        arrows.truncate(most);
+        let end = arrows.iter().map(|a| a.3).fold(f64::NEG_INFINITY, f64::max);
+        let skipped = messages.len() - messages.iter().filter(|m| valid_msg(m)).count();
+        let mut notes = vec![format!(
+            "note: {} messages, too many to draw over the whole run: below, its first {} ms \
+             with the first {most}",
+            messages.len() - skipped,
+            format_number(end)
+        )];
+        if skipped > 0 {
+            notes.push(frame::skipped(skipped, "message", "arriving before sent"));
+        }
+        let whole = render(self, (&intervals, &[]), (width, height), notes)?;
+        let start: Vec<Interval<'_>> = intervals
+            .iter()
+            .filter(|iv| iv.1 < end)
+            .map(|&(p, s, e, kind)| (p, s, e.min(end), kind))
+            .collect();
+        let zoom = Timeline {
+            title: format!("{}, the first {} ms", self.title, format_number(end)),
+            ..self.clone()
+        };
+        let zoom = render(&zoom, (&start, &arrows), (width, height), Vec::new())?;
+        Ok(stack(&[whole, zoom], width, height))
     }
 }
 
-/// The most message arrows an image `width` pixels wide draws: one per 4 pixels.
+/// An interval: processor, start and end (ms), kind.
+type Interval<'a> = (usize, f64, f64, &'a str);
+/// A message: from, to, sent and arrival (ms).
+type Message = (usize, usize, f64, f64);
+
+/// Whether an interval can be drawn: finite, not ending before it starts.
+fn valid_iv(iv: &Interval<'_>) -> bool {
+    iv.1.is_finite() && iv.2.is_finite() && iv.2 >= iv.1
+}
+
+/// Whether a message can be drawn: finite, not arriving before it was sent.
+fn valid_msg(msg: &Message) -> bool {
+    msg.2.is_finite() && msg.3.is_finite() && msg.3 >= msg.2
+}
+
+/// SVG images of `width` x `height` each, one under the other, as one image.
+fn stack(panels: &[String], width: u32, height: u32) -> String {
+    let total = height.saturating_mul(panels.len() as u32);
+    let mut out = format!(
+        "<svg width=\"{width}\" height=\"{total}\" viewBox=\"0 0 {width} {total}\" \
+         xmlns=\"http://www.w3.org/2000/svg\">\n"
+    );
+    for (i, panel) in panels.iter().enumerate() {
+        let y = height.saturating_mul(i as u32);
+        out.push_str(&panel.replacen("<svg ", &format!("<svg x=\"0\" y=\"{y}\" "), 1));
+        out.push('\n');
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The most message arrows an image `width` pixels wide draws over the whole run: one per
+/// 8 pixels.
 fn most_arrows(width: u32) -> usize {
-    (width / 4).max(50) as usize
+    (width / 8).max(25) as usize
 }
 
 /// The smallest of 1, 2, 5, 10, 20, 50, … that is at least `need`.
@@ -138,10 +199,9 @@ fn nice_stride(need: f64) -> usize {
 /// from `spec` (its own intervals and messages are ignored).
 fn render(
     spec: &Timeline<'_>,
-    intervals: &[(usize, f64, f64, &str)],
-    messages: &[(usize, usize, f64, f64)],
-    width: u32,
-    height: u32,
+    (intervals, messages): (&[Interval<'_>], &[Message]),
+    (width, height): (u32, u32),
+    mut notes: Vec<String>,
 ) -> anyhow::Result<String> {
     frame::check_size(width, height)?;
     let m = text::metrics()?;
@@ -154,14 +214,10 @@ fn render(
             "timeline message from processor {f} to {t}, but there are only {processors} processors"
         );
     }
-    let valid_iv =
-        |iv: &&(usize, f64, f64, &str)| iv.1.is_finite() && iv.2.is_finite() && iv.2 >= iv.1;
-    let valid_msg =
-        |msg: &&(usize, usize, f64, f64)| msg.2.is_finite() && msg.3.is_finite() && msg.3 >= msg.2;
-    let skipped_iv = intervals.len() - intervals.iter().filter(valid_iv).count();
-    let skipped_msg = messages.len() - messages.iter().filter(valid_msg).count();
-    let has_data = processors > 0
-        && (intervals.iter().any(|iv| valid_iv(&iv)) || messages.iter().any(|msg| valid_msg(&msg)));
+    let skipped_iv = intervals.len() - intervals.iter().filter(|iv| valid_iv(iv)).count();
+    let skipped_msg = messages.len() - messages.iter().filter(|m| valid_msg(m)).count();
+    let has_data =
+        processors > 0 && (intervals.iter().any(valid_iv) || messages.iter().any(valid_msg));
 
     // Colours: the three known kinds, then other kinds in order of appearance.
     let mut kinds: Vec<(&str, RGBColor)> = ["compute", "communication", "idle"]
@@ -196,9 +252,14 @@ fn render(
 
     let (t0, t1) = intervals
         .iter()
-        .filter(valid_iv)
+        .filter(|iv| valid_iv(iv))
         .map(|iv| (iv.1, iv.2))
-        .chain(messages.iter().filter(valid_msg).map(|msg| (msg.2, msg.3)))
+        .chain(
+            messages
+                .iter()
+                .filter(|m| valid_msg(m))
+                .map(|msg| (msg.2, msg.3)),
+        )
         .fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), (s, e)| {
             (lo.min(s), hi.max(e))
         });
@@ -212,7 +273,6 @@ fn render(
         "timeline spans too wide a range to plot"
     );
 
-    let mut notes = Vec::new();
     if has_data && skipped_iv > 0 {
         notes.push(frame::skipped(
             skipped_iv,
@@ -226,20 +286,6 @@ fn render(
             "message",
             "arriving before sent",
         ));
-    }
-
-    // Arrows for the earliest messages only, as many as the width shows apart: thousands
-    // would hide every interval.
-    let mut arrows: Vec<&(usize, usize, f64, f64)> = messages.iter().filter(valid_msg).collect();
-    arrows.sort_by(|a, b| a.2.total_cmp(&b.2));
-    let most = most_arrows(width);
-    if arrows.len() > most {
-        notes.push(format!(
-            "note: arrows for the first {most} of {} messages (sent until {} ms); the others are left out so that the intervals stay visible",
-            arrows.len(),
-            super::axis::format_number(arrows[most - 1].2)
-        ));
-        arrows.truncate(most);
     }
 
     let rows = processors.max(1);
@@ -304,15 +350,18 @@ fn render(
             .y_label_style((text::FAMILY, size))
             .draw()
             .map_err(frame::draw_err)?;
-        let rects = intervals.iter().filter(valid_iv).map(|&(p, s, e, kind)| {
-            let y = row_y(p);
-            Rectangle::new([(s, y - 0.4), (e, y + 0.4)], colour_of(kind).filled())
-        });
+        let rects = intervals
+            .iter()
+            .filter(|iv| valid_iv(iv))
+            .map(|&(p, s, e, kind)| {
+                let y = row_y(p);
+                Rectangle::new([(s, y - 0.4), (e, y + 0.4)], colour_of(kind).filled())
+            });
         chart.draw_series(rects).map_err(frame::draw_err)?;
 
         let head = (pitch * 0.8).clamp(3.0, 7.0);
         let ink = palette::MESSAGE.mix(0.75);
-        for &&(from, to, sent, arrive) in &arrows {
+        for &(from, to, sent, arrive) in messages.iter().filter(|m| valid_msg(m)) {
             let a = chart.backend_coord(&(sent, row_y(from)));
             let b = chart.backend_coord(&(arrive, row_y(to)));
             root.draw(&PathElement::new(vec![a, b], ink.stroke_width(1)))
@@ -489,7 +538,7 @@ mod tests {
     }
 
     #[test]
-    fn plot_timeline_draws_arrows_for_the_earliest_messages_when_too_many() {
+    fn plot_timeline_of_many_messages_zooms_in_on_the_start_below_the_whole_run() {
         let messages: Vec<TimelineMessage> = (0..1000u64)
             .map(|i| TimelineMessage {
                 from: (i % 2) as usize,
@@ -498,28 +547,41 @@ mod tests {
                 arrive_ns: 1000 * (999 - i) + 500,
             })
             .collect();
+        let intervals = vec![TimelineInterval {
+            processor: 0,
+            start_ns: 0,
+            end_ns: 1_000_000,
+            kind: "compute",
+        }];
         let t = Timeline {
             title: "many".into(),
             processors: 2,
+            intervals,
             messages,
             ..Timeline::default()
         };
         let svg = t.to_svg(800, 300).unwrap();
-        assert_eq!(arrows(&svg).0, 1 + 200, "the legend's and the first 200");
-        // The first 200 were sent at 0 … 199 µs.
-        assert!(
-            svg.contains("note: arrows for the first 200 of 1000 messages (sent until 0.199 ms)"),
-            "{:?}",
-            texts(&svg)
-        );
-        // Few enough: all, and no note.
+        assert_svg(&svg);
+        // Two panels, one under the other.
+        assert_eq!(svg.matches("<svg ").count(), 3);
+        assert!(svg.contains("<svg x=\"0\" y=\"300\" "));
+        // The first 100 (one per 8 px), sent at 0 … 99 µs, arrived by 99.5 µs.
+        assert_eq!(arrows(&svg).0, 1 + 100, "the legend's and the first 100");
+        for t in [
+            "note: 1000 messages, too many to draw over the whole run: below, its first 0.0995 ms with the first 100",
+            "many, the first 0.0995 ms",
+        ] {
+            assert!(has_text(&svg, t), "no {t:?} in {:?}", texts(&svg));
+        }
+        // Few enough: all over the whole run, one panel, no note.
         let few = Timeline {
-            messages: t.messages[..150].to_vec(),
+            messages: t.messages[..80].to_vec(),
             ..t
         };
         let svg = few.to_svg(800, 300).unwrap();
-        assert_eq!(arrows(&svg).0, 1 + 150);
-        assert!(!svg.contains("arrows for the first"));
+        assert_eq!(arrows(&svg).0, 1 + 80);
+        assert_eq!(svg.matches("<svg ").count(), 1);
+        assert!(!svg.contains("too many"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use multicomputer_workloads::farm::{
 use multicomputer_workloads::ocl::fit::Weighting;
 use multicomputer_workloads::ocl::{OclTable, fit_table};
 
-use super::bodies::{FitFarmReport, FitOclReport, PredictFarmReport};
+use super::bodies::{FitFarmReport, FitOclReport, PredictFarmReport, SweepOclReport, SweepOclRow};
 use super::tests::sweep;
 use super::{Body, Figure};
 use crate::plot::svg_check::{assert_svg, attr, coloured, elements, has_text, texts};
@@ -88,8 +88,12 @@ fn a_timeline_labels_every_processor_in_ms_and_draws_every_message() {
             });
         }
     }
-    let svg =
-        super::trace::timeline_svg(&trace, processors, "a chain — emulated time (ms)").unwrap();
+    let svg = super::trace::timeline_svg(
+        &trace,
+        processors,
+        "a chain: processors against emulated time (ms)",
+    )
+    .unwrap();
     assert_svg(&svg);
     for p in 0..processors {
         assert!(has_text(&svg, &format!("P{p}")), "P{p} unlabelled");
@@ -240,4 +244,74 @@ fn fit_farm_has_a_residual_plot_by_family_and_task_time() {
         "{:?}",
         texts(svg)
     );
+}
+
+#[test]
+fn sweep_ocl_shows_the_range_of_native_runs_against_the_fitted_model() {
+    // The paper's [M,1] table as if measured natively three times: the fastest run as the
+    // paper tabulated, the slowest 5 % above it (none above for M = 1: the runs agreed).
+    let rows: Vec<SweepOclRow> = OclTable::M1
+        .paper_table()
+        .iter()
+        .map(|t| SweepOclRow {
+            table: OclTable::M1,
+            n: t.n,
+            grain: t.grain,
+            l: t.l,
+            processes: t.n / t.grain,
+            elapsed_s: t.elapsed_s,
+            elapsed_mean_s: t.elapsed_s,
+            elapsed_sd_s: None,
+            elapsed_max_s: if t.grain == 1 {
+                t.elapsed_s
+            } else {
+                1.05 * t.elapsed_s
+            },
+            runs: 3,
+            predicted_s: None,
+            error_pct: None,
+            output_s: t.elapsed_s,
+            predicted_output_s: None,
+            alpha0_s: None,
+            alpha1_s: None,
+            beta_s: None,
+            dilation: None,
+            late_waits: 0,
+            waits: 0,
+            wall_s: t.elapsed_s,
+        })
+        .collect();
+    let with_range = rows
+        .iter()
+        .filter(|r| r.elapsed_max_s > r.elapsed_s)
+        .count();
+    let chart = |rows: Vec<SweepOclRow>| {
+        let mut report = SweepOclReport {
+            rows,
+            curves: Vec::new(),
+        };
+        let costs = OclTable::M1.fitted_costs(&report.timing_rows(OclTable::M1));
+        assert!(costs.is_some(), "the paper's table fits");
+        report.curves = vec![(OclTable::M1, costs)];
+        let figures = report.figures().unwrap();
+        figure(&figures, "m1.svg").to_owned()
+    };
+    let agreeing: Vec<SweepOclRow> = rows
+        .iter()
+        .map(|r| SweepOclRow {
+            elapsed_max_s: r.elapsed_s,
+            ..r.clone()
+        })
+        .collect();
+    let (svg, plain) = (chart(rows), chart(agreeing));
+    for t in [
+        "measured (fastest run; bar: slowest)",
+        "model (constants fitted to the table)",
+    ] {
+        assert!(has_text(&svg, t), "no {t:?} in {:?}", texts(&svg));
+    }
+    // Every range is a stem and two caps more, in its window's colour.
+    let strokes = |svg: &str| elements(svg, "polyline").len();
+    assert!(with_range > 0);
+    assert_eq!(strokes(&svg) - strokes(&plain), 3 * with_range);
 }

@@ -78,7 +78,7 @@ pub(crate) fn stage_trace(
         staged.push((path, buf));
     }
     if let Some(path) = &plan.timeline {
-        let title = format!("{what} — emulated time (ms)");
+        let title = format!("{what}: processors against emulated time (ms)");
         let svg = timeline_svg(trace, processors, &title)?;
         staged.push((path, svg.into_bytes()));
     }

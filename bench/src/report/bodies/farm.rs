@@ -184,16 +184,24 @@ impl Body for FarmReport {
         let c = &self.comparison;
         let levels = c.measured.fractions_by_level.len();
         let sd = |s: Option<Summary>| s.and_then(|s| s.sd).map(ErrorBar::PlusMinus);
-        let runs = self.repetitions.as_ref().map_or(1, |r| r.runs);
-        let measured = if runs > 1 {
-            format!("measured (mean ± sd of {runs} runs)")
-        } else {
-            "measured".into()
-        };
         let fraction_sd = |i: usize| {
             self.fractions_by_level_runs
                 .as_ref()
                 .and_then(|f| f.get(i).copied().flatten())
+        };
+        let speedup_sd = self
+            .repetitions
+            .as_ref()
+            .and_then(|r| r.quantities.iter().find(|q| q.name == "speedup"))
+            .and_then(|q| q.summary);
+        let spread = (0..levels)
+            .map(fraction_sd)
+            .chain([speedup_sd])
+            .any(|s| s.and_then(|s| s.sd).is_some_and(|sd| sd > 0.0));
+        let measured = match self.repetitions.as_ref().map_or(1, |r| r.runs) {
+            1 => "measured".to_owned(),
+            runs if spread => format!("measured (mean ± sd of {runs} runs)"),
+            runs => format!("measured ({runs} runs, all alike)"),
         };
         let fractions = BarChart {
             title: "Share of the tasks executed per level, measured and predicted".into(),
@@ -217,11 +225,6 @@ impl Body for FarmReport {
                 BarGroup::of("model f_i", &c.predicted.fractions_by_level),
             ],
         };
-        let speedup_sd = self
-            .repetitions
-            .as_ref()
-            .and_then(|r| r.quantities.iter().find(|q| q.name == "speedup"))
-            .and_then(|q| q.summary);
         let mut speedup = BarChart {
             title: "Speedup, measured and predicted".into(),
             y_label: "speedup".into(),

@@ -61,9 +61,15 @@ impl<'r> SweepPlots<'r> {
     /// The figures: speedup (one per distribution or split, if several), error, granularity.
     pub(crate) fn figures(&self) -> Result<Vec<Figure>> {
         let mut figures = Vec::new();
-        let caption = "Speedup against processors: each series one tree family and each input \
-                       that varies; measured points (error bars smaller than a marker are hidden \
-                       by it) against the model's dashed line, the ideal S = P dotted.";
+        let caption = format!(
+            "Speedup against processors: each series one tree family and each input that \
+             varies; measured points{} against the model's dashed line, the ideal S = P dotted.",
+            if self.has_spread() {
+                " (mean ± sd of the runs; an error bar shorter than a marker is hidden by it)"
+            } else {
+                ""
+            }
+        );
         if self.vary.times {
             let mut times: Vec<&str> = Vec::new();
             for r in &self.rows {
@@ -85,7 +91,7 @@ impl<'r> SweepPlots<'r> {
         } else {
             figures.push(Figure {
                 file: "speedup.svg".into(),
-                caption: caption.into(),
+                caption,
                 svg: self.speedup_chart()?,
             });
         }
