@@ -5,13 +5,16 @@
 //!   bands, marked points (a peak). [`Chart`] of plain [`Series`] is its simple form.
 //! - [`BarChart`] (`bars`): grouped bars with error bars; category labels are never cut.
 //! - [`Timeline`] (`timeline`): what each processor did when, in ms, every processor
-//!   labelled, messages as arrows from sender at send time to receiver at arrival.
+//!   labelled, messages as arrows from sender at send time to receiver at arrival (too many
+//!   for the width: the whole run, and under it its start with the arrows).
 //! - [`Residuals`] (`residuals`): a fit's residuals against x, zero line, ±σ band.
 //!
 //! Axes (`axis`) are linear or log10; their ticks are nice 1-2-5 steps or, with
 //! [`Ticks::Data`], the values actually used (P = 2, 4, …, 256 labelled 2, 4, …, 256), which
-//! is what [`Ticks::Auto`] picks on a log axis of a few measured values. Labels that would
-//! overlap are thinned by their measured widths.
+//! is what [`Ticks::Auto`] picks on a log axis of a few measured values ([`Ticks::at_few`]
+//! asks for it on a linear axis too). [`Scale::spanning`] picks a log axis for values that
+//! grow geometrically over a decade or more. Labels that would overlap are thinned by their
+//! measured widths.
 //!
 //! Everything renders to an in-memory `String` (via plotters' `SVGBackend::with_string`) so
 //! callers can write the file atomically.
