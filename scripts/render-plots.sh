@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Renders the plot gallery (every chart kind of bench/src/plot/, drawn from fixed data by the
-# test plot_gallery_renders_every_kind) to PNG, for docs/plots/ and for looking at.
+# test plot_gallery_renders_every_kind) and the farm paper's Figures 4 and 5 as
+# `multicomputer predict farm -t chain:16 --te 1ms --figures` draws them (the CLI's default
+# costs) to PNG, for docs/plots/ and for looking at.
 #
 # Usage: scripts/render-plots.sh [OUT_DIR]   (default docs/plots)
 # Environment: RENDERER=rsvg (default: rsvg-convert, Debian's librsvg2-bin) or
@@ -35,6 +37,9 @@ esac
 
 PLOT_GALLERY_DIR="$svg_dir" \
   cargo test --quiet -p multicomputer-bench plot_gallery_renders_every_kind >/dev/null
+cargo run --quiet -p multicomputer-bench -- predict farm -t chain:16 --te 1ms --figures \
+  --out "$work/out" >/dev/null
+cp "$work/out/predict-farm/latest/figure4.svg" "$work/out/predict-farm/latest/figure5.svg" "$svg_dir/"
 
 for svg in "$svg_dir"/*.svg; do
   png="$out/$(basename "${svg%.svg}").png"

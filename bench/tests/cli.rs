@@ -1,94 +1,58 @@
 //! The command line as a user meets it: exit codes, messages naming the argument, JSON output.
 
-use std::process::{Command, Output};
+mod common;
 
-fn multicomputer(args: &[&str]) -> Output {
-    let out_dir = std::env::temp_dir().join(format!("mc-cli-{}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
-        .args(args)
-        .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .expect("the binary runs")
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{folder, json, ok, refused, run_in};
+
+/// The output folder of the commands whose files no test reads.
+fn scratch() -> PathBuf {
+    std::env::temp_dir().join(format!("mc-cli-{}", std::process::id()))
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// Runs the command line `line` (then `extra`, kept whole).
+fn run(line: &str, extra: &[&str]) -> Output {
+    run_in(&scratch(), line, extra)
 }
 
-/// Runs the command, which must succeed, and parses the one JSON object it prints.
+/// `line` is refused with exit code 2 and a message holding `needle`.
 #[track_caller]
-fn json_of(args: &[&str]) -> serde_json::Value {
-    let o = multicomputer(args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-    serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
+fn usage_error(line: &str, needle: &str) {
+    refused(&run(line, &[]), needle);
 }
 
-#[track_caller]
-fn assert_usage_error(args: &[&str], needle: &str) {
-    let o = multicomputer(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    assert!(
-        stderr(&o).contains(needle),
-        "{args:?}: expected '{needle}' in: {}",
-        stderr(&o)
-    );
-    assert!(o.stdout.is_empty(), "{args:?} printed to stdout on error");
+/// A path as an argument.
+fn arg(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 temporary path")
 }
 
 #[test]
 fn bad_input_exits_2_naming_the_argument() {
-    assert_usage_error(&["emulate", "--topology", "ring:4"], "--topology");
-    assert_usage_error(
-        &["emulate", "--topology", "ring:4"],
-        "unknown topology kind 'ring'",
-    );
-    assert_usage_error(&["emulate", "--topology", "tree:0:3"], "arity");
-    assert_usage_error(&["emulate", "--occupy", "-1ms"], "negative");
-    assert_usage_error(&["emulate", "--occupy", "250"], "no unit");
-    assert_usage_error(&["emulate", "--rounds", "0"], "--rounds");
-    assert_usage_error(
-        &["emulate", "--mode", "virtual", "--dilation", "2"],
-        "--dilation",
-    );
-    assert_usage_error(
-        &["emulate", "--stack-size", "1KiB", "-t", "chain:4"],
-        "--stack-size",
-    );
-    assert_usage_error(&["emulate", "--stack-size", "big"], "--stack-size");
-    assert_usage_error(&["emulate", "--unit-cost", "flip"], "--unit-cost");
-    assert_usage_error(&["emulate", "--compute", "guess"], "--compute");
-    assert_usage_error(
-        &["emulate", "--mode", "dilated", "--dilation", "0.5"],
-        "--dilation",
-    );
-    assert_usage_error(
-        &["emulate", "--mode", "native", "-t", "chain:4096"],
-        "--mode native",
-    );
-    assert_usage_error(
-        &["emulate", "--profile", "/nonexistent/profile.json"],
-        "--profile",
-    );
-    assert_usage_error(&["frobnicate"], "unrecognized subcommand");
+    usage_error("emulate --topology ring:4", "--topology");
+    usage_error("emulate --topology ring:4", "unknown topology kind 'ring'");
+    usage_error("emulate --topology tree:0:3", "arity");
+    usage_error("emulate --occupy -1ms", "negative");
+    usage_error("emulate --occupy 250", "no unit");
+    usage_error("emulate --rounds 0", "--rounds");
+    usage_error("emulate --mode virtual --dilation 2", "--dilation");
+    usage_error("emulate --stack-size 1KiB -t chain:4", "--stack-size");
+    usage_error("emulate --stack-size big", "--stack-size");
+    usage_error("emulate --unit-cost flip", "--unit-cost");
+    usage_error("emulate --compute guess", "--compute");
+    usage_error("emulate --mode dilated --dilation 0.5", "--dilation");
+    usage_error("emulate --mode native -t chain:4096", "--mode native");
+    usage_error("emulate --profile /nonexistent/profile.json", "--profile");
+    usage_error("frobnicate", "unrecognized subcommand");
 }
 
 #[test]
 fn emulate_json_reports_exact_emulated_makespan() {
-    let v = json_of(&[
-        "emulate",
-        "-t",
-        "binary:3",
-        "--rounds",
-        "5",
-        "--occupy",
-        "1ms",
-        "--mode",
-        "dilated",
-        "--dilation",
-        "1",
-        "--json",
-    ]);
+    let v = json(&run(
+        "emulate -t binary:3 --rounds 5 --occupy 1ms --mode dilated --dilation 1 --json",
+        &[],
+    ));
     assert_eq!(v["processors"], 7);
     assert_eq!(v["makespan_s"], 0.005);
     assert_eq!(v["error_pct"], 0.0);
@@ -98,24 +62,11 @@ fn emulate_json_reports_exact_emulated_makespan() {
 
 #[test]
 fn reduce_pattern_counts_every_message() {
-    let v = json_of(&[
-        "emulate",
-        "-t",
-        "tree:3:3",
-        "--rounds",
-        "4",
-        "--occupy",
-        "200us",
-        "--pattern",
-        "reduce",
-        "--send-overhead",
-        "20us",
-        "--mode",
-        "dilated",
-        "--dilation",
-        "1",
-        "--json",
-    ]);
+    let v = json(&run(
+        "emulate -t tree:3:3 --rounds 4 --occupy 200us --pattern reduce --send-overhead 20us \
+         --mode dilated --dilation 1 --json",
+        &[],
+    ));
     // 13 processors, 12 links, one message per link per round.
     assert_eq!(v["report"]["totals"]["messages_sent"], 48);
     assert_eq!(v["report"]["totals"]["messages_received"], 48);
@@ -123,15 +74,13 @@ fn reduce_pattern_counts_every_message() {
 
 #[test]
 fn calibrate_json_has_the_keys_other_tools_rely_on() {
-    let profile = std::env::temp_dir().join(format!("mc-cli-profile-{}.json", std::process::id()));
-    let v = json_of(&[
-        "calibrate",
-        "--samples",
-        "5",
-        "--json",
-        "--profile",
-        profile.to_str().unwrap(),
-    ]);
+    let dir = folder("cli-profile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = dir.join("profile.json");
+    let v = json(&run(
+        "calibrate --samples 5 --json --profile",
+        &[arg(&profile)],
+    ));
     for key in [
         "message_spin_ns",
         "message_parked_ns",
@@ -147,73 +96,58 @@ fn calibrate_json_has_the_keys_other_tools_rely_on() {
         );
     }
     assert!(profile.exists());
-    std::fs::remove_file(profile).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
-fn trace_file_is_chrome_trace_json() {
-    let trace = std::env::temp_dir().join(format!("mc-cli-trace-{}.json", std::process::id()));
-    let o = multicomputer(&[
-        "emulate",
-        "-t",
-        "chain:3",
-        "--rounds",
-        "2",
-        "--occupy",
-        "100us",
-        "--pattern",
-        "reduce",
-        "--mode",
-        "dilated",
-        "--dilation",
-        "1",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+fn trace_and_timeline_files_show_every_processor_and_message() {
+    let dir = folder("cli-trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (trace, timeline) = (dir.join("t.json"), dir.join("t.svg"));
+    ok(&run_in(
+        &dir,
+        "emulate -t chain:3 --rounds 2 --occupy 100us --pattern reduce --mode dilated \
+         --dilation 1",
+        &["--trace", arg(&trace), "--timeline", arg(&timeline)],
+    ));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     assert!(v["traceEvents"].as_array().unwrap().len() > 3);
-    std::fs::remove_file(trace).unwrap();
+    // Two links, one message per link per round: four arrows, besides the legend's.
+    let svg = std::fs::read_to_string(&timeline).unwrap();
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
+        .collect();
+    for t in ["P0", "P1", "P2", "emulated time (ms)"] {
+        assert!(texts.contains(&t), "{t} missing in {texts:?}");
+    }
+    let arrows = svg
+        .lines()
+        .filter(|l| l.trim_start().starts_with("<polyline") && l.contains("stroke=\"#1E1E1E\""))
+        .count();
+    assert_eq!(arrows, 1 + 4);
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn farm_bad_input_exits_2_naming_the_argument() {
-    assert_usage_error(&["farm", "--tasks", "0"], "--tasks");
-    assert_usage_error(&["farm", "--te", "-5ms"], "negative");
-    assert_usage_error(&["farm", "--te", "5"], "no unit");
-    assert_usage_error(
-        &["farm", "--topology", "star:3"],
-        "unknown topology kind 'star'",
-    );
-    assert_usage_error(&["farm", "--granularity", "0"], "--granularity");
-    assert_usage_error(&["dnc", "--guided"], "--guided");
-    assert_usage_error(
-        &["sweep", "farm", "--topologies", "chain:4-2"],
-        "empty range",
-    );
-    assert_usage_error(
-        &["sweep", "farm", "--times", "gaussian"],
-        "unknown distribution",
-    );
-    assert_usage_error(&["sweep", "dnc", "--split", "thirds"], "unknown split");
+    usage_error("farm --tasks 0", "--tasks");
+    usage_error("farm --te -5ms", "negative");
+    usage_error("farm --te 5", "no unit");
+    usage_error("farm --topology star:3", "unknown topology kind 'star'");
+    usage_error("farm --granularity 0", "--granularity");
+    usage_error("dnc --guided", "--guided");
+    usage_error("sweep farm --topologies chain:4-2", "empty range");
+    usage_error("sweep farm --times gaussian", "unknown distribution");
+    usage_error("sweep dnc --split thirds", "unknown split");
 }
 
 #[test]
 fn farm_json_has_measured_and_predicted_with_the_same_keys() {
-    let v = json_of(&[
-        "farm",
-        "-t",
-        "binary:2",
-        "--tasks",
-        "60",
-        "--te",
-        "500us",
-        "--mode",
-        "dilated",
-        "--dilation",
-        "1",
-        "--json",
-    ]);
+    let v = json(&run(
+        "farm -t binary:2 --tasks 60 --te 500us --mode dilated --dilation 1 --json",
+        &[],
+    ));
     assert_eq!(v["processors"], 3);
     for key in [
         "throughput_per_s",
@@ -224,39 +158,22 @@ fn farm_json_has_measured_and_predicted_with_the_same_keys() {
         assert!(!v["measured"][key].is_null(), "measured.{key}");
         assert!(!v["predicted"][key].is_null(), "predicted.{key}");
     }
-    assert_eq!(
-        v["measured"]["fractions_by_level"]
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
+    let levels = v["measured"]["fractions_by_level"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
     assert!(v["error_pct"].is_number());
     assert!(v["fidelity"]["waits"].is_number());
 }
 
 #[test]
 fn farm_json_reports_the_drain_that_random_task_times_add() {
-    let run = |times: &str| {
-        json_of(&[
-            "farm",
-            "-t",
-            "binary:2",
-            "--tasks",
-            "30",
-            "--te",
-            "600us",
-            "--times",
-            times,
-            "--mode",
-            "dilated",
-            "--dilation",
-            "1",
-            "--json",
-        ])
+    let farm = |line: &str| {
+        json(&run(
+            &format!("farm --tasks 30 --mode dilated --dilation 1 --json {line}"),
+            &[],
+        ))
     };
     // Exponential times on 3 busy processors: (H_3 − 1)·T_e = (1/2 + 1/3)·600 µs = 500 µs.
-    let v = run("exponential");
+    let v = farm("-t binary:2 --te 600us --times exponential");
     assert_eq!(v["drain"]["busy_processors"], 3);
     let drain = v["drain"]["drain_s"].as_f64().unwrap();
     assert!((drain - 500e-6).abs() < 1e-12, "{drain}");
@@ -267,26 +184,7 @@ fn farm_json_reports_the_drain_that_random_task_times_add() {
     // queue 1 it is exactly 9/8·T_e (farm::chain_flood_fill_drain_s, worked by hand), which
     // the sample mean must meet within 4 standard errors.
     assert!(v["drain"]["flood_fill"]["drain_s"].as_f64().unwrap() > drain);
-    let chain2 = |flow: &str| {
-        json_of(&[
-            "farm",
-            "-t",
-            "chain:2",
-            "--tasks",
-            "30",
-            "--te",
-            "800us",
-            "--times",
-            "exponential",
-            flow,
-            "--mode",
-            "dilated",
-            "--dilation",
-            "1",
-            "--json",
-        ])
-    };
-    let chain = chain2("--queue=1");
+    let chain = farm("-t chain:2 --te 800us --times exponential --queue=1");
     let flood = &chain["drain"]["flood_fill"];
     let samples = flood["samples"].as_f64().unwrap();
     assert_eq!(samples, 4000.0);
@@ -298,79 +196,65 @@ fn farm_json_reports_the_drain_that_random_task_times_add() {
     let sp = chain["predicted"]["speedup"].as_f64().unwrap() * t / (t + mean);
     assert!((flood["speedup"].as_f64().unwrap() - sp).abs() < 1e-9);
     // Model guidance fixes the shares: no flood-fill drain is predicted for it.
-    let guided = chain2("--guided");
+    let guided = farm("-t chain:2 --te 800us --times exponential --guided");
     assert!(guided["drain"]["flood_fill"].is_null());
     // Constant times: the paper's lock step, nothing to add.
-    assert_eq!(run("constant")["drain"]["drain_s"].as_f64(), Some(0.0));
+    let constant = farm("-t binary:2 --te 600us --times constant");
+    assert_eq!(constant["drain"]["drain_s"].as_f64(), Some(0.0));
 }
 
 #[test]
 fn predict_farm_table_shows_the_drain_of_random_times_and_the_peak() {
-    let text = |args: &[&str]| {
-        let o = multicomputer(args);
-        assert!(o.status.success(), "{}", stderr(&o));
-        String::from_utf8(o.stdout).unwrap()
-    };
-    let t = text(&[
-        "predict",
-        "farm",
-        "-t",
-        "chain:4",
-        "--te",
-        "1ms",
-        "--times",
-        "exponential",
-    ]);
+    let t = ok(&run(
+        "predict farm -t chain:4 --te 1ms --times exponential",
+        &[],
+    ));
     assert!(
         t.contains("drain at the end") && t.contains("flood-fill drain"),
         "{t}"
     );
     assert!(t.contains("peak operating point"), "{t}");
-    let t = text(&["predict", "farm", "-t", "binary:3", "--te", "1ms"]);
+    let t = ok(&run("predict farm -t binary:3 --te 1ms", &[]));
     assert!(!t.contains("drain"), "constant times have no drain: {t}");
 }
 
 #[test]
 fn predict_prints_the_model_alone() {
-    let v = json_of(&["predict", "farm", "-t", "chain:3", "--te", "1ms", "--json"]);
+    let v = json(&run("predict farm -t chain:3 --te 1ms --json", &[]));
     // Recurrence (d) with k = 1: S_1 = 1/1.05 ms, S_2 = S_1·0.95/1.05 + S_1, S_3 likewise.
     let s1 = 1.0 / 1.05e-3;
     let r = 0.95 / 1.05;
     let s3 = s1 * (1.0 + r + r * r);
     let got = v["throughput_per_s"].as_f64().unwrap();
     assert!((got - s3).abs() / s3 < 1e-9, "{got} vs {s3}");
-    let o = multicomputer(&["predict", "dnc", "-t", "binary:3", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    ok(&run("predict dnc -t binary:3 --json", &[]));
+}
+
+#[test]
+fn predict_figures_mark_each_peak() {
+    let dir = folder("cli-figures");
+    ok(&run_in(
+        &dir,
+        "predict farm -t chain:16 --te 1ms --figures",
+        &[],
+    ));
+    let run = dir.join("predict-farm/latest");
+    let svg = std::fs::read_to_string(run.join("figure4.svg")).unwrap();
+    // Three curves (T_e, 5 T_e, 10 T_e), each peak ringed and labelled.
+    assert_eq!(svg.matches("peak: N = ").count(), 3, "{svg}");
+    assert!(run.join("figure5.svg").exists());
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn sweep_writes_csv_that_fit_reads_and_a_missing_column_is_named() {
-    let dir = std::env::temp_dir().join(format!("mc-cli-sweep-{}", std::process::id()));
-    let out = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_multicomputer"))
-            .args(args)
-            .arg("--out")
-            .arg(&dir)
-            .output()
-            .unwrap()
-    };
-    let o = out(&[
-        "sweep",
-        "farm",
-        "--topologies",
-        "chain:1-3,binary:2",
-        "--te",
-        "500us,1ms",
-        "--tasks",
-        "80",
-        "--mode",
-        "dilated",
-        "--dilation",
-        "1",
-        "--name",
-        "s",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = folder("cli-sweep");
+    ok(&run_in(
+        &dir,
+        "sweep farm --topologies chain:1-3,binary:2 --te 500us,1ms --tasks 80 --mode dilated \
+         --dilation 1 --name s",
+        &[],
+    ));
     let run = dir.join("s/latest");
     for f in [
         "rows.csv",
@@ -383,9 +267,7 @@ fn sweep_writes_csv_that_fit_reads_and_a_missing_column_is_named() {
         assert!(run.join(f).exists(), "{f} not written");
     }
     let csv = run.join("rows.csv");
-    let o = out(&["fit", "farm", "--csv", csv.to_str().unwrap(), "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json(&run_in(&dir, "fit farm --json --csv", &[arg(&csv)]));
     assert!(v["beta_e_s"].is_number() && v["beta_f_s"].is_number());
     // A table without the throughput column is rejected, naming it.
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -395,114 +277,60 @@ fn sweep_writes_csv_that_fit_reads_and_a_missing_column_is_named() {
         .unwrap()
         .replace("steady_throughput_per_s", "other");
     let broken = dir.join("broken.csv");
-    std::fs::write(
-        &broken,
-        format!(
-            "{header}\n{}",
-            text.lines().skip(1).collect::<Vec<_>>().join("\n")
-        ),
-    )
-    .unwrap();
-    let o = out(&["fit", "farm", "--csv", broken.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("missing column 'steady_throughput_per_s'"),
-        "{}",
-        stderr(&o)
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    std::fs::write(&broken, format!("{header}\n{}", rows.join("\n"))).unwrap();
+    refused(
+        &run_in(&dir, "fit farm --csv", &[arg(&broken)]),
+        "missing column 'steady_throughput_per_s'",
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // ---- OCL (grain-size paper): `ocl`, `sweep ocl`, `fit ocl` ----
 
-fn ocl_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
-        .args(args)
-        .arg("--out")
-        .arg(dir)
-        .output()
-        .expect("the binary runs")
-}
-
 #[test]
 fn ocl_bad_input_exits_2_naming_the_argument() {
-    assert_usage_error(
-        &["ocl", "--window", "10", "--transform", "kk:4"],
+    usage_error(
+        "ocl --window 10 --transform kk:4",
         "--transform: packet size K = 4 does not divide window length N = 10",
     );
-    assert_usage_error(
-        &["ocl", "--window", "12", "--transform", "mk:6,4"],
+    usage_error(
+        "ocl --window 12 --transform mk:6,4",
         "does not divide cell size M = 6",
     );
-    assert_usage_error(
-        &["ocl", "--window", "10", "--transform", "ring:2"],
+    usage_error(
+        "ocl --window 10 --transform ring:2",
         "--transform: unknown transform 'ring:2'",
     );
-    assert_usage_error(&["ocl", "--window", "0"], "--window");
-    assert_usage_error(
-        &[
-            "ocl",
-            "--window",
-            "4",
-            "--transform",
-            "kk:2",
-            "--alpha",
-            "10us",
-        ],
-        "--alpha",
-    );
-    assert_usage_error(
-        &["ocl", "--window", "4", "--input", "/nonexistent/stream.txt"],
-        "--input",
-    );
-    assert_usage_error(
-        &["ocl", "--window", "64", "--costs", "native"],
-        "--costs native",
-    );
-    assert_usage_error(
-        &["sweep", "ocl", "--windows", "10", "--grains", "3"],
+    usage_error("ocl --window 0", "--window");
+    usage_error("ocl --window 4 --transform kk:2 --alpha 10us", "--alpha");
+    usage_error("ocl --window 4 --input /nonexistent/stream.txt", "--input");
+    usage_error("ocl --window 64 --costs native", "--costs native");
+    usage_error(
+        "sweep ocl --windows 10 --grains 3",
         "--grains: cell size M = 3 does not divide window length N = 10",
     );
-    assert_usage_error(&["sweep", "ocl", "--transforms", "m2"], "--transforms");
-    assert_usage_error(
-        &["sweep", "ocl", "--cells", "50"],
-        "--cells: '50' is not N:G",
-    );
-    assert_usage_error(
-        &["sweep", "ocl", "--cells", "50:3"],
+    usage_error("sweep ocl --transforms m2", "--transforms");
+    usage_error("sweep ocl --cells 50", "--cells: '50' is not N:G");
+    usage_error(
+        "sweep ocl --cells 50:3",
         "--cells: cell size M = 3 does not divide window length N = 50",
     );
-    assert_usage_error(&["fit", "ocl", "--transform", "mk", "--paper"], "mk");
+    usage_error("fit ocl --transform mk --paper", "mk");
 }
 
 #[test]
 fn ocl_json_matches_the_model_and_writes_b() {
-    let dir = std::env::temp_dir().join(format!("mc-cli-ocl-{}", std::process::id()));
+    let dir = folder("cli-ocl");
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("a.txt");
     std::fs::write(&input, "1\n1\n\n2\n-3\n1\n").unwrap();
     let output = dir.join("b.txt");
-    let o = ocl_in(
+    let v = json(&run_in(
         &dir,
-        &[
-            "ocl",
-            "--window",
-            "2",
-            "--transform",
-            "fine",
-            "--input",
-            input.to_str().unwrap(),
-            "--output",
-            output.to_str().unwrap(),
-            "--alpha",
-            "10us",
-            "--beta",
-            "1us",
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+        "ocl --window 2 --transform fine --alpha 10us --beta 1us --json",
+        &["--input", arg(&input), "--output", arg(&output)],
+    ));
     assert_eq!(v["l"], 5);
     assert_eq!(v["processes"], 2);
     assert_eq!(v["output_matches_reference"], true);
@@ -518,49 +346,24 @@ fn ocl_json_matches_the_model_and_writes_b() {
 
 #[test]
 fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
-    let dir = std::env::temp_dir().join(format!("mc-cli-ocl-sweep-{}", std::process::id()));
-    let o = ocl_in(
+    let dir = folder("cli-ocl-sweep");
+    ok(&run_in(
         &dir,
-        &[
-            "sweep",
-            "ocl",
-            "--windows",
-            "12",
-            "--grains",
-            "1,2,3,6,12",
-            "--length",
-            "60",
-            "--alpha0",
-            "4us",
-            "--alpha1",
-            "3us",
-            "--beta",
-            "2us",
-            "--name",
-            "s",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
+        "sweep ocl --windows 12 --grains 1,2,3,6,12 --length 60 --alpha0 4us --alpha1 3us \
+         --beta 2us --name s",
+        &[],
+    ));
     let run = dir.join("s/latest");
     for f in ["m1.csv", "kk.csv", "report.json", "m1.svg", "kk.svg"] {
         assert!(run.join(f).exists(), "{f} not written");
     }
     let fit = |table: &str| {
         let csv = run.join(format!("{table}.csv"));
-        let o = ocl_in(
+        json(&run_in(
             &dir,
-            &[
-                "fit",
-                "ocl",
-                "--transform",
-                table,
-                "--csv",
-                csv.to_str().unwrap(),
-                "--json",
-            ],
-        );
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+            &format!("fit ocl --transform {table} --json --csv"),
+            &[arg(&csv)],
+        ))
     };
     let v = fit("kk");
     let near = |key: &str, want: f64| {
@@ -578,37 +381,23 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
     assert!((v["alpha_s"].as_f64().unwrap() / 7e-6 - 1.0).abs() < 1e-6);
     assert!(v["alpha0_s"].is_null());
     // A kk fit of the m1 table lacks the k column.
-    let o = ocl_in(
-        &dir,
-        &[
-            "fit",
-            "ocl",
-            "--transform",
-            "kk",
-            "--csv",
-            m1.to_str().unwrap(),
-        ],
+    refused(
+        &run_in(&dir, "fit ocl --transform kk --csv", &[arg(&m1)]),
+        "missing column 'k'",
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("missing column 'k'"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn ocl_fit_of_the_papers_tables_gives_its_constants() {
-    let v = json_of(&[
-        "fit",
-        "ocl",
-        "--transform",
-        "m1",
-        "--paper",
-        "--multi-process",
-        "--json",
-    ]);
+    let v = json(&run(
+        "fit ocl --transform m1 --paper --multi-process --json",
+        &[],
+    ));
     assert!((v["alpha_s"].as_f64().unwrap() / 12.33e-6 - 1.0).abs() < 0.01);
     assert!((v["beta_s"].as_f64().unwrap() / 2.88e-6 - 1.0).abs() < 0.01);
     assert!(v["max_relative_error"].as_f64().unwrap() < 0.011);
-    let v = json_of(&["fit", "ocl", "--transform", "kk", "--paper", "--json"]);
+    let v = json(&run("fit ocl --transform kk --paper --json", &[]));
     for key in ["alpha0_s", "alpha1_s", "beta_s", "optimal_k"] {
         assert!(v[key].is_number(), "{key} missing");
     }
@@ -617,19 +406,9 @@ fn ocl_fit_of_the_papers_tables_gives_its_constants() {
 
 // ---- ising and scaling ----------------------------------------------------------------------
 
-/// Runs the binary with `--out dir`.
-fn ising_run_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
-        .args(args)
-        .arg("--out")
-        .arg(dir)
-        .output()
-        .expect("the binary runs")
-}
-
 /// A table of run times like the paper's: P = 2…256, loop counts 0…6000, three replicates per
 /// point with a ±0.3 % wobble, true overhead 78 + (1.2 + 0.0015·L)·ln P, plus `c_per_loop·L·P`.
-fn scaling_synthetic_csv(path: &std::path::Path, c_per_loop: f64, with_loop_count: bool) {
+fn scaling_synthetic_csv(path: &Path, c_per_loop: f64, with_loop_count: bool) {
     let mut text = String::from(if with_loop_count {
         "P,time_s,loop_count\n"
     } else {
@@ -657,68 +436,41 @@ fn scaling_synthetic_csv(path: &std::path::Path, c_per_loop: f64, with_loop_coun
 
 #[test]
 fn ising_bad_input_exits_2_naming_the_argument() {
-    assert_usage_error(&["ising", "--size", "1"], "--size");
-    assert_usage_error(&["ising", "--temperature", "-1"], "--temperature");
-    assert_usage_error(&["ising", "--sweeps", "0"], "--sweeps");
-    assert_usage_error(&["ising", "--processors", "0"], "--processors");
-    assert_usage_error(&["ising", "--mechanism", "ring"], "--mechanism");
-    assert_usage_error(
-        &["ising", "--samples", "3", "--samples-per-processor", "2"],
+    usage_error("ising --size 1", "--size");
+    usage_error("ising --temperature -1", "--temperature");
+    usage_error("ising --sweeps 0", "--sweeps");
+    usage_error("ising --processors 0", "--processors");
+    usage_error("ising --mechanism ring", "--mechanism");
+    usage_error(
+        "ising --samples 3 --samples-per-processor 2",
         "cannot be used with",
     );
-    assert_usage_error(
-        &["ising", "--mode", "dilated", "--dilation", "0.5"],
-        "--dilation",
-    );
-    assert_usage_error(&["scaling", "--loop-counts", "0,,5"], "--loop-counts");
-    assert_usage_error(&["scaling", "--processors", "2,x"], "--processors");
-    assert_usage_error(&["scaling", "--model", "1+cube"], "--model");
-    assert_usage_error(&["scaling", "--model", "log"], "constant term");
-    assert_usage_error(&["scaling", "--csv", "/nonexistent/t.csv"], "--csv");
+    usage_error("ising --mode dilated --dilation 0.5", "--dilation");
+    usage_error("scaling --loop-counts 0,,5", "--loop-counts");
+    usage_error("scaling --processors 2,x", "--processors");
+    usage_error("scaling --model 1+cube", "--model");
+    usage_error("scaling --model log", "constant term");
+    usage_error("scaling --csv /nonexistent/t.csv", "--csv");
     // The tolerance is for exact data only, and no finer than their precision.
-    assert_usage_error(&["scaling", "--tolerance", "1e-7"], "--tolerance");
-    assert_usage_error(&["scaling", "--tolerance", "1.5"], "--tolerance");
-    assert_usage_error(
-        &["scaling", "--compute", "measured", "--tolerance", "0.01"],
-        "--tolerance",
-    );
-    assert_usage_error(&["scaling", "--against", "1+log+P"], "--against");
+    usage_error("scaling --tolerance 1e-7", "--tolerance");
+    usage_error("scaling --tolerance 1.5", "--tolerance");
+    usage_error("scaling --compute measured --tolerance 0.01", "--tolerance");
+    usage_error("scaling --against 1+log+P", "--against");
 }
 
 #[test]
 fn ising_json_has_the_physics_and_equals_the_sequential_reference() {
-    let dir = std::env::temp_dir().join(format!("mc-ising-{}", std::process::id()));
+    let dir = folder("ising");
     for mechanism in ["centralized", "tree"] {
-        let o = ising_run_in(
+        let v = json(&run_in(
             &dir,
-            &[
-                "ising",
-                "--dimension",
-                "2",
-                "--size",
-                "8",
-                "--temperature",
-                "1.0",
-                "--thermalisation",
-                "20",
-                "--sweeps",
-                "20",
-                "-P",
-                "4",
-                "--mechanism",
-                mechanism,
-                "--loop-count",
-                "1000",
-                "--mode",
-                "dilated",
-                "--dilation",
-                "2",
-                "--verify",
-                "--json",
-            ],
-        );
-        assert!(o.status.success(), "{}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+            &format!(
+                "ising --dimension 2 --size 8 --temperature 1.0 --thermalisation 20 --sweeps 20 \
+                 -P 4 --mechanism {mechanism} --loop-count 1000 --mode dilated --dilation 2 \
+                 --verify --json"
+            ),
+            &[],
+        ));
         assert_eq!(v["verified"], true, "{mechanism}");
         assert_eq!(v["samples"], 16);
         assert_eq!(v["processors"], 4);
@@ -734,20 +486,13 @@ fn ising_json_has_the_physics_and_equals_the_sequential_reference() {
 
 #[test]
 fn scaling_csv_verdicts_follow_the_hidden_term() {
-    let dir = std::env::temp_dir().join(format!("mc-scaling-csv-{}", std::process::id()));
+    let dir = folder("scaling-csv");
     std::fs::create_dir_all(&dir).unwrap();
     let clean = dir.join("clean.csv");
     let hidden = dir.join("hidden.csv");
     scaling_synthetic_csv(&clean, 0.0, true);
     scaling_synthetic_csv(&hidden, 2e-5, true);
-    let verdict = |path: &std::path::Path| {
-        let o = ising_run_in(
-            &dir,
-            &["scaling", "--csv", path.to_str().unwrap(), "--json"],
-        );
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
-    };
+    let verdict = |path: &Path| json(&run_in(&dir, "scaling --json --csv", &[arg(path)]));
     let v = verdict(&clean);
     assert_eq!(v["verdict"], "consistent", "{}", v["explanation"]);
     let rows = v["loop_counts"].as_array().unwrap();
@@ -772,25 +517,16 @@ fn scaling_csv_verdicts_follow_the_hidden_term() {
     let v = verdict(&single);
     assert!(v["verdict"].is_null());
     assert_eq!(v["loop_counts"].as_array().unwrap().len(), 1);
-    // A table without the run-time column is rejected, naming it.
     let broken = dir.join("broken.csv");
-    std::fs::write(&broken, "P,seconds\n2,1.0\n4,1.1\n").unwrap();
-    let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("missing column 'time_s'"),
-        "{}",
-        stderr(&o)
-    );
+    let rejected = |table: &str, needle: &str| {
+        std::fs::write(&broken, table).unwrap();
+        refused(&run_in(&dir, "scaling --csv", &[arg(&broken)]), needle);
+    };
+    // A table without the run-time column is rejected, naming it.
+    rejected("P,seconds\n2,1.0\n4,1.1\n", "missing column 'time_s'");
     // Two P values cannot give a + b·log P an uncertainty: the table is named.
-    std::fs::write(&broken, "P,time_s\n2,1.0\n4,1.1\n").unwrap();
-    let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--csv"), "{}", stderr(&o));
-    std::fs::write(&broken, "P,time_s\n0,1.0\n4,1.1\n").unwrap();
-    let o = ising_run_in(&dir, &["scaling", "--csv", broken.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("column 'P'"), "{}", stderr(&o));
+    rejected("P,time_s\n2,1.0\n4,1.1\n", "--csv");
+    rejected("P,time_s\n0,1.0\n4,1.1\n", "column 'P'");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -799,31 +535,14 @@ fn scaling_csv_verdicts_follow_the_hidden_term() {
 /// rows read back by `--csv` with `--tolerance` give the same fit and verdict.
 #[test]
 fn scaling_sweep_writes_a_csv_that_scaling_reads_back() {
-    let dir = std::env::temp_dir().join(format!("mc-scaling-run-{}", std::process::id()));
+    let dir = folder("scaling-run");
     let sweep = |name: &str| {
-        let o = ising_run_in(
+        json(&run_in(
             &dir,
-            &[
-                "scaling",
-                "--processors",
-                "1,2,4,8",
-                "--loop-counts",
-                "0,1000",
-                "--size",
-                "4",
-                "--thermalisation",
-                "2",
-                "--sweeps",
-                "2",
-                "--mechanism",
-                "centralized",
-                "--name",
-                name,
-                "--json",
-            ],
-        );
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+            "scaling --processors 1,2,4,8 --loop-counts 0,1000 --size 4 --thermalisation 2 \
+             --sweeps 2 --mechanism centralized --json --name",
+            &[name],
+        ))
     };
     let v = sweep("s");
     assert_eq!(v["mechanism"], "centralized");
@@ -858,7 +577,7 @@ fn scaling_sweep_writes_a_csv_that_scaling_reads_back() {
     sweep("again");
     // The emulated columns (P, loop_count, repeat, time_s, ideal_s, mechanism, samples and the
     // message counts) are the same to the digit; the host's own timings beside them are not.
-    let emulated = |path: &std::path::Path| -> Vec<String> {
+    let emulated = |path: &Path| -> Vec<String> {
         std::fs::read_to_string(path)
             .unwrap()
             .lines()
@@ -870,19 +589,11 @@ fn scaling_sweep_writes_a_csv_that_scaling_reads_back() {
         emulated(&dir.join("again/latest/rows.csv")),
         "a virtual sweep is reproducible"
     );
-    let o = ising_run_in(
+    let back = json(&run_in(
         &dir,
-        &[
-            "scaling",
-            "--csv",
-            rows.to_str().unwrap(),
-            "--tolerance",
-            "0.01",
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let back: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        "scaling --json --tolerance 0.01 --csv",
+        &[arg(&rows)],
+    ));
     assert_eq!(back["loop_counts"][1]["a"], v["loop_counts"][1]["a"]);
     assert_eq!(back["verdict"], v["verdict"]);
     std::fs::remove_dir_all(&dir).unwrap();

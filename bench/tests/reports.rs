@@ -2,58 +2,29 @@
 //! metadata of `--json`, `--runs`/`--warmup`, run folders that never overwrite each other,
 //! flags checked (and nothing written) before a run.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-/// A fresh folder for one test.
-fn folder(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mc-reports-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+use std::path::Path;
+use std::process::Output;
 
-fn run_in(out: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .expect("the binary runs")
-}
+use common::{folder, json, ok, refused, run_in};
 
-#[track_caller]
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-#[track_caller]
-fn refused(o: &Output, needle: &str) {
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains(needle), "expected '{needle}' in: {e}");
-    assert!(o.stdout.is_empty());
-}
-
-/// A quick farm on three processors at D = 1.
-const FARM: [&str; 9] = [
-    "farm", "-t", "binary:2", "--tasks", "40", "--te", "400us", "--mode", "dilated",
-];
-
-fn farm(out: &Path, extra: &[&str]) -> Output {
-    let mut args: Vec<&str> = FARM.to_vec();
-    args.extend(["--dilation", "1"]);
-    args.extend(extra);
-    run_in(out, &args)
+/// A quick farm on three processors at D = 1, with `extra` (kept whole: paths).
+fn farm(out: &Path, line: &str, extra: &[&str]) -> Output {
+    run_in(
+        out,
+        &format!("farm -t binary:2 --tasks 40 --te 400us --mode dilated --dilation 1 {line}"),
+        extra,
+    )
 }
 
 #[test]
 fn a_report_file_in_every_format_carries_results_inputs_and_host() {
-    let dir = folder("formats");
+    let dir = folder("reports-formats");
     std::fs::create_dir_all(&dir).unwrap();
     for ext in ["html", "md", "json", "csv"] {
         let file = dir.join(format!("farm.{ext}"));
-        ok(&farm(&dir, &["--report", file.to_str().unwrap()]));
+        ok(&farm(&dir, "--report", &[file.to_str().unwrap()]));
         let text = std::fs::read_to_string(&file).unwrap();
         match ext {
             "html" => {
@@ -82,12 +53,8 @@ fn a_report_file_in_every_format_carries_results_inputs_and_host() {
 
 #[test]
 fn json_has_metadata_and_repeated_runs_have_a_spread() {
-    let dir = folder("runs");
-    let v: serde_json::Value = serde_json::from_str(&ok(&farm(
-        &dir,
-        &["--runs", "3", "--warmup", "1", "--json"],
-    )))
-    .unwrap();
+    let dir = folder("reports-runs");
+    let v = json(&farm(&dir, "--runs 3 --warmup 1 --json", &[]));
     let m = &v["meta"];
     assert_eq!(m["tool"], "multicomputer");
     assert!(m["version"].is_string() && m["date"].is_string());
@@ -122,28 +89,13 @@ fn json_has_metadata_and_repeated_runs_have_a_spread() {
 
 #[test]
 fn runs_never_overwrite_each_other_and_latest_is_the_newest() {
-    let dir = folder("folders");
-    let sweep = |extra: &str| {
+    let dir = folder("reports-folders");
+    let sweep = |seed: &str| {
         run_in(
             &dir,
-            &[
-                "sweep",
-                "farm",
-                "--topologies",
-                "chain:1-2",
-                "--te",
-                "300us",
-                "--tasks",
-                "30",
-                "--mode",
-                "dilated",
-                "--dilation",
-                "1",
-                "--name",
-                "s",
-                "--seed",
-                extra,
-            ],
+            "sweep farm --topologies chain:1-2 --te 300us --tasks 30 --mode dilated \
+             --dilation 1 --name s --seed",
+            &[seed],
         )
     };
     // A stale temporary folder from a killed run (no process has this id) is cleaned up.
@@ -183,63 +135,44 @@ fn runs_never_overwrite_each_other_and_latest_is_the_newest() {
 
 #[test]
 fn flags_are_checked_before_anything_runs_or_is_written() {
-    let dir = folder("flags");
-    for (args, needle) in [
+    let dir = folder("reports-flags");
+    for (line, needle) in [
+        ("sweep farm --name .hidden", "--name"),
+        ("sweep farm --name a/b", "--name"),
+        ("sweep farm -t chain:2", "unexpected argument '-t'"),
+        ("predict farm --mode native", "unexpected argument '--mode'"),
         (
-            &["sweep", "farm", "--name", ""][..],
-            "--name: must not be empty",
-        ),
-        (&["sweep", "farm", "--name", ".hidden"], "--name"),
-        (&["sweep", "farm", "--name", "a/b"], "--name"),
-        (
-            &["sweep", "farm", "-t", "chain:2"],
-            "unexpected argument '-t'",
-        ),
-        (
-            &["predict", "farm", "--mode", "native"],
-            "unexpected argument '--mode'",
-        ),
-        (
-            &["predict", "farm", "--trace", "t.json"],
+            "predict farm --trace t.json",
             "unexpected argument '--trace'",
         ),
-        (&["farm", "--report", "r.pdf"], "--report r.pdf"),
+        ("farm --report r.pdf", "--report r.pdf"),
+        ("farm --report /proc/no/r.html", "--report /proc/no/r.html"),
+        ("farm --te 0s", "--te: T_e must be > 0"),
+        ("farm --runs 0", "--runs"),
+        ("dnc -t tree:2:2 --te 0s", "--te"),
+        ("emulate --trace /proc/no/t.json", "--trace /proc/no/t.json"),
         (
-            &["farm", "--report", "/proc/no/r.html"],
-            "--report /proc/no/r.html",
-        ),
-        (&["farm", "--te", "0s"], "--te: T_e must be > 0"),
-        (&["farm", "--runs", "0"], "--runs"),
-        (&["dnc", "-t", "tree:2:2", "--te", "0s"], "--te"),
-        (
-            &["emulate", "--trace", "/proc/no/t.json"],
-            "--trace /proc/no/t.json",
-        ),
-        (
-            &[
-                "sweep",
-                "dnc",
-                "--topologies",
-                "binary:2",
-                "--split",
-                "random",
-                "--guided",
-            ],
+            "sweep dnc --topologies binary:2 --split random --guided",
             "--guided",
         ),
         (
-            &["predict", "farm", "--min-marginal-efficiency", "0"],
+            "predict farm --min-marginal-efficiency 0",
             "--min-marginal-efficiency",
         ),
     ] {
-        refused(&run_in(&dir, args), needle);
+        refused(&run_in(&dir, line, &[]), needle);
     }
+    // An empty name, as typed.
+    refused(
+        &run_in(&dir, "sweep farm --name", &[""]),
+        "--name: must not be empty",
+    );
     assert!(!dir.exists(), "a rejected run writes nothing");
 }
 
 #[test]
 fn csv_columns_match_ignoring_case_and_left_out_rows_are_named() {
-    let dir = folder("csv");
+    let dir = folder("reports-csv");
     std::fs::create_dir_all(&dir).unwrap();
     let csv = dir.join("t.csv");
     let mut text = String::from("K,Levels,TE_S,tau_s,Steady_Throughput_Per_S\n");
@@ -256,11 +189,11 @@ fn csv_columns_match_ignoring_case_and_left_out_rows_are_named() {
     }
     text.push_str("1,4,0.001,0,nan\n");
     std::fs::write(&csv, &text).unwrap();
-    let out = ok(&run_in(
+    let v = json(&run_in(
         &dir,
-        &["fit", "farm", "--csv", csv.to_str().unwrap(), "--json"],
+        "fit farm --json --csv",
+        &[csv.to_str().unwrap()],
     ));
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let skipped: Vec<u64> = v["skipped_rows"]
         .as_array()
         .unwrap()
@@ -276,7 +209,7 @@ fn csv_columns_match_ignoring_case_and_left_out_rows_are_named() {
     )
     .unwrap();
     refused(
-        &run_in(&dir, &["fit", "farm", "--csv", csv.to_str().unwrap()]),
+        &run_in(&dir, "fit farm --csv", &[csv.to_str().unwrap()]),
         "row 2 column 'k': 2.5 is not a whole number",
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -284,9 +217,8 @@ fn csv_columns_match_ignoring_case_and_left_out_rows_are_named() {
 
 #[test]
 fn the_tour_takes_json_and_links_its_files() {
-    let dir = folder("tour");
-    let v: serde_json::Value =
-        serde_json::from_str(&ok(&run_in(&dir, &["tour", "--json"]))).unwrap();
+    let dir = folder("reports-tour");
+    let v = json(&run_in(&dir, "tour --json", &[]));
     assert_eq!(v["meta"]["command"], "tour");
     assert!(v["profile"]["message_spin_ns"].is_number());
     assert_eq!(v["farm"]["rows"].as_array().unwrap().len(), 9);

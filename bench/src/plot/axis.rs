@@ -17,12 +17,33 @@ pub(crate) enum Scale {
     Log10,
 }
 
+impl Scale {
+    /// The scale that shows `values` evenly: [`Scale::Log10`] when they are all positive,
+    /// span at least a decade and grow geometrically (neighbours, in order, differ by a
+    /// median factor of 1.5 or more: P = 1, 3, 7, 15 …; g = 1, 2, 4 …), else
+    /// [`Scale::Linear`] (a chain's N = 1, 2, 3 …). Non-finite values are ignored.
+    pub(crate) fn spanning(values: impl IntoIterator<Item = f64>) -> Self {
+        let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        let (Some(&lo), Some(&hi)) = (v.first(), v.last()) else {
+            return Self::Linear;
+        };
+        if v.len() < 3 || lo <= 0.0 || hi < 10.0 * lo {
+            return Self::Linear;
+        }
+        let mut ratios: Vec<f64> = v.windows(2).map(|w| w[1] / w[0]).collect();
+        ratios.sort_by(f64::total_cmp);
+        if ratios[ratios.len() / 2] >= 1.5 {
+            Self::Log10
+        } else {
+            Self::Linear
+        }
+    }
+}
+
 /// Where an axis puts its labelled ticks.
 #[derive(Clone, Debug, Default, PartialEq)]
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 pub(crate) enum Ticks {
     /// [`Ticks::Data`] on a log axis whose measured x values are 2 to 12 distinct values (a
     /// processor count P = 2, 4, …, 256; a grain), [`Ticks::Nice`] otherwise.
@@ -35,6 +56,20 @@ pub(crate) enum Ticks {
     Data,
     /// At these values (those outside the range are dropped).
     At(Vec<f64>),
+}
+
+impl Ticks {
+    /// [`Ticks::Data`] for an axis of at most 12 distinct `values` (processor counts P = 1 …
+    /// 8, 15; granularities), on a linear axis as on a log one; else [`Ticks::Auto`].
+    pub(crate) fn at_few(values: impl IntoIterator<Item = f64>) -> Self {
+        let distinct: std::collections::BTreeSet<u64> =
+            values.into_iter().map(f64::to_bits).collect();
+        if distinct.len() <= 12 {
+            Self::Data
+        } else {
+            Self::Auto
+        }
+    }
 }
 
 /// One axis of a chart: its description, scale, ticks, and values its range must include.
@@ -472,6 +507,32 @@ fn trim_zeros(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plot_ticks_at_few_values_only() {
+        assert_eq!(Ticks::at_few([1.0, 2.0, 3.0, 2.0, 15.0]), Ticks::Data);
+        assert_eq!(Ticks::at_few((1..=13).map(f64::from)), Ticks::Auto);
+    }
+
+    #[test]
+    fn plot_scale_spanning_is_log_for_geometric_values_over_a_decade() {
+        let powers = (0..9).map(|i| 2f64.powi(i));
+        assert_eq!(Scale::spanning(powers), Scale::Log10);
+        let tree = [1.0, 3.0, 7.0, 15.0, 31.0, 63.0];
+        assert_eq!(Scale::spanning(tree), Scale::Log10);
+        // A chain's 1 … 330: evenly spaced, however wide.
+        assert_eq!(Scale::spanning((1..=330).map(f64::from)), Scale::Linear);
+        // Less than a decade, a zero, too few values, nothing.
+        assert_eq!(Scale::spanning([1.0, 2.0, 4.0, 8.0]), Scale::Linear);
+        assert_eq!(Scale::spanning([0.0, 1.0, 10.0, 100.0]), Scale::Linear);
+        assert_eq!(Scale::spanning([1.0, 100.0]), Scale::Linear);
+        assert_eq!(Scale::spanning([]), Scale::Linear);
+        // Repeated values count once; NaN is ignored.
+        assert_eq!(
+            Scale::spanning([1.0, 1.0, 4.0, 16.0, 64.0, f64::NAN]),
+            Scale::Log10
+        );
+    }
 
     fn labels(a: &Axis) -> Vec<String> {
         a.tick_labels()

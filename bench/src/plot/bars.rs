@@ -17,22 +17,6 @@ use super::palette;
 use super::point::ErrorBar;
 use super::text::{self, Metrics};
 
-/// A grouped bar chart: the plain form of a [`BarChart`].
-///
-/// Each group is one bar colour (and one legend entry) with one value per category; bars may
-/// be negative and the value axis always includes 0. Non-finite values draw no bar.
-#[derive(Clone, Debug)]
-pub(crate) struct Bars {
-    /// Title above the plot.
-    pub(crate) title: String,
-    /// Description of the value (y) axis.
-    pub(crate) y_label: String,
-    /// Category names along the x axis, in order.
-    pub(crate) categories: Vec<String>,
-    /// `(group name, one value per category)`; every vector must have `categories.len()` values.
-    pub(crate) groups: Vec<(String, Vec<f64>)>,
-}
-
 /// One bar: a value and optionally its error bar.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Bar {
@@ -58,6 +42,9 @@ pub(crate) struct BarGroup {
 }
 
 /// A grouped bar chart with error bars.
+///
+/// Each group is one bar colour (and one legend entry) with one bar per category; bars may
+/// be negative and the value axis always includes 0. Non-finite values draw no bar.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BarChart {
     /// Title above the plot.
@@ -72,29 +59,13 @@ pub(crate) struct BarChart {
     pub(crate) groups: Vec<BarGroup>,
 }
 
-impl Bars {
-    /// The same chart as a [`BarChart`] (to add error bars to).
-    pub(crate) fn to_bar_chart(&self) -> BarChart {
-        BarChart {
-            title: self.title.clone(),
-            y_label: self.y_label.clone(),
-            categories: self.categories.clone(),
-            groups: self
-                .groups
-                .iter()
-                .map(|(name, values)| BarGroup {
-                    name: name.clone(),
-                    bars: values.iter().map(|&v| Bar::from(v)).collect(),
-                })
-                .collect(),
-            ..BarChart::default()
+impl BarGroup {
+    /// A group of bars without error bars: `values`, one per category.
+    pub(crate) fn of(name: impl Into<String>, values: &[f64]) -> Self {
+        Self {
+            name: name.into(),
+            bars: values.iter().map(|&v| Bar::from(v)).collect(),
         }
-    }
-
-    /// Renders to an SVG string (so callers can write it atomically); see
-    /// [`BarChart::to_svg`].
-    pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
-        self.to_bar_chart().to_svg(width, height)
     }
 }
 
@@ -203,7 +174,7 @@ impl BarChart {
     /// The legend (one entry per group) is a strip under the title, so it never hides bars.
     /// Non-finite values draw no bar and are counted in a footnote; no categories or no groups
     /// render a "no data" note. Errors for an image smaller than
-    /// [`MIN_WIDTH`](super::MIN_WIDTH) x [`MIN_HEIGHT`](super::MIN_HEIGHT) or a group whose
+    /// [`MIN_WIDTH`](super::frame::MIN_WIDTH) x [`MIN_HEIGHT`](super::frame::MIN_HEIGHT) or a group whose
     /// length differs from the category count.
     pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
         frame::check_size(width, height)?;
@@ -398,14 +369,15 @@ mod tests {
 
     #[test]
     fn plot_bars_with_negative_values_include_zero() {
-        let b = Bars {
+        let b = BarChart {
             title: "Model error per cell".into(),
             y_label: "error (%)".into(),
             categories: vec!["p=2".into(), "p=4".into(), "p=8".into()],
             groups: vec![
-                ("farm".into(), vec![-4.0, 2.5, f64::NAN]),
-                ("dnc".into(), vec![1.0, -1.5, 3.0]),
+                BarGroup::of("farm", &[-4.0, 2.5, f64::NAN]),
+                BarGroup::of("dnc", &[1.0, -1.5, 3.0]),
             ],
+            ..BarChart::default()
         };
         let svg = b.to_svg(640, 400).unwrap();
         assert_svg(&svg);
@@ -438,14 +410,15 @@ mod tests {
         let categories: Vec<String> = (0..30)
             .map(|i| format!("level {i} of the divide and conquer tree"))
             .collect();
-        let b = Bars {
+        let b = BarChart {
             title: "Task fractions".into(),
             y_label: "fraction".into(),
-            groups: vec![(
-                "measured".into(),
-                (0..30).map(|i| f64::from(i) / 30.0).collect(),
+            groups: vec![BarGroup::of(
+                "measured",
+                &(0..30).map(|i| f64::from(i) / 30.0).collect::<Vec<_>>(),
             )],
             categories: categories.clone(),
+            ..BarChart::default()
         };
         let svg = b.to_svg(800, 500).unwrap();
         assert_svg(&svg);
@@ -470,11 +443,12 @@ mod tests {
             "binary tree of three levels, exponential task times".to_owned(),
             "chain of eight, constant task times".to_owned(),
         ];
-        let b = Bars {
+        let b = BarChart {
             title: "Wrapped".into(),
             y_label: "error (%)".into(),
             categories: categories.clone(),
-            groups: vec![("e".into(), vec![1.0, 2.0, -1.0])],
+            groups: vec![BarGroup::of("e", &[1.0, 2.0, -1.0])],
+            ..BarChart::default()
         };
         let svg = b.to_svg(800, 500).unwrap();
         assert_eq!(
@@ -496,11 +470,12 @@ mod tests {
         let cats: Vec<String> = (0..400).map(|i| format!("cell {i}")).collect();
         let layout = layout_categories(&m, &cats, 2.0, 100.0);
         assert!(layout.rotated && layout.every >= 5, "{layout:?}");
-        let b = Bars {
+        let b = BarChart {
             title: "Many".into(),
             y_label: "v".into(),
             categories: cats,
-            groups: vec![("g".into(), vec![1.0; 400])],
+            groups: vec![BarGroup::of("g", &[1.0; 400])],
+            ..BarChart::default()
         };
         let svg = b.to_svg(800, 400).unwrap();
         assert!(
@@ -534,17 +509,16 @@ mod tests {
 
     #[test]
     fn plot_bars_empty_and_mismatched() {
-        let mut b = Bars {
+        let mut b = BarChart {
             title: "Empty".into(),
             y_label: "v".into(),
-            categories: vec![],
-            groups: vec![],
+            ..BarChart::default()
         };
         let svg = b.to_svg(400, 300).unwrap();
         assert_svg(&svg);
         assert!(has_text(&svg, "no data"));
         b.categories = vec!["a".into()];
-        b.groups = vec![("g".into(), vec![1.0, 2.0])];
+        b.groups = vec![BarGroup::of("g", &[1.0, 2.0])];
         let e = b.to_svg(400, 300).unwrap_err().to_string();
         assert!(e.contains("\"g\" has 2 values for 1 categories"), "{e}");
     }

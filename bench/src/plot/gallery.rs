@@ -1,5 +1,7 @@
 //! The gallery: every chart kind rendered from fixed data, checked for structure, and written
-//! to a folder so that `scripts/render-plots.sh` can turn it into the PNGs of `docs/plots/`.
+//! to a folder so that `scripts/render-plots.sh` can turn it into the PNGs of `docs/plots/`
+//! (beside the Figures 4 and 5 that `predict farm --figures` draws, which the script renders
+//! from the command itself).
 //!
 //! The folder is `$PLOT_GALLERY_DIR` when set, else a temporary folder removed afterwards.
 //! The checks are structural (texts, tick labels, element counts by colour), never pixels, so
@@ -7,13 +9,9 @@
 
 use std::path::PathBuf;
 
-use multicomputer_workloads::farm::{
-    FarmModel, FarmTopology, TreeShape, peak_operating_point, speedup_surface,
-};
-
-use super::svg_check::{assert_svg, attr, coloured, elements, has_text, texts};
+use super::svg_check::{assert_svg, coloured, has_text, texts};
 use super::{
-    Bar, BarChart, BarGroup, Bars, Chart, ErrorBar, LineChart, Point, Reference, ResidualSeries,
+    Bar, BarChart, BarGroup, Chart, ErrorBar, LineChart, Point, Reference, ResidualSeries,
     Residuals, Scale, Series, Style, Ticks, Timeline, TimelineInterval, TimelineMessage,
 };
 use crate::plot::axis::AxisSpec;
@@ -90,59 +88,6 @@ fn speedup() -> (String, LineChart) {
         "speedup.svg".into(),
         chart.reference(Reference::ideal_speedup()),
     )
-}
-
-/// The farm paper's Figure 4 from the model: speedup against N on a chain for T_e, 5 T_e,
-/// 10 T_e (the CLI's defaults), each peak operating point marked.
-fn figure4() -> (String, LineChart, Vec<u32>) {
-    let base = FarmModel {
-        topology: FarmTopology::Tree(TreeShape { k: 1, levels: 1 }),
-        te_s: 1e-3,
-        beta_e_s: 50e-6,
-        beta_f_s: 100e-6,
-        tau_s: 0.0,
-        tasks_m: 1000,
-        granularity: 1,
-    };
-    let models: Vec<FarmModel> = [1.0, 5.0, 10.0]
-        .iter()
-        .map(|f| FarmModel {
-            te_s: base.te_s * f,
-            ..base.clone()
-        })
-        .collect();
-    let peaks: Vec<_> = models
-        .iter()
-        .map(|m| peak_operating_point(m, 1024, 0.1).unwrap())
-        .collect();
-    let reach = peaks.iter().map(|p| p.levels).max().unwrap_or(1) * 2;
-    let levels: Vec<u32> = (1..=reach).collect();
-    let mut chart = LineChart::new(
-        "Speedup against processors on a chain, start-up included (Figure 4)",
-        "processors N",
-        "speedup (start-up included)",
-    )
-    .y_include(0.0);
-    for (m, peak) in models.iter().zip(&peaks) {
-        let s = &speedup_surface(m, &[1], &levels).unwrap()[0];
-        let name = format!("T_e = {} ms", m.te_s * 1e3);
-        chart = chart.series(Series {
-            name,
-            points: levels
-                .iter()
-                .zip(s)
-                .map(|(&n, &v)| (f64::from(n), v))
-                .collect(),
-            style: Style::Line,
-        });
-        chart = chart.mark(
-            f64::from(peak.levels),
-            peak.speedup,
-            format!("peak N* = {}, S = {:.1}", peak.levels, peak.speedup),
-        );
-    }
-    let stars = peaks.iter().map(|p| p.levels).collect();
-    ("figure4.svg".into(), chart, stars)
 }
 
 /// Speedup against granularity, the plain `Chart` (Figure 5's shape): log x at g = 1 … 128.
@@ -233,12 +178,13 @@ fn fit() -> (String, Chart, String, Residuals) {
         y_label: "residual: measured − fit (s)".into(),
         series: residuals,
         sigma: Some(0.031),
+        sigma_label: None,
     };
     ("fit.svg".into(), chart, "fit-residuals.svg".into(), res)
 }
 
-/// The sweep's error per cell (plain `Bars`): long category names, many cells.
-fn sweep_errors() -> (String, Bars) {
+/// The sweep's error per cell: long category names, many cells.
+fn sweep_errors() -> (String, BarChart) {
     let mut categories = Vec::new();
     let mut values = Vec::new();
     for (i, t) in ["chain:8", "tree:2:3", "tree:3:3", "tree:4:3"]
@@ -252,11 +198,12 @@ fn sweep_errors() -> (String, Bars) {
             }
         }
     }
-    let bars = Bars {
+    let bars = BarChart {
         title: "Speedup error per cell: (measured − model)/model (illustrative data)".into(),
         y_label: "error (%)".into(),
         categories,
-        groups: vec![("speedup error %".into(), values)],
+        groups: vec![BarGroup::of("speedup error %", &values)],
+        ..BarChart::default()
     };
     ("errors.svg".into(), bars)
 }
@@ -338,13 +285,13 @@ fn timeline(processors: usize) -> Timeline<'static> {
                 from: parent,
                 to: p,
                 sent_ns: start - hop - 20_000,
-                received_ns: start,
+                arrive_ns: start,
             });
             messages.push(TimelineMessage {
                 from: p,
                 to: parent,
                 sent_ns: t,
-                received_ns: t + hop,
+                arrive_ns: t + hop,
             });
         }
     }
@@ -391,26 +338,6 @@ fn plot_gallery_renders_every_kind() {
             "speedup {colour}: {strokes} polylines"
         );
     }
-    dir.write(&name, &svg);
-
-    // Figure 4 reaches beyond each peak and marks it.
-    let (name, chart, stars) = figure4();
-    let svg = chart.to_svg(960, 600).unwrap();
-    assert_svg(&svg);
-    for n in &stars {
-        assert!(
-            texts(&svg)
-                .iter()
-                .any(|t| t.starts_with(&format!("peak N* = {n},"))),
-            "figure 4: no mark for N* = {n}: {:?}",
-            texts(&svg)
-        );
-    }
-    let rings = elements(&svg, "circle")
-        .into_iter()
-        .filter(|e| attr(e, "r") == Some("10"))
-        .count();
-    assert_eq!(rings, stars.len());
     dir.write(&name, &svg);
 
     // Figure 5's shape through the plain Chart: ticks at g = 1 … 128.
@@ -517,7 +444,7 @@ fn plot_gallery_renders_every_kind() {
                 (4.0, -1.0),
                 (5.0, 30.0),
             ],
-            style: Style::LinePoints,
+            style: Style::Points,
         }],
     };
     let svg = chart.to_svg(640, 400).unwrap();

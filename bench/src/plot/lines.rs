@@ -13,8 +13,8 @@
 //! at it), marks.
 //!
 //! The older [`Chart`] of plain [`Series`] renders through a `LineChart`
-//! ([`Chart::to_line_chart`]): a markers series (`Points`, `LinePoints`) immediately followed by
-//! a line series (`Dashed`, `Line`) is taken for a measured/model pair and drawn as one.
+//! ([`Chart::to_line_chart`]): a markers series (`Points`) immediately followed by a line
+//! series (`Dashed`, `Line`) is taken for a measured/model pair and drawn as one.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -33,8 +33,6 @@ pub(crate) enum Style {
     Line,
     /// Markers only.
     Points,
-    /// Solid line with a marker on each point.
-    LinePoints,
     /// Dashed line, meant for model (predicted) curves.
     Dashed,
 }
@@ -89,9 +87,9 @@ pub(crate) enum Curve {
     Single(Series),
 }
 
-/// A straight reference line `y = intercept + slope · x` across the whole chart, dotted: the
-/// ideal speedup `S = P`, an efficiency of 1. It does not widen the axes: the chart is clipped
-/// to the data.
+/// A straight reference line `y = intercept + slope · x` over the data's x range, dotted: the
+/// ideal speedup `S = P`, an efficiency of 1. It does not widen the axes: it is clipped to
+/// the data's range (no ideal speedup drawn at P < 1 because the axis is padded).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Reference {
     /// Legend label: "ideal (S = P)".
@@ -102,10 +100,6 @@ pub(crate) struct Reference {
     pub(crate) slope: f64,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl Reference {
     /// The ideal speedup `S = P` (for speedup against processors).
     pub(crate) fn ideal_speedup() -> Self {
@@ -170,10 +164,6 @@ pub(crate) struct LineChart {
     pub(crate) key: Option<(String, String)>,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl LineChart {
     /// An empty chart with a title and linear axes described by `x_label` and `y_label`.
     pub(crate) fn new(
@@ -229,6 +219,17 @@ impl LineChart {
         self
     }
 
+    /// Draws the measured points of every pair as markers only, not joined (each point a
+    /// cell of its own: a sweep's, a table's).
+    pub(crate) fn scattered(mut self) -> Self {
+        for c in &mut self.curves {
+            if let Curve::Pair(p) = c {
+                p.markers_only = true;
+            }
+        }
+        self
+    }
+
     /// Adds a plain series.
     pub(crate) fn series(mut self, series: Series) -> Self {
         self.curves.push(Curve::Single(series));
@@ -247,6 +248,13 @@ impl LineChart {
         self
     }
 
+    /// Names the two halves of every pair in the legend's key ("measured (mean ± sd)",
+    /// "model"); by default "measured" and "model".
+    pub(crate) fn key(mut self, measured: impl Into<String>, model: impl Into<String>) -> Self {
+        self.key = Some((measured.into(), model.into()));
+        self
+    }
+
     /// Marks a point with a ring and a label.
     pub(crate) fn mark(mut self, x: f64, y: f64, label: impl Into<String>) -> Self {
         self.marks.push(Mark {
@@ -261,7 +269,7 @@ impl LineChart {
 impl Chart {
     /// The same chart as a [`LineChart`], to add reference lines, marks or tick choices to.
     ///
-    /// A `Points` or `LinePoints` series immediately followed by a `Dashed` or `Line` series
+    /// A `Points` series immediately followed by a `Dashed` or `Line` series
     /// becomes one [`Pair`] (one colour, the model dashed). Its label is the words the two
     /// names share when each adds one word ("tree:2 measured", "tree:2 model" → "tree:2", and
     /// those words become the legend's key); else the measured name when the model's name
@@ -275,7 +283,7 @@ impl Chart {
             let next = self.series.get(i + 1);
             match next {
                 Some(model)
-                    if matches!(s.style, Style::Points | Style::LinePoints)
+                    if s.style == Style::Points
                         && matches!(model.style, Style::Dashed | Style::Line) =>
                 {
                     let (label, key) = pair_label(&s.name, &model.name);
@@ -284,7 +292,7 @@ impl Chart {
                         label,
                         measured: s.points.iter().map(|&p| Point::from(p)).collect(),
                         model: model.points.clone(),
-                        markers_only: s.style == Style::Points,
+                        markers_only: true,
                     }));
                     i += 2;
                 }
@@ -380,7 +388,7 @@ impl LineChart {
     /// Points that cannot be shown (NaN/inf, or `<= 0` on a log axis) are skipped and counted
     /// in a footnote; lines break at them. A chart with nothing to show renders with a
     /// "no data" note instead of failing. Errors only for an image smaller than
-    /// [`MIN_WIDTH`](super::MIN_WIDTH) x [`MIN_HEIGHT`](super::MIN_HEIGHT) or a data range
+    /// [`MIN_WIDTH`](super::frame::MIN_WIDTH) x [`MIN_HEIGHT`](super::frame::MIN_HEIGHT) or a data range
     /// too wide to represent.
     pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
         frame::check_size(width, height)?;
@@ -410,7 +418,6 @@ impl LineChart {
                     ),
                     Curve::Single(s) => match s.style {
                         Style::Points => (points(&s.points), false, Vec::new(), false, false),
-                        Style::LinePoints => (points(&s.points), true, Vec::new(), false, false),
                         Style::Line => (Vec::new(), false, s.points.clone(), false, false),
                         Style::Dashed => (Vec::new(), false, s.points.clone(), true, false),
                     },
@@ -493,11 +500,22 @@ impl LineChart {
                 .y_desc(self.y.label.as_str())
                 .draw()
                 .map_err(frame::draw_err)?;
+            let data_x = measured()
+                .map(|p| p.x)
+                .chain(lines().map(|p| p.0))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(v), hi.max(v))
+                });
             let canvas = Canvas {
                 root: &root,
                 chart: &chart,
                 x: &x_axis,
                 y: &y_axis,
+                data_x: if data_x.0 <= data_x.1 {
+                    data_x
+                } else {
+                    (x_axis.lo, x_axis.hi)
+                },
             };
             canvas.bands(&self.bands)?;
             canvas.references(&self.references)?;
@@ -563,7 +581,6 @@ impl LineChart {
                 Curve::Single(series) => {
                     let g = match series.style {
                         Style::Points => Glyph::Marker(c, s),
-                        Style::LinePoints => Glyph::LineMarker(c, s),
                         Style::Line => Glyph::Line(c),
                         Style::Dashed => Glyph::Dashed(c),
                     };
@@ -598,6 +615,8 @@ struct Canvas<'c, 'a> {
     x: &'c Axis,
     /// The y axis.
     y: &'c Axis,
+    /// The x range of the data (measured points and lines), where reference lines are drawn.
+    data_x: (f64, f64),
 }
 
 impl Canvas<'_, '_> {
@@ -633,7 +652,7 @@ impl Canvas<'_, '_> {
     /// Reference lines, dotted, clipped to the chart.
     fn references(&self, references: &[Reference]) -> anyhow::Result<()> {
         for r in references {
-            for run in reference_runs(r, self.x, self.y) {
+            for run in reference_runs(r, self.x, self.y, self.data_x) {
                 let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| self.px(x, y)).collect();
                 let style = palette::INK.stroke_width(2);
                 self.root
@@ -729,12 +748,23 @@ impl Canvas<'_, '_> {
     }
 }
 
-/// The parts of a reference line inside the chart, as runs of data points: sampled along x (a
-/// straight line is curved on a log axis), clipped to the y range.
-fn reference_runs(r: &Reference, x: &Axis, y: &Axis) -> Vec<Vec<(f64, f64)>> {
+/// The parts of a reference line inside the chart over the data's x range `from..=to`, as runs
+/// of data points: sampled along x (a straight line is curved on a log axis), clipped to the
+/// y range.
+fn reference_runs(
+    r: &Reference,
+    x: &Axis,
+    y: &Axis,
+    (from, to): (f64, f64),
+) -> Vec<Vec<(f64, f64)>> {
     const SAMPLES: usize = 200;
     let n = SAMPLES as f64;
-    let f = |i: usize| y.fraction(r.intercept + r.slope * x.value_at(i as f64 / n));
+    let (a, b) = (
+        x.fraction(from).clamp(0.0, 1.0),
+        x.fraction(to).clamp(0.0, 1.0),
+    );
+    let along = |t: f64| x.value_at(a + (b - a) * t / n);
+    let f = |i: usize| y.fraction(r.intercept + r.slope * along(i as f64));
     let flush = |run: &mut Vec<(f64, f64)>, out: &mut Vec<Vec<(f64, f64)>>| {
         if run.len() > 1 {
             out.push(std::mem::take(run));
@@ -751,12 +781,7 @@ fn reference_runs(r: &Reference, x: &Axis, y: &Axis) -> Vec<Vec<(f64, f64)>> {
             continue;
         };
         // Interpolate in axis space, so that clipped ends sit on the frame.
-        let at = |t: f64| {
-            (
-                x.value_at((i as f64 + t) / n),
-                y.value_at(f0 + t * (f1 - f0)),
-            )
-        };
+        let at = |t: f64| (along(i as f64 + t), y.value_at(f0 + t * (f1 - f0)));
         if t0 > 0.0 {
             flush(&mut run, &mut out);
         }
@@ -954,7 +979,7 @@ mod tests {
             vec![
                 series(
                     "farm measured",
-                    Style::LinePoints,
+                    Style::Points,
                     vec![(1.0, 1.0), (2.0, 1.9), (4.0, 3.5), (8.0, 6.1)],
                 ),
                 series("farm model", Style::Dashed, vec![(1.0, 1.0), (8.0, 7.0)]),
@@ -1147,7 +1172,8 @@ mod tests {
         // x: 0 .. 64, y: 0 .. 10 (no padding here): S = P leaves through the top at P = 10.
         let x = Axis::linear(0.0, 64.0, 8.0);
         let y = Axis::linear(0.0, 10.0, 5.0);
-        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y);
+        let all = (0.0, 64.0);
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y, all);
         assert_eq!(runs.len(), 1);
         let (first, last) = (runs[0][0], *runs[0].last().unwrap());
         assert!(first.0.abs() < 1e-9 && first.1.abs() < 1e-9, "{first:?}");
@@ -1158,7 +1184,7 @@ mod tests {
         // On a log x axis the line is sampled (curved), still clipped at y = 10.
         let spec = AxisSpec::new("P", Scale::Log10);
         let x = Axis::new(&spec, [1.0, 64.0].into_iter(), &[], 8.0).unwrap();
-        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y);
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y, (0.5, 100.0));
         let last = *runs[0].last().unwrap();
         assert!(
             (last.0 - 10.0).abs() < 1e-2 && (last.1 - 10.0).abs() < 1e-9,
@@ -1167,7 +1193,13 @@ mod tests {
         assert!(runs[0].len() > 50);
         // Entirely outside: nothing.
         let above = Reference::horizontal("h", 20.0);
-        assert!(reference_runs(&above, &x, &y).is_empty());
+        assert!(reference_runs(&above, &x, &y, (1.0, 64.0)).is_empty());
+        // Only over the data: from P = 2 on, not from the axis's padding.
+        let x = Axis::linear(-4.0, 64.0, 8.0);
+        let runs = reference_runs(&Reference::ideal_speedup(), &x, &y, (2.0, 8.0));
+        let (first, last) = (runs[0][0], *runs[0].last().unwrap());
+        assert!((first.0 - 2.0).abs() < 1e-9 && (first.1 - 2.0).abs() < 1e-9);
+        assert!((last.0 - 8.0).abs() < 1e-9, "{last:?}");
         // In a chart: dotted, in the legend, and it does not widen the axis.
         let c = LineChart::new("Speedup", "processors P", "speedup")
             .x_scale(Scale::Log10)
@@ -1220,7 +1252,7 @@ mod tests {
         let c = chart(
             Scale::Log10,
             Scale::Log10,
-            vec![series("time", Style::LinePoints, pts)],
+            vec![series("time", Style::Points, pts)],
         );
         let svg = c.to_svg(640, 480).unwrap();
         assert_svg(&svg);

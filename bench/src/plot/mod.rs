@@ -4,16 +4,17 @@
 //!   with error bars against a dashed line), reference lines such as the ideal speedup, shaded
 //!   bands, marked points (a peak). [`Chart`] of plain [`Series`] is its simple form.
 //! - [`BarChart`] (`bars`): grouped bars with error bars; category labels are never cut.
-//!   [`Bars`] is its simple form.
 //! - [`Timeline`] (`timeline`): what each processor did when, in ms, every processor
-//!   labelled, messages as arrows from sender at send time to receiver at arrival.
-//!   [`timeline_svg`] is its simple form.
+//!   labelled, messages as arrows from sender at send time to receiver at arrival (too many
+//!   for the width: the whole run, and under it its start with the arrows).
 //! - [`Residuals`] (`residuals`): a fit's residuals against x, zero line, ±σ band.
 //!
 //! Axes (`axis`) are linear or log10; their ticks are nice 1-2-5 steps or, with
 //! [`Ticks::Data`], the values actually used (P = 2, 4, …, 256 labelled 2, 4, …, 256), which
-//! is what [`Ticks::Auto`] picks on a log axis of a few measured values. Labels that would
-//! overlap are thinned by their measured widths.
+//! is what [`Ticks::Auto`] picks on a log axis of a few measured values ([`Ticks::at_few`]
+//! asks for it on a linear axis too). [`Scale::spanning`] picks a log axis for values that
+//! grow geometrically over a decade or more. Labels that would overlap are thinned by their
+//! measured widths.
 //!
 //! Everything renders to an in-memory `String` (via plotters' `SVGBackend::with_string`) so
 //! callers can write the file atomically.
@@ -51,8 +52,8 @@
 //! - A chart, bar chart or timeline with nothing left to draw is **not** an error: it renders a
 //!   valid SVG that still has its title, axis labels and legend, plus a centred "no data" note.
 //!   This keeps a sweep from failing on its plotting step; the note says why the chart is empty.
-//! - Errors are returned for caller bugs only: an image smaller than [`MIN_WIDTH`] x
-//!   [`MIN_HEIGHT`], a bar group whose length differs from the number of categories, a timeline
+//! - Errors are returned for caller bugs only: an image smaller than `frame::MIN_WIDTH` x
+//!   `frame::MIN_HEIGHT` (200 x 150), a bar group whose length differs from the number of categories, a timeline
 //!   interval or message on a processor `>= processors`, or a data range too wide to represent.
 //! - Axis ranges are automatic: the data range (with error bars and marks) plus 5% padding (in
 //!   log space on a log axis), widened around single values. Bar charts always include 0 on
@@ -72,21 +73,11 @@ mod timeline;
 #[cfg(test)]
 mod gallery;
 #[cfg(test)]
-mod svg_check;
+pub(crate) mod svg_check;
 
-// The report layer of issue 13 builds the richer kinds; until it lands, only the simple forms
-// have callers outside this module and its tests.
-#[allow(unused_imports)]
 pub(crate) use axis::{AxisSpec, Scale, Ticks};
-#[allow(unused_imports)]
-pub(crate) use bars::{Bar, BarChart, BarGroup, Bars};
-#[allow(unused_imports)]
-pub(crate) use frame::{MIN_HEIGHT, MIN_WIDTH};
-#[allow(unused_imports)]
-pub(crate) use lines::{Band, Chart, Curve, LineChart, Mark, Pair, Reference, Series, Style};
-#[allow(unused_imports)]
+pub(crate) use bars::{Bar, BarChart, BarGroup};
+pub(crate) use lines::{Chart, LineChart, Reference, Series, Style};
 pub(crate) use point::{ErrorBar, Point};
-#[allow(unused_imports)]
 pub(crate) use residuals::{ResidualSeries, Residuals};
-#[allow(unused_imports)]
-pub(crate) use timeline::{Timeline, TimelineInterval, TimelineMessage, timeline_svg};
+pub(crate) use timeline::{Timeline, TimelineInterval, TimelineMessage};

@@ -2,10 +2,6 @@
 
 /// The uncertainty of a measured value, drawn as an error bar with caps.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 pub(crate) enum ErrorBar {
     /// `value ± half_width`: a standard deviation, a standard error, or a confidence interval's
     /// half-width (say which in the axis or legend label).
@@ -20,13 +16,14 @@ pub(crate) enum ErrorBar {
 }
 
 impl ErrorBar {
-    /// The bar's ends around `value`, `None` when they are not finite (nothing is drawn).
+    /// The bar's ends around `value`, `None` when they are not finite or coincide (nothing
+    /// is drawn: runs that all gave the same value have no spread to show).
     pub(super) fn ends(self, value: f64) -> Option<(f64, f64)> {
         let (low, high) = match self {
             Self::PlusMinus(h) => (value - h.abs(), value + h.abs()),
             Self::Range { low, high } => (low.min(high), low.max(high)),
         };
-        (low.is_finite() && high.is_finite()).then_some((low, high))
+        (low.is_finite() && high.is_finite() && high > low).then_some((low, high))
     }
 }
 
@@ -41,10 +38,6 @@ pub(crate) struct Point {
     pub(crate) error: Option<ErrorBar>,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl Point {
     /// A point without error bar.
     pub(crate) fn new(x: f64, y: f64) -> Self {
@@ -81,5 +74,11 @@ mod tests {
         };
         assert_eq!(r.ends(2.0), Some((1.0, 3.0)));
         assert_eq!(ErrorBar::PlusMinus(f64::NAN).ends(2.0), None);
+        assert_eq!(ErrorBar::PlusMinus(0.0).ends(2.0), None);
+        let none = ErrorBar::Range {
+            low: 2.0,
+            high: 2.0,
+        };
+        assert_eq!(none.ends(2.0), None);
     }
 }

@@ -10,10 +10,6 @@ use super::point::Point;
 
 /// One series of residuals (measured − fitted), e.g. one loop count of a scalability fit.
 #[derive(Clone, Debug, Default)]
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 pub(crate) struct ResidualSeries {
     /// Legend label.
     pub(crate) label: String,
@@ -23,10 +19,6 @@ pub(crate) struct ResidualSeries {
 
 /// A residual plot. The y axis is linear and symmetric about zero.
 #[derive(Clone, Debug, Default)]
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 pub(crate) struct Residuals {
     /// Title above the plot.
     pub(crate) title: String,
@@ -39,12 +31,11 @@ pub(crate) struct Residuals {
     /// The fit's residual standard deviation, drawn as a ±σ band (none if `None` or not
     /// finite and positive).
     pub(crate) sigma: Option<f64>,
+    /// The band's legend label when σ is some other spread (the rms of relative residuals:
+    /// "±rms, rms = 0.12 %"); `None`: "±σ, σ = …".
+    pub(crate) sigma_label: Option<String>,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl Residuals {
     /// The residual plot as a line chart: markers per series, a dotted zero line, the band.
     pub(crate) fn to_line_chart(&self) -> LineChart {
@@ -83,7 +74,10 @@ impl Residuals {
         .reference(Reference::horizontal("the fit (residual 0)", 0.0));
         if let Some(s) = sigma {
             chart = chart.band(Band {
-                label: format!("±σ, σ = {}", format_number(s)),
+                label: self
+                    .sigma_label
+                    .clone()
+                    .unwrap_or_else(|| format!("±σ, σ = {}", format_number(s))),
                 low: -s,
                 high: s,
             });
@@ -115,6 +109,7 @@ mod tests {
                     .to_vec(),
             }],
             sigma: Some(0.25),
+            sigma_label: None,
         };
         let svg = r.to_svg(800, 400).unwrap();
         assert_svg(&svg);
@@ -146,5 +141,13 @@ mod tests {
             ..r
         };
         assert!(!none.to_svg(800, 400).unwrap().contains("±σ"));
+        // Another spread names itself.
+        let rms = Residuals {
+            sigma: Some(0.25),
+            sigma_label: Some("±rms, rms = 0.25 %".into()),
+            ..none
+        };
+        let svg = rms.to_svg(800, 400).unwrap();
+        assert!(has_text(&svg, "±rms, rms = 0.25 %") && !svg.contains("±σ"));
     }
 }

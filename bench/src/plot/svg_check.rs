@@ -2,7 +2,7 @@
 //! tag and colour. plotters writes one element per line.
 
 /// Minimal well-formedness check: one `<svg` root, closed, and balanced `<text>` tags.
-pub(super) fn assert_svg(svg: &str) {
+pub(crate) fn assert_svg(svg: &str) {
     assert!(svg.contains("<svg"), "no <svg> root:\n{svg}");
     assert!(svg.trim_end().ends_with("</svg>"), "not closed:\n{svg}");
     assert_eq!(
@@ -13,7 +13,7 @@ pub(super) fn assert_svg(svg: &str) {
 }
 
 /// The text contents of all `<text>` elements, trimmed (still XML-escaped).
-pub(super) fn texts(svg: &str) -> Vec<String> {
+pub(crate) fn texts(svg: &str) -> Vec<String> {
     svg.split("<text")
         .skip(1)
         .filter_map(|t| {
@@ -24,12 +24,12 @@ pub(super) fn texts(svg: &str) -> Vec<String> {
 }
 
 /// Whether some `<text>` element is exactly `want`.
-pub(super) fn has_text(svg: &str, want: &str) -> bool {
+pub(crate) fn has_text(svg: &str, want: &str) -> bool {
     texts(svg).iter().any(|t| t == want)
 }
 
 /// The opening tags of all `tag` elements (`"polyline"`, `"circle"`, `"rect"`, `"polygon"`).
-pub(super) fn elements<'s>(svg: &'s str, tag: &str) -> Vec<&'s str> {
+pub(crate) fn elements<'s>(svg: &'s str, tag: &str) -> Vec<&'s str> {
     let open = format!("<{tag} ");
     svg.lines()
         .map(str::trim_start)
@@ -38,7 +38,7 @@ pub(super) fn elements<'s>(svg: &'s str, tag: &str) -> Vec<&'s str> {
 }
 
 /// The value of attribute `name` in an opening tag.
-pub(super) fn attr<'e>(element: &'e str, name: &str) -> Option<&'e str> {
+pub(crate) fn attr<'e>(element: &'e str, name: &str) -> Option<&'e str> {
     let key = format!(" {name}=\"");
     let start = element.find(&key)? + key.len();
     let len = element[start..].find('"')?;
@@ -46,7 +46,7 @@ pub(super) fn attr<'e>(element: &'e str, name: &str) -> Option<&'e str> {
 }
 
 /// The `tag` elements whose `attribute` (e.g. `stroke`, `fill`) is `colour` (`#1F77B4`).
-pub(super) fn coloured<'s>(svg: &'s str, tag: &str, attribute: &str, colour: &str) -> Vec<&'s str> {
+pub(crate) fn coloured<'s>(svg: &'s str, tag: &str, attribute: &str, colour: &str) -> Vec<&'s str> {
     elements(svg, tag)
         .into_iter()
         .filter(|e| attr(e, attribute) == Some(colour))

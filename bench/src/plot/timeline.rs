@@ -1,5 +1,6 @@
 //! Processor timelines (Gantt charts): what each processor did when, in milliseconds, and the
-//! messages between processors as arrows from sender at send time to receiver at arrival.
+//! messages between processors as arrows from the sender at send time to the receiver at the
+//! message's arrival (when it was there to be taken; the receiver may take it later).
 //!
 //! Every processor gets its row label. The label size shrinks with the row pitch down to
 //! 8.9 px; only when rows are thinner still is every k-th row labelled (k = 2, 5, 10, 20, …),
@@ -8,7 +9,7 @@
 use anyhow::{bail, ensure};
 use plotters::prelude::*;
 
-use super::axis::Axis;
+use super::axis::{Axis, format_number};
 use super::frame::{self, Glyph, LegendEntry};
 use super::palette;
 use super::text;
@@ -26,7 +27,7 @@ pub(crate) struct TimelineInterval<'a> {
     pub(crate) kind: &'a str,
 }
 
-/// A message from processor `from`, sent at `sent_ns`, received by `to` at `received_ns`.
+/// A message from processor `from`, sent at `sent_ns`, arriving at `to` at `arrive_ns`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TimelineMessage {
     /// Sending processor, `< processors`.
@@ -35,16 +36,13 @@ pub(crate) struct TimelineMessage {
     pub(crate) to: usize,
     /// Send time (emulated ns).
     pub(crate) sent_ns: u64,
-    /// Time the receiver got it (emulated ns; `>= sent_ns`, else the message is skipped).
-    pub(crate) received_ns: u64,
+    /// Time it was there for the receiver to take (emulated ns; `>= sent_ns`, else the
+    /// message is skipped).
+    pub(crate) arrive_ns: u64,
 }
 
 /// A processor timeline with messages.
 #[derive(Clone, Debug, Default)]
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 pub(crate) struct Timeline<'a> {
     /// Title above the plot.
     pub(crate) title: String,
@@ -62,22 +60,10 @@ pub(crate) struct Timeline<'a> {
 }
 
 /// Pixels per row at which every row label has the full label size.
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 const ROW_PX: u32 = 18;
 /// Pixels of an image besides its rows (title, legend, time axis, notes).
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 const CHROME_PX: u32 = 190;
 
-#[allow(
-    dead_code,
-    reason = "used by the report layer of issue 13, which is not merged yet"
-)]
 impl Timeline<'_> {
     /// An image height at which every one of `processors` rows is labelled at full size.
     pub(crate) fn height_for(processors: usize) -> u32 {
@@ -92,64 +78,107 @@ impl Timeline<'_> {
     /// Time runs left to right from `min(0, earliest start)`, in milliseconds. The legend
     /// always lists the three known kinds, any other kind in order of appearance, and the
     /// message arrow when there are messages. Intervals with `end < start` and messages
-    /// received before they were sent are skipped and counted in a footnote; nothing to draw
+    /// arriving before they were sent are skipped and counted in a footnote; nothing to draw
     /// (no processors or no valid intervals or messages) renders a "no data" note.
     ///
-    /// Errors for an image smaller than [`MIN_WIDTH`](super::MIN_WIDTH) x
-    /// [`MIN_HEIGHT`](super::MIN_HEIGHT), or an interval or message naming a processor
+    /// More messages than one per 8 pixels of width would hide the intervals under their
+    /// arrows: then the image is two panels of `height` each, the whole run without arrows
+    /// (a footnote says why) and below it the start of the run, until the first messages of
+    /// that number have arrived, with their arrows.
+    ///
+    /// Errors for an image smaller than [`MIN_WIDTH`](super::frame::MIN_WIDTH) x
+    /// [`MIN_HEIGHT`](super::frame::MIN_HEIGHT), or an interval or message naming a processor
     /// `>= processors`.
     pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
         let ms = |ns: u64| ns as f64 / 1e6;
-        let intervals: Vec<(usize, f64, f64, &str)> = self
+        let intervals: Vec<Interval<'_>> = self
             .intervals
             .iter()
             .map(|iv| {
-                let (s, e) = (ms(iv.start_ns), ms(iv.end_ns));
-                // end < start marks the interval invalid (NaN end), as in `timeline_svg`.
-                (
-                    iv.processor,
-                    s,
-                    if iv.end_ns >= iv.start_ns {
-                        e
-                    } else {
-                        f64::NAN
-                    },
-                    iv.kind,
-                )
+                // end < start marks the interval invalid (a NaN end, skipped and counted).
+                let end = if iv.end_ns >= iv.start_ns {
+                    ms(iv.end_ns)
+                } else {
+                    f64::NAN
+                };
+                (iv.processor, ms(iv.start_ns), end, iv.kind)
             })
             .collect();
-        let messages: Vec<(usize, usize, f64, f64)> = self
+        let messages: Vec<Message> = self
             .messages
             .iter()
-            .map(|msg| (msg.from, msg.to, ms(msg.sent_ns), ms(msg.received_ns)))
+            .map(|msg| (msg.from, msg.to, ms(msg.sent_ns), ms(msg.arrive_ns)))
             .collect();
-        render(self, &intervals, &messages, width, height)
+        let most = most_arrows(width);
+        let mut arrows: Vec<Message> = messages.iter().copied().filter(valid_msg).collect();
+        if arrows.len() <= most {
+            return render(self, (&intervals, &messages), (width, height), Vec::new());
+        }
+        // Too many arrows for the whole run: the run without them, and below it the start,
+        // up to the arrival of the first `most` messages, with theirs.
+        arrows.sort_by(|a, b| a.2.total_cmp(&b.2));
+        arrows.truncate(most);
+        let end = arrows.iter().map(|a| a.3).fold(f64::NEG_INFINITY, f64::max);
+        let skipped = messages.len() - messages.iter().filter(|m| valid_msg(m)).count();
+        let mut notes = vec![format!(
+            "note: {} messages, too many to draw over the whole run: below, its first {} ms \
+             with the first {most}",
+            messages.len() - skipped,
+            format_number(end)
+        )];
+        if skipped > 0 {
+            notes.push(frame::skipped(skipped, "message", "arriving before sent"));
+        }
+        let whole = render(self, (&intervals, &[]), (width, height), notes)?;
+        let start: Vec<Interval<'_>> = intervals
+            .iter()
+            .filter(|iv| iv.1 < end)
+            .map(|&(p, s, e, kind)| (p, s, e.min(end), kind))
+            .collect();
+        let zoom = Timeline {
+            title: format!("{}, the first {} ms", self.title, format_number(end)),
+            ..self.clone()
+        };
+        let zoom = render(&zoom, (&start, &arrows), (width, height), Vec::new())?;
+        Ok(stack(&[whole, zoom], width, height))
     }
 }
 
-/// A processor timeline (Gantt) from intervals: (processor, start_s, end_s, kind) with kind in {"compute","communication","idle"}.
-///
-/// The plain form of a [`Timeline`], times in seconds (drawn in milliseconds), no messages.
-/// Intervals with a non-finite bound or `end < start` are skipped and counted in a footnote.
-/// Errors for an image smaller than [`MIN_WIDTH`](super::MIN_WIDTH) x
-/// [`MIN_HEIGHT`](super::MIN_HEIGHT) or an interval on a processor `>= processors`.
-pub(crate) fn timeline_svg(
-    title: &str,
-    processors: usize,
-    intervals: &[(usize, f64, f64, &str)],
-    width: u32,
-    height: u32,
-) -> anyhow::Result<String> {
-    let spec = Timeline {
-        title: title.to_owned(),
-        processors,
-        ..Timeline::default()
-    };
-    let in_ms: Vec<(usize, f64, f64, &str)> = intervals
-        .iter()
-        .map(|&(p, s, e, k)| (p, s * 1e3, e * 1e3, k))
-        .collect();
-    render(&spec, &in_ms, &[], width, height)
+/// An interval: processor, start and end (ms), kind.
+type Interval<'a> = (usize, f64, f64, &'a str);
+/// A message: from, to, sent and arrival (ms).
+type Message = (usize, usize, f64, f64);
+
+/// Whether an interval can be drawn: finite, not ending before it starts.
+fn valid_iv(iv: &Interval<'_>) -> bool {
+    iv.1.is_finite() && iv.2.is_finite() && iv.2 >= iv.1
+}
+
+/// Whether a message can be drawn: finite, not arriving before it was sent.
+fn valid_msg(msg: &Message) -> bool {
+    msg.2.is_finite() && msg.3.is_finite() && msg.3 >= msg.2
+}
+
+/// SVG images of `width` x `height` each, one under the other, as one image.
+fn stack(panels: &[String], width: u32, height: u32) -> String {
+    let total = height.saturating_mul(panels.len() as u32);
+    let mut out = format!(
+        "<svg width=\"{width}\" height=\"{total}\" viewBox=\"0 0 {width} {total}\" \
+         xmlns=\"http://www.w3.org/2000/svg\">\n"
+    );
+    for (i, panel) in panels.iter().enumerate() {
+        let y = height.saturating_mul(i as u32);
+        out.push_str(&panel.replacen("<svg ", &format!("<svg x=\"0\" y=\"{y}\" "), 1));
+        out.push('\n');
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The most message arrows an image `width` pixels wide draws over the whole run: one per
+/// 8 pixels.
+fn most_arrows(width: u32) -> usize {
+    (width / 8).max(25) as usize
 }
 
 /// The smallest of 1, 2, 5, 10, 20, 50, … that is at least `need`.
@@ -166,14 +195,13 @@ fn nice_stride(need: f64) -> usize {
 }
 
 /// Draws a timeline from intervals `(processor, start_ms, end_ms, kind)` and messages
-/// `(from, to, sent_ms, received_ms)`; the title, processors, names and time label come
+/// `(from, to, sent_ms, arrive_ms)`; the title, processors, names and time label come
 /// from `spec` (its own intervals and messages are ignored).
 fn render(
     spec: &Timeline<'_>,
-    intervals: &[(usize, f64, f64, &str)],
-    messages: &[(usize, usize, f64, f64)],
-    width: u32,
-    height: u32,
+    (intervals, messages): (&[Interval<'_>], &[Message]),
+    (width, height): (u32, u32),
+    mut notes: Vec<String>,
 ) -> anyhow::Result<String> {
     frame::check_size(width, height)?;
     let m = text::metrics()?;
@@ -186,14 +214,10 @@ fn render(
             "timeline message from processor {f} to {t}, but there are only {processors} processors"
         );
     }
-    let valid_iv =
-        |iv: &&(usize, f64, f64, &str)| iv.1.is_finite() && iv.2.is_finite() && iv.2 >= iv.1;
-    let valid_msg =
-        |msg: &&(usize, usize, f64, f64)| msg.2.is_finite() && msg.3.is_finite() && msg.3 >= msg.2;
-    let skipped_iv = intervals.len() - intervals.iter().filter(valid_iv).count();
-    let skipped_msg = messages.len() - messages.iter().filter(valid_msg).count();
-    let has_data = processors > 0
-        && (intervals.iter().any(|iv| valid_iv(&iv)) || messages.iter().any(|msg| valid_msg(&msg)));
+    let skipped_iv = intervals.len() - intervals.iter().filter(|iv| valid_iv(iv)).count();
+    let skipped_msg = messages.len() - messages.iter().filter(|m| valid_msg(m)).count();
+    let has_data =
+        processors > 0 && (intervals.iter().any(valid_iv) || messages.iter().any(valid_msg));
 
     // Colours: the three known kinds, then other kinds in order of appearance.
     let mut kinds: Vec<(&str, RGBColor)> = ["compute", "communication", "idle"]
@@ -222,15 +246,20 @@ fn render(
     if !messages.is_empty() {
         legend.push(LegendEntry {
             glyphs: vec![Glyph::Arrow(palette::MESSAGE)],
-            label: "message (send → receive)".into(),
+            label: "message (send → arrival)".into(),
         });
     }
 
     let (t0, t1) = intervals
         .iter()
-        .filter(valid_iv)
+        .filter(|iv| valid_iv(iv))
         .map(|iv| (iv.1, iv.2))
-        .chain(messages.iter().filter(valid_msg).map(|msg| (msg.2, msg.3)))
+        .chain(
+            messages
+                .iter()
+                .filter(|m| valid_msg(m))
+                .map(|msg| (msg.2, msg.3)),
+        )
         .fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), (s, e)| {
             (lo.min(s), hi.max(e))
         });
@@ -244,7 +273,6 @@ fn render(
         "timeline spans too wide a range to plot"
     );
 
-    let mut notes = Vec::new();
     if has_data && skipped_iv > 0 {
         notes.push(frame::skipped(
             skipped_iv,
@@ -256,7 +284,7 @@ fn render(
         notes.push(frame::skipped(
             skipped_msg,
             "message",
-            "received before sent",
+            "arriving before sent",
         ));
     }
 
@@ -322,17 +350,20 @@ fn render(
             .y_label_style((text::FAMILY, size))
             .draw()
             .map_err(frame::draw_err)?;
-        let rects = intervals.iter().filter(valid_iv).map(|&(p, s, e, kind)| {
-            let y = row_y(p);
-            Rectangle::new([(s, y - 0.4), (e, y + 0.4)], colour_of(kind).filled())
-        });
+        let rects = intervals
+            .iter()
+            .filter(|iv| valid_iv(iv))
+            .map(|&(p, s, e, kind)| {
+                let y = row_y(p);
+                Rectangle::new([(s, y - 0.4), (e, y + 0.4)], colour_of(kind).filled())
+            });
         chart.draw_series(rects).map_err(frame::draw_err)?;
 
         let head = (pitch * 0.8).clamp(3.0, 7.0);
         let ink = palette::MESSAGE.mix(0.75);
-        for &(from, to, sent, received) in messages.iter().filter(valid_msg) {
+        for &(from, to, sent, arrive) in messages.iter().filter(|m| valid_msg(m)) {
             let a = chart.backend_coord(&(sent, row_y(from)));
-            let b = chart.backend_coord(&(received, row_y(to)));
+            let b = chart.backend_coord(&(arrive, row_y(to)));
             root.draw(&PathElement::new(vec![a, b], ink.stroke_width(1)))
                 .map_err(frame::draw_err)?;
             if f64::from(b.0 - a.0).hypot(f64::from(b.1 - a.1)) >= 2.0 * head {
@@ -350,6 +381,28 @@ mod tests {
     use super::super::svg_check::{assert_svg, coloured, has_text, texts};
     use super::*;
 
+    /// A timeline of intervals `(processor, start_ms, end_ms, kind)`, no messages.
+    fn timeline<'a>(
+        title: &str,
+        processors: usize,
+        intervals: &[(usize, u64, u64, &'a str)],
+    ) -> Timeline<'a> {
+        Timeline {
+            title: title.into(),
+            processors,
+            intervals: intervals
+                .iter()
+                .map(|&(processor, start, end, kind)| TimelineInterval {
+                    processor,
+                    start_ns: start * 1_000_000,
+                    end_ns: end * 1_000_000,
+                    kind,
+                })
+                .collect(),
+            ..Timeline::default()
+        }
+    }
+
     /// Arrows' lines and heads (the legend's included).
     fn arrows(svg: &str) -> (usize, usize) {
         (
@@ -361,14 +414,14 @@ mod tests {
     #[test]
     fn plot_timeline_has_row_labels_and_kinds() {
         let iv = [
-            (0, 0.0, 1.0, "compute"),
-            (0, 1.0, 1.2, "communication"),
-            (1, 0.0, 0.5, "idle"),
-            (1, 0.5, 1.5, "compute"),
-            (2, 0.2, 0.9, "compute"),
-            (2, 0.9, f64::NAN, "idle"),
+            (0, 0, 1000, "compute"),
+            (0, 1000, 1200, "communication"),
+            (1, 0, 500, "idle"),
+            (1, 500, 1500, "compute"),
+            (2, 200, 900, "compute"),
+            (2, 900, 800, "idle"),
         ];
-        let svg = timeline_svg("Farm timeline", 3, &iv, 800, 300).unwrap();
+        let svg = timeline("Farm timeline", 3, &iv).to_svg(800, 300).unwrap();
         assert_svg(&svg);
         let want = [
             "Farm timeline",
@@ -389,29 +442,31 @@ mod tests {
             .filter(|s| s.starts_with('P') && s.len() == 2)
             .count();
         assert_eq!(rows, 3, "{t:?}");
-        // 1.5 s is 1500 ms.
+        // Drawn in ms: the axis reaches 1500.
         assert!(has_text(&svg, "1500") || has_text(&svg, "1400"), "{t:?}");
         assert!(svg.contains("note: 1 interval skipped"), "{svg}");
     }
 
     #[test]
     fn plot_timeline_errors_and_empty() {
-        let e = timeline_svg("t", 2, &[(2, 0.0, 1.0, "compute")], 400, 300)
+        let e = timeline("t", 2, &[(2, 0, 1, "compute")])
+            .to_svg(400, 300)
             .unwrap_err()
             .to_string();
         assert!(e.contains("processor 2"), "{e}");
-        let svg = timeline_svg("t", 0, &[], 400, 300).unwrap();
+        let svg = timeline("t", 0, &[]).to_svg(400, 300).unwrap();
         assert!(has_text(&svg, "no data"));
-        let svg = timeline_svg("t", 2, &[(1, 0.0, 1.0, "send")], 400, 300).unwrap();
+        let svg = timeline("t", 2, &[(1, 0, 1, "send")])
+            .to_svg(400, 300)
+            .unwrap();
         assert!(has_text(&svg, "send"), "unknown kind in legend");
     }
 
     #[test]
     fn plot_timeline_many_rows_thins_labels() {
-        let iv: Vec<(usize, f64, f64, &str)> = (0..256)
-            .map(|p| (p, 0.0, p as f64 * 0.01, "compute"))
-            .collect();
-        let svg = timeline_svg("big", 256, &iv, 800, 400).unwrap();
+        let iv: Vec<(usize, u64, u64, &str)> =
+            (0..256).map(|p| (p, 0, p as u64 * 10, "compute")).collect();
+        let svg = timeline("big", 256, &iv).to_svg(800, 400).unwrap();
         let rows = texts(&svg).iter().filter(|s| s.starts_with('P')).count();
         assert!(rows > 3 && rows < 64, "{rows} row labels");
         assert!(svg.contains("processor labelled (256 rows are too many"));
@@ -419,12 +474,13 @@ mod tests {
 
     #[test]
     fn plot_timeline_labels_every_processor_when_rows_allow() {
-        // The height `write_timeline` gives 64 processors, and `height_for` 256.
-        for (processors, height) in [(64, 80 + 22 * 64), (256, Timeline::height_for(256))] {
-            let iv: Vec<(usize, f64, f64, &str)> = (0..processors)
-                .map(|p| (p, 0.0, 1e-3 * (1 + p % 7) as f64, "compute"))
+        for processors in [1, 64, 256] {
+            let iv: Vec<(usize, u64, u64, &str)> = (0..processors)
+                .map(|p| (p, 0, 1 + p as u64 % 7, "compute"))
                 .collect();
-            let svg = timeline_svg("all", processors, &iv, 1200, height).unwrap();
+            let svg = timeline("all", processors, &iv)
+                .to_svg(1200, Timeline::height_for(processors))
+                .unwrap();
             for p in 0..processors {
                 assert!(
                     has_text(&svg, &format!("P{p}")),
@@ -436,12 +492,12 @@ mod tests {
     }
 
     #[test]
-    fn plot_timeline_messages_are_arrows_from_send_to_receipt() {
-        let msg = |from, to, sent_ns, received_ns| TimelineMessage {
+    fn plot_timeline_messages_are_arrows_from_send_to_arrival() {
+        let msg = |from, to, sent_ns, arrive_ns| TimelineMessage {
             from,
             to,
             sent_ns,
-            received_ns,
+            arrive_ns,
         };
         let t = Timeline {
             title: "messages".into(),
@@ -461,13 +517,13 @@ mod tests {
             ..Timeline::default()
         };
         let svg = t.to_svg(800, 300).unwrap();
-        assert!(has_text(&svg, "message (send → receive)"));
+        assert!(has_text(&svg, "message (send → arrival)"));
         assert_eq!(
             arrows(&svg),
             (1 + 3, 1 + 3),
             "legend + three valid messages"
         );
-        assert!(svg.contains("note: 1 message skipped (received before sent)"));
+        assert!(svg.contains("note: 1 message skipped (arriving before sent)"));
         assert!(
             has_text(&svg, "time (ms)") && has_text(&svg, "2.0"),
             "{:?}",
@@ -479,6 +535,53 @@ mod tests {
         };
         let e = bad.to_svg(800, 300).unwrap_err().to_string();
         assert!(e.contains("to 3, but there are only 3 processors"), "{e}");
+    }
+
+    #[test]
+    fn plot_timeline_of_many_messages_zooms_in_on_the_start_below_the_whole_run() {
+        let messages: Vec<TimelineMessage> = (0..1000u64)
+            .map(|i| TimelineMessage {
+                from: (i % 2) as usize,
+                to: 1 - (i % 2) as usize,
+                sent_ns: 1000 * (999 - i),
+                arrive_ns: 1000 * (999 - i) + 500,
+            })
+            .collect();
+        let intervals = vec![TimelineInterval {
+            processor: 0,
+            start_ns: 0,
+            end_ns: 1_000_000,
+            kind: "compute",
+        }];
+        let t = Timeline {
+            title: "many".into(),
+            processors: 2,
+            intervals,
+            messages,
+            ..Timeline::default()
+        };
+        let svg = t.to_svg(800, 300).unwrap();
+        assert_svg(&svg);
+        // Two panels, one under the other.
+        assert_eq!(svg.matches("<svg ").count(), 3);
+        assert!(svg.contains("<svg x=\"0\" y=\"300\" "));
+        // The first 100 (one per 8 px), sent at 0 … 99 µs, arrived by 99.5 µs.
+        assert_eq!(arrows(&svg).0, 1 + 100, "the legend's and the first 100");
+        for t in [
+            "note: 1000 messages, too many to draw over the whole run: below, its first 0.0995 ms with the first 100",
+            "many, the first 0.0995 ms",
+        ] {
+            assert!(has_text(&svg, t), "no {t:?} in {:?}", texts(&svg));
+        }
+        // Few enough: all over the whole run, one panel, no note.
+        let few = Timeline {
+            messages: t.messages[..80].to_vec(),
+            ..t
+        };
+        let svg = few.to_svg(800, 300).unwrap();
+        assert_eq!(arrows(&svg).0, 1 + 80);
+        assert_eq!(svg.matches("<svg ").count(), 1);
+        assert!(!svg.contains("too many"));
     }
 
     #[test]

@@ -17,6 +17,8 @@ mod document;
 pub(crate) mod html;
 pub(crate) mod markdown;
 mod meta;
+#[cfg(test)]
+mod plot_tests;
 mod runs;
 #[cfg(test)]
 mod tests;
@@ -37,10 +39,10 @@ pub(crate) use bodies::{
 pub(crate) use document::{Block, Document, Figure, Section, Table};
 pub(crate) use meta::Meta;
 pub(crate) use runs::Repetitions;
-pub(crate) use trace::stage_trace;
+pub(crate) use trace::{Traced, last, stage_trace, worst};
 
 use crate::files::{Publication, RunFolder};
-use crate::plan::{Format, OutputPlan, RunFolderPlan};
+use crate::plan::{Format, OutputPlan, RunFolderPlan, TracePlan};
 
 /// What a command reports, besides the metadata.
 pub(crate) trait Body: Serialize {
@@ -184,6 +186,19 @@ impl<B: Body> Report<B> {
         folder.add("report.json", &self.export(Format::Json)?)?;
         folder.add("report.html", &self.export(Format::Html)?)?;
         Ok(folder.publish(&self.meta.command)?)
+    }
+
+    /// Finishes the report of a run of `what` ("farm on binary:4"): stages the trace files
+    /// `plan` asks for from `run` beside `files`, then as [`Report::finish`].
+    pub(crate) fn finish_run(
+        mut self,
+        output: &OutputPlan,
+        plan: &TracePlan,
+        (run, what): (&impl Traced, &str),
+        mut files: Publication,
+    ) -> Result<()> {
+        stage_trace(&mut self.meta, plan, run, what, &mut files)?;
+        self.finish(output, files)
     }
 
     /// Stages the report file, publishes every staged file, then shows the report: nothing

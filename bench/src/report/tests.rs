@@ -114,7 +114,7 @@ fn comparison(speedup: f64) -> FarmComparison {
     }
 }
 
-fn sweep() -> Report<SweepReport> {
+pub(super) fn sweep() -> Report<SweepReport> {
     let cell = |t: &str| CellInputs {
         topology: t.parse().unwrap(),
         te_s: 0.001,

@@ -1,74 +1,136 @@
 //! A run's processor timeline as files: Chrome trace-event JSON (`--trace`, opened in
 //! Perfetto) and an SVG timeline (`--timeline`).
 
-use std::path::PathBuf;
-
-use anyhow::Result;
-use multicomputer_runtime::{Activity, Trace};
+use anyhow::{Context, Result};
+use multicomputer_runtime::{Activity, Fidelity, Trace};
+use multicomputer_workloads::farm::{FarmComparison, worst_fidelity};
+use multicomputer_workloads::ising::IsingMeasurement;
+use multicomputer_workloads::ocl::PipelineRun;
+use multicomputer_workloads::synthetic::SyntheticComparison;
 
 use super::Meta;
+use crate::exec::Runs;
 use crate::files::Publication;
 use crate::plan::TracePlan;
+use crate::plot::{Timeline, TimelineInterval, TimelineMessage};
 
-/// The trace files `plan` asks for, staged for publication and listed in `meta`.
+/// A measured run as its report sees it: the fidelity of its waits and its trace.
+pub(crate) trait Traced {
+    /// How late its waits ended.
+    fn fidelity(&self) -> &Fidelity;
+    /// Its events, if the machine recorded them.
+    fn trace(&self) -> Option<&Trace>;
+    /// The processors of its machine.
+    fn processors(&self) -> usize;
+}
+
+/// `impl Traced for $type`, its fidelity and processor count at the paths given.
+macro_rules! traced {
+    ($type:ty: $($fidelity:ident).+, $($processors:ident).+) => {
+        impl Traced for $type {
+            fn fidelity(&self) -> &Fidelity {
+                &self.$($fidelity).+
+            }
+            fn trace(&self) -> Option<&Trace> {
+                self.trace.as_ref()
+            }
+            fn processors(&self) -> usize {
+                self.$($processors).+
+            }
+        }
+    };
+}
+
+traced!(FarmComparison: fidelity, processors);
+traced!(IsingMeasurement: fidelity, processors);
+traced!(SyntheticComparison: report.fidelity, processors);
+traced!(PipelineRun: report.fidelity, report.processors);
+
+/// The last of `runs` (the one whose trace is written).
+pub(crate) fn last<T>(runs: &Runs<T>) -> Result<&T> {
+    runs.runs.last().context("no run")
+}
+
+/// The worst fidelity of `runs`.
+pub(crate) fn worst<'a, T: Traced + 'a>(
+    runs: impl IntoIterator<Item = &'a T>,
+) -> Result<&'a Fidelity> {
+    worst_fidelity(runs.into_iter().map(Traced::fidelity)).context("no run")
+}
+
+/// Stages in `files` the trace files `plan` asks for (`--trace`, `--timeline`), from `run`
+/// of `what` ("farm on binary:4"), and lists them in `meta`.
 pub(crate) fn stage_trace(
     meta: &mut Meta,
     plan: &TracePlan,
-    trace: Option<&Trace>,
-    processors: usize,
-    title: &str,
-) -> Result<Publication> {
-    let mut files = Publication::new();
-    for (path, bytes) in trace_files(plan, trace, processors, title)? {
-        files.stage(&path, &bytes)?;
-        meta.files.push(path.display().to_string());
-    }
-    Ok(files)
-}
-
-/// The files `plan` asks for, rendered from `trace` of a run on `processors`: `(path,
-/// bytes)` to publish with the run's other files.
-fn trace_files(
-    plan: &TracePlan,
-    trace: Option<&Trace>,
-    processors: usize,
-    title: &str,
-) -> Result<Vec<(PathBuf, Vec<u8>)>> {
-    let Some(trace) = trace else {
-        return Ok(Vec::new());
+    run: &impl Traced,
+    what: &str,
+    files: &mut Publication,
+) -> Result<()> {
+    let Some(trace) = run.trace() else {
+        return Ok(());
     };
-    let mut files = Vec::new();
+    let processors = run.processors();
+    let mut staged = Vec::new();
     if let Some(path) = &plan.trace {
         let mut buf = Vec::new();
         trace.write_chrome_json(&mut buf, processors)?;
-        files.push((path.clone(), buf));
+        staged.push((path, buf));
     }
     if let Some(path) = &plan.timeline {
-        files.push((
-            path.clone(),
-            timeline_svg(trace, processors, title)?.into_bytes(),
-        ));
+        let title = format!("{what}: processors against emulated time (ms)");
+        let svg = timeline_svg(trace, processors, &title)?;
+        staged.push((path, svg.into_bytes()));
     }
-    Ok(files)
+    for (path, bytes) in staged {
+        files.stage(path, &bytes)?;
+        meta.files.push(path.display().to_string());
+    }
+    Ok(())
 }
 
-/// The processor timeline (compute, communication, idle) as SVG.
+/// The tallest timeline drawn: every row labelled up to this many processors; beyond, every
+/// k-th, and the image says so.
+const MOST_LABELLED_ROWS: usize = 1024;
+
+/// The processor timeline as SVG: what each processor did (compute, communication, idle)
+/// in emulated milliseconds, every processor labelled, every message an arrow from its send
+/// to its arrival.
 pub(crate) fn timeline_svg(trace: &Trace, processors: usize, title: &str) -> Result<String> {
-    let intervals: Vec<(usize, f64, f64, &str)> = trace
+    let intervals = trace
         .events
         .iter()
-        .map(|e| {
-            let kind = match e.activity {
+        .map(|e| TimelineInterval {
+            processor: e.processor,
+            start_ns: e.start_ns,
+            end_ns: e.start_ns.saturating_add(e.duration_ns),
+            kind: match e.activity {
                 Activity::Compute => "compute",
                 Activity::Communication => "communication",
                 Activity::Idle => "idle",
-            };
-            let start = e.start_ns as f64 / 1e9;
-            (e.processor, start, start + e.duration_ns as f64 / 1e9, kind)
+            },
         })
         .collect();
-    let height = (80 + 22 * processors as u32).clamp(240, 4000);
-    // PLOT(lead): timelines in ms with every processor labelled and messages drawn, once
-    // plot::timeline_svg takes them (the trace's message events are in `trace.events`).
-    crate::plot::timeline_svg(title, processors, &intervals, 1200, height)
+    let messages = trace
+        .messages
+        .iter()
+        .map(|m| TimelineMessage {
+            from: m.from,
+            to: m.to,
+            sent_ns: m.sent_ns,
+            arrive_ns: m.arrive_ns,
+        })
+        .collect();
+    Timeline {
+        title: title.to_owned(),
+        processors,
+        intervals,
+        messages,
+        time_label: "emulated time (ms)".into(),
+        ..Timeline::default()
+    }
+    .to_svg(
+        1200,
+        Timeline::height_for(processors.min(MOST_LABELLED_ROWS)),
+    )
 }

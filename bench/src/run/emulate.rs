@@ -2,42 +2,36 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::args::EmulateArgs;
 use crate::exec::runs;
+use crate::files::Publication;
 use crate::plan::{emulate, synthetic_inputs};
-use crate::report::{EmulateReport, Meta, Repetitions, Report, stage_trace};
+use crate::report::{EmulateReport, Meta, Repetitions, Report, last, worst};
 
 pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
     let plan = emulate(a, out)?;
-    let runs = runs(
-        &plan.machine,
-        &plan.topology,
-        &plan.experiment,
-        plan.repeat,
-        true,
-    )?;
-    let last = runs.runs.last().context("no run")?;
-    let mut meta = Meta::for_run(
+    let e = &plan.experiment;
+    let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
+    let inputs = plan.inputs(synthetic_inputs(e));
+    let meta = Meta::for_run(
         "emulate",
-        plan.inputs(synthetic_inputs(&plan.experiment)),
+        inputs,
         &plan.machine,
         &runs.ran,
-        &last.report.fidelity,
+        worst(&runs.runs)?,
     );
-    let title = format!("{} — emulated time (s)", plan.topology);
-    let files = stage_trace(
-        &mut meta,
-        &plan.trace,
-        last.trace.as_ref(),
-        last.processors,
-        &title,
-    )?;
     let measured: Vec<_> = runs.runs.iter().map(|r| r.measured()).collect();
     let body = EmulateReport {
-        run: last.clone(),
+        run: last(&runs)?.clone(),
         repetitions: Repetitions::of(plan.repeat, &measured),
     };
-    Report::new(meta, body).finish(&plan.output, files)
+    let what = format!("{} pattern on {}", last(&runs)?.pattern, plan.topology);
+    Report::new(meta, body).finish_run(
+        &plan.output,
+        &plan.trace,
+        (last(&runs)?, &what),
+        Publication::new(),
+    )
 }

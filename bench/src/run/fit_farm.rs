@@ -36,6 +36,7 @@ pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
         observations: plan.observations.len(),
         skipped_rows: plan.skipped.clone(),
         fit,
+        rows: plan.observations.clone(),
         source: plan.csv.display().to_string(),
     };
     Report::new(

@@ -2,37 +2,25 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
-use multicomputer_workloads::farm::worst_fidelity;
+use anyhow::Result;
 use multicomputer_workloads::ocl::OclMeasured;
 
 use crate::args::OclArgs;
 use crate::exec::ocl_runs;
+use crate::files::Publication;
 use crate::plan::OclPlan;
-use crate::report::{Meta, OclReport, Repetitions, Report, stage_trace};
+use crate::report::{Meta, OclReport, Repetitions, Report, last, worst};
 
 pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
     let plan = OclPlan::new(a, out)?;
     let runs = ocl_runs(&plan)?;
-    let last = runs.runs.last().context("no run")?;
-    let fidelity = worst_fidelity(runs.runs.iter().map(|r| &r.run.report.fidelity))
-        .context("no run")?
-        .clone();
+    let last = last(&runs)?;
+    let fidelity = worst(runs.runs.iter().map(|r| &r.run))?.clone();
     let mut meta = Meta::for_run("ocl", plan.inputs(), &plan.machine, &runs.ran, &fidelity);
     if a.input.is_none() {
         meta = meta.seed(a.seed);
     }
-    let title = format!(
-        "OCL {} N = {} — emulated time (s)",
-        last.comparison.transform, last.comparison.n
-    );
-    let mut files = stage_trace(
-        &mut meta,
-        &plan.trace,
-        last.run.trace.as_ref(),
-        plan.grain.processes(),
-        &title,
-    )?;
+    let mut files = Publication::new();
     if let Some(path) = &plan.output_stream {
         let text: String = last.run.output.iter().map(|b| format!("{b}\n")).collect();
         files.stage(path, text.as_bytes())?;
@@ -46,13 +34,15 @@ pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
             output_s: r.comparison.output_s,
         })
         .collect();
+    let c = &last.comparison;
+    let what = format!("OCL {} N = {}", c.transform, c.n);
     let body = OclReport {
-        comparison: last.comparison.clone(),
+        comparison: c.clone(),
         mode: last.run.report.mode,
         dilation: last.run.report.fidelity.dilation,
         wall_s: last.run.report.wall_s(),
         fidelity,
         repetitions: Repetitions::of(plan.repeat, &measured),
     };
-    Report::new(meta, body).finish(&plan.output, files)
+    Report::new(meta, body).finish_run(&plan.output, &plan.trace, (&last.run, &what), files)
 }

@@ -79,6 +79,9 @@ pub struct BetaFit {
     pub relative_residuals: Vec<f64>,
     /// Largest |relative residual|.
     pub max_relative_residual: f64,
+    /// The fit's residual standard deviation, relative (the fit weighs each observation by
+    /// `1/y²`): `√(Σ r²/dof)` over the relative residuals `r`; NaN with no degree of freedom.
+    pub relative_residual_sd: f64,
     /// Degrees of freedom (observations − 2).
     pub dof: usize,
 }
@@ -163,6 +166,11 @@ pub fn fit_betas(observations: &[ThroughputObservation]) -> Result<BetaFit, Mode
         beta_e_std_error_s: fit.std_errors[0],
         beta_f_std_error_s: fit.std_errors[1],
         max_relative_residual: fit.max_relative_residual(),
+        relative_residual_sd: if fit.dof > 0 {
+            (fit.weighted_rss / fit.dof as f64).sqrt()
+        } else {
+            f64::NAN
+        },
         residuals_per_s: fit.residuals,
         relative_residuals: fit.relative_residuals,
         dof: fit.dof,
@@ -206,6 +214,7 @@ mod tests {
         assert!((fit.beta_e_s - BETA_E).abs() < 1e-6 * BETA_E, "{fit:?}");
         assert!((fit.beta_f_s - BETA_F).abs() < 1e-6 * BETA_F, "{fit:?}");
         assert!(fit.max_relative_residual < 1e-9);
+        assert!(fit.relative_residual_sd < 1e-9);
         assert_eq!(fit.residuals_per_s.len(), obs.len());
         assert_eq!(fit.dof, obs.len() - 2);
     }
@@ -227,6 +236,9 @@ mod tests {
         assert!((fit.beta_e_s - BETA_E).abs() < 5.0 * fit.beta_e_std_error_s);
         assert!((fit.beta_f_s - BETA_F).abs() < 5.0 * fit.beta_f_std_error_s);
         assert!(fit.max_relative_residual < 0.012 && fit.max_relative_residual > 0.001);
+        // Uniform noise on ±1 % has a standard deviation of 0.02/√12 = 0.58 %.
+        let sd = fit.relative_residual_sd;
+        assert!(sd > 0.0045 && sd < 0.007, "{sd}");
     }
 
     #[test]

@@ -2,10 +2,11 @@
 
 use anyhow::Result;
 use multicomputer_workloads::farm::{Bound, Drain, FarmComparison, combine_runs};
+use multicomputer_workloads::repetitions::Summary;
 use serde::Serialize;
 
 use crate::plan::Repeat;
-use crate::plot::Bars;
+use crate::plot::{Bar, BarChart, BarGroup, ErrorBar};
 use crate::report::{Block, Body, Figure, Repetitions, Section, Table};
 use crate::units::{human_s, signed_pct};
 
@@ -51,16 +52,31 @@ pub(crate) struct FarmReport {
     /// Mean ± sd, min and max over the runs, for several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) repetitions: Option<Repetitions>,
+    /// Each level's task fraction over the runs (mean ± sd, min, max), for several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fractions_by_level_runs: Option<Vec<Option<Summary>>>,
 }
 
 impl FarmReport {
     /// The report of `runs`: their mean beside the model, and each quantity's spread.
     pub(crate) fn of_runs(what: &'static str, runs: &[FarmComparison], r: Repeat) -> Option<Self> {
         let measured: Vec<_> = runs.iter().map(|r| r.measured.clone()).collect();
+        let comparison = combine_runs(runs)?;
+        let levels = comparison.measured.fractions_by_level.len();
+        let level = |i: usize| -> Vec<f64> {
+            measured
+                .iter()
+                .filter_map(|m| m.fractions_by_level.get(i).copied())
+                .collect()
+        };
+        let repetitions = Repetitions::of(r, &measured);
         Some(Self {
             what,
-            comparison: combine_runs(runs)?,
-            repetitions: Repetitions::of(r, &measured),
+            comparison,
+            fractions_by_level_runs: repetitions
+                .is_some()
+                .then(|| (0..levels).map(|i| Summary::of(&level(i))).collect()),
+            repetitions,
         })
     }
 
@@ -167,35 +183,74 @@ impl Body for FarmReport {
     fn figures(&self) -> Result<Vec<Figure>> {
         let c = &self.comparison;
         let levels = c.measured.fractions_by_level.len();
-        let bars = Bars {
+        let sd = |s: Option<Summary>| s.and_then(|s| s.sd).map(ErrorBar::PlusMinus);
+        let fraction_sd = |i: usize| {
+            self.fractions_by_level_runs
+                .as_ref()
+                .and_then(|f| f.get(i).copied().flatten())
+        };
+        let speedup_sd = self
+            .repetitions
+            .as_ref()
+            .and_then(|r| r.quantities.iter().find(|q| q.name == "speedup"))
+            .and_then(|q| q.summary);
+        let spread = (0..levels)
+            .map(fraction_sd)
+            .chain([speedup_sd])
+            .any(|s| s.and_then(|s| s.sd).is_some_and(|sd| sd > 0.0));
+        let measured = match self.repetitions.as_ref().map_or(1, |r| r.runs) {
+            1 => "measured".to_owned(),
+            runs if spread => format!("measured (mean ± sd of {runs} runs)"),
+            runs => format!("measured ({runs} runs, all alike)"),
+        };
+        let fractions = BarChart {
             title: "Share of the tasks executed per level, measured and predicted".into(),
+            x_label: "level (1 = leaves)".into(),
             y_label: "fraction of M".into(),
             categories: (1..=levels).map(|i| format!("level {i}")).collect(),
             groups: vec![
-                ("measured".into(), c.measured.fractions_by_level.clone()),
-                ("model".into(), c.predicted.fractions_by_level.clone()),
+                BarGroup {
+                    name: measured.clone(),
+                    bars: c
+                        .measured
+                        .fractions_by_level
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &value)| Bar {
+                            value,
+                            error: sd(fraction_sd(i)),
+                        })
+                        .collect(),
+                },
+                BarGroup::of("model f_i", &c.predicted.fractions_by_level),
             ],
         };
-        let speedup = Bars {
+        let mut speedup = BarChart {
             title: "Speedup, measured and predicted".into(),
             y_label: "speedup".into(),
             categories: vec![c.topology.clone()],
-            groups: {
-                let mut g = vec![
-                    ("measured".into(), vec![c.measured.speedup]),
-                    ("model (g)".into(), vec![c.predicted.speedup]),
-                ];
-                if let Some(f) = c.drain.as_ref().and_then(|d| d.flood_fill.as_ref()) {
-                    g.push(("model (g) + drain".into(), vec![f.speedup]));
-                }
-                g
-            },
+            groups: vec![
+                BarGroup {
+                    name: measured,
+                    bars: vec![Bar {
+                        value: c.measured.speedup,
+                        error: sd(speedup_sd),
+                    }],
+                },
+                BarGroup::of("model (g)", &[c.predicted.speedup]),
+            ],
+            ..BarChart::default()
         };
+        if let Some(f) = c.drain.as_ref().and_then(|d| d.flood_fill.as_ref()) {
+            speedup
+                .groups
+                .push(BarGroup::of("model (g) + drain", &[f.speedup]));
+        }
         Ok(vec![
             Figure {
                 file: "fractions.svg".into(),
                 caption: "Per-level task fractions f_i: measured beside the model's.".into(),
-                svg: bars.to_svg((120 * levels as u32).clamp(640, 960), 420)?,
+                svg: fractions.to_svg((120 * levels as u32).clamp(640, 960), 420)?,
             },
             Figure {
                 file: "speedup.svg".into(),

@@ -2,11 +2,11 @@
 
 use anyhow::Result;
 use multicomputer_workloads::estimate::Interval;
-use multicomputer_workloads::farm::BetaFit;
+use multicomputer_workloads::farm::{BetaFit, ThroughputObservation};
 use serde::Serialize;
 
 use crate::plan::SkippedRow;
-use crate::plot::{Chart, Scale, Series, Style};
+use crate::plot::{AxisSpec, Point, ResidualSeries, Residuals, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::{human_s, signed_pct};
 
@@ -41,6 +41,9 @@ pub(crate) struct FitFarmReport {
     pub(crate) skipped_rows: Vec<SkippedRow>,
     /// The fit itself (residuals per row fitted).
     pub(crate) fit: BetaFit,
+    /// The rows fitted, in the order of the residuals (for the residual plot).
+    #[serde(skip)]
+    pub(crate) rows: Vec<ThroughputObservation>,
     /// The table.
     pub(crate) source: String,
 }
@@ -109,29 +112,52 @@ impl Body for FitFarmReport {
     }
 
     fn figures(&self) -> Result<Vec<Figure>> {
-        // PLOT(lead): the plot module's residual chart, once it has one.
-        let chart = Chart {
-            title: "Relative residuals of the fit, (measured − fitted)/measured throughput".into(),
-            x_label: "row fitted".into(),
+        let family = |o: &ThroughputObservation| match o.shape.k {
+            1 => "chain".to_owned(),
+            2 => "binary".to_owned(),
+            k => format!("tree:{k}"),
+        };
+        let te = |o: &ThroughputObservation| human_s(o.te_s);
+        let first_te = self.rows.first().map(te).unwrap_or_default();
+        let several_te = self.rows.iter().any(|o| te(o) != first_te);
+        let label = |o: &ThroughputObservation| {
+            if several_te {
+                format!("{}, T_e = {}", family(o), te(o))
+            } else {
+                family(o)
+            }
+        };
+        let mut series: Vec<ResidualSeries> = Vec::new();
+        for (o, r) in self.rows.iter().zip(&self.fit.relative_residuals) {
+            let l = label(o);
+            let point = Point::new(o.shape.processors() as f64, 100.0 * r);
+            match series.iter_mut().find(|s| s.label == l) {
+                Some(s) => s.points.push(point),
+                None => series.push(ResidualSeries {
+                    label: l,
+                    points: vec![point],
+                }),
+            }
+        }
+        let sd_pct = 100.0 * self.fit.relative_residual_sd;
+        let p = || self.rows.iter().map(|o| o.shape.processors() as f64);
+        let residuals = Residuals {
+            title: "Residuals of the fit, (measured − fitted)/measured throughput".into(),
+            x: AxisSpec {
+                ticks: Ticks::at_few(p()),
+                ..AxisSpec::new("processors P", Scale::spanning(p()))
+            },
             y_label: "relative residual (%)".into(),
-            x_scale: Scale::Linear,
-            y_scale: Scale::Linear,
-            series: vec![Series {
-                name: "residual".into(),
-                points: self
-                    .fit
-                    .relative_residuals
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| (i as f64 + 1.0, 100.0 * r))
-                    .collect(),
-                style: Style::Points,
-            }],
+            series,
+            sigma: Some(sd_pct),
+            sigma_label: Some(format!("±σ, σ = {sd_pct:.2} % (the fit's)")),
         };
         Ok(vec![Figure {
             file: "residuals.svg".into(),
-            caption: "Residuals of the fit, one per row fitted.".into(),
-            svg: chart.to_svg(800, 480)?,
+            caption: "Residuals of the fit, one per row fitted, by tree family and task time; \
+                      the band is the fit's residual standard deviation."
+                .into(),
+            svg: residuals.to_svg(960, 480)?,
         }])
     }
 }

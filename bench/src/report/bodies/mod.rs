@@ -10,6 +10,7 @@ mod pingpong;
 mod predict;
 mod scaling;
 mod sweep;
+mod sweep_plots;
 mod tour;
 
 pub(crate) use calibrate::CalibrateReport;

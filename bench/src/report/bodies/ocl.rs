@@ -7,7 +7,7 @@ use multicomputer_workloads::ocl::model::Costs;
 use multicomputer_workloads::ocl::{OclComparison, OclFitComparison, OclTable};
 use serde::Serialize;
 
-use crate::plot::{Chart, Scale, Series, Style};
+use crate::plot::{AxisSpec, ErrorBar, LineChart, Point, ResidualSeries, Residuals, Scale};
 use crate::report::{Block, Body, Figure, Repetitions, Section, Table};
 use crate::units::{human_s, signed_pct};
 
@@ -230,40 +230,56 @@ impl SweepOclReport {
         let rows = self.of_table(t);
         let mut windows: Vec<usize> = rows.iter().map(|r| r.n).collect();
         windows.dedup();
-        let mut series = Vec::new();
-        for n in windows {
-            let rs: Vec<&&SweepOclRow> = rows.iter().filter(|r| r.n == n).collect();
-            // PLOT(lead): error bars from elapsed_sd_s (or min–max) for native costs.
-            series.push(Series {
-                name: format!("N = {n} measured"),
-                points: rs.iter().map(|r| (r.grain as f64, r.elapsed_s)).collect(),
-                style: Style::Points,
-            });
-            if let (Some(c), Some(l)) = (costs, rs.first().map(|r| r.l)) {
-                series.push(Series {
-                    name: format!("N = {n} model"),
-                    points: t
-                        .model_curve(n, c, l)
-                        .into_iter()
-                        .map(|(g, s)| (g as f64, s))
-                        .collect(),
-                    style: Style::Dashed,
-                });
-            }
-        }
+        let spread = rows.iter().any(|r| r.runs > 1);
         let (what, symbol) = match t {
             OclTable::M1 => ("[M,1]-transformation (§4.1)", "M"),
             OclTable::Kk => ("[K,K]-transformation (§4.2)", "K"),
         };
-        Chart {
-            title: format!("Time to consume L inputs against grain, {what}"),
-            x_label: format!("grain {symbol}"),
-            y_label: "elapsed time (s)".into(),
-            x_scale: Scale::Log10,
-            y_scale: Scale::Log10,
-            series,
+        let mut chart = LineChart::new(
+            format!("Time to consume L inputs against grain, {what}"),
+            format!("grain {symbol}"),
+            "elapsed time (s)",
+        )
+        .x_scale(Scale::Log10)
+        .y_scale(Scale::Log10)
+        .key(
+            if spread {
+                "measured (fastest run; bar: slowest)"
+            } else {
+                "measured"
+            },
+            if costs.is_some() && self.rows.iter().any(|r| r.predicted_s.is_none()) {
+                "model (constants fitted to the table)"
+            } else {
+                "model"
+            },
+        );
+        for n in windows {
+            let rs: Vec<&&SweepOclRow> = rows.iter().filter(|r| r.n == n).collect();
+            // The fastest run, as the paper tabulated it, with the range up to the slowest.
+            let measured = rs.iter().map(|r| {
+                let x = r.grain as f64;
+                if r.runs > 1 {
+                    let range = ErrorBar::Range {
+                        low: r.elapsed_s,
+                        high: r.elapsed_max_s,
+                    };
+                    Point::with_error(x, r.elapsed_s, range)
+                } else {
+                    Point::new(x, r.elapsed_s)
+                }
+            });
+            let model = match (costs, rs.first().map(|r| r.l)) {
+                (Some(c), Some(l)) => t
+                    .model_curve(n, c, l)
+                    .into_iter()
+                    .map(|(g, s)| (g as f64, s))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            chart = chart.pair(format!("N = {n}"), measured, model);
         }
-        .to_svg(960, 600)
+        chart.scattered().to_svg(960, 600)
     }
 }
 
@@ -432,38 +448,46 @@ impl Body for FitOclReport {
     }
 
     fn figures(&self) -> Result<Vec<Figure>> {
-        // PLOT(lead): the plot module's residual chart, once it has one.
-        let chart = Chart {
-            title: "Relative residuals of the fit, (elapsed − model)/elapsed".into(),
-            x_label: "grain (M or K)".into(),
+        let f = &self.fit;
+        let mut windows: Vec<usize> = f.residuals.iter().map(|r| r.n).collect();
+        windows.sort_unstable();
+        windows.dedup();
+        let symbol = match f.transform {
+            OclTable::M1 => "M",
+            OclTable::Kk => "K",
+        };
+        let rms_pct = 100.0 * f.rms_relative_error;
+        let residuals = Residuals {
+            title: format!(
+                "Residuals of the fit of the {} table, (elapsed − model)/elapsed",
+                f.transform.name()
+            ),
+            x: AxisSpec::new(
+                format!("grain {symbol}"),
+                Scale::spanning(f.residuals.iter().map(|r| r.grain as f64)),
+            ),
             y_label: "relative residual (%)".into(),
-            x_scale: Scale::Log10,
-            y_scale: Scale::Linear,
-            series: {
-                let mut windows: Vec<usize> = self.fit.residuals.iter().map(|r| r.n).collect();
-                windows.sort_unstable();
-                windows.dedup();
-                windows
-                    .into_iter()
-                    .map(|n| Series {
-                        name: format!("N = {n}"),
-                        points: self
-                            .fit
-                            .residuals
-                            .iter()
-                            .filter(|r| r.n == n)
-                            .map(|r| (r.grain as f64, 100.0 * r.relative))
-                            .collect(),
-                        style: Style::LinePoints,
-                    })
-                    .collect()
-            },
+            series: windows
+                .into_iter()
+                .map(|n| ResidualSeries {
+                    label: format!("N = {n}"),
+                    points: f
+                        .residuals
+                        .iter()
+                        .filter(|r| r.n == n)
+                        .map(|r| Point::new(r.grain as f64, 100.0 * r.relative))
+                        .collect(),
+                })
+                .collect(),
+            sigma: Some(rms_pct),
+            sigma_label: Some(format!("±rms, rms = {rms_pct:.3} %")),
         };
         Ok(vec![Figure {
             file: "residuals.svg".into(),
-            caption: "Residuals of the fit: each row's relative error against the fitted model."
+            caption: "Residuals of the fit: each row's relative error against the fitted model, \
+                      the band their root mean square."
                 .into(),
-            svg: chart.to_svg(800, 480)?,
+            svg: residuals.to_svg(960, 480)?,
         }])
     }
 }

@@ -1,5 +1,5 @@
 //! `predict farm` and `predict dnc`: a model's prediction alone, and the farm paper's
-//! Figures 4 and 5.
+//! Figures 4 and 5 (every curve the model's, so dashed, as the model is in every chart).
 
 use anyhow::Result;
 use multicomputer_workloads::farm::{
@@ -8,7 +8,7 @@ use multicomputer_workloads::farm::{
 use serde::Serialize;
 
 use super::farm::{bound_name, drain_rows};
-use crate::plot::{Chart, Scale, Series, Style};
+use crate::plot::{LineChart, Reference, Scale, Series, Style, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::human_s;
 
@@ -52,56 +52,68 @@ pub(crate) struct PredictFarmReport {
 }
 
 impl PredictFarmReport {
+    /// The symbol of the processor count: the paper's N on a chain (its levels), else P.
+    fn processors_symbol(&self) -> &'static str {
+        if self.family == "chain" { "N" } else { "P" }
+    }
+
     fn figure4(&self, curves: &[SpeedupCurve]) -> Result<Figure> {
-        let mut series: Vec<Series> = curves
-            .iter()
-            .map(|c| Series {
+        let n = self.processors_symbol();
+        let x = || {
+            curves
+                .iter()
+                .flat_map(|c| &c.points)
+                .map(|p| p.processors as f64)
+        };
+        let scale = Scale::spanning(x());
+        let mut chart = LineChart::new(
+            format!("Speedup against processors, {} (Figure 4)", self.family),
+            format!("processors {n}"),
+            "speedup (start-up included)",
+        )
+        .x_scale(scale)
+        .y_include(0.0)
+        .reference(Reference::ideal_speedup());
+        for c in curves {
+            chart = chart.series(Series {
                 name: format!("T_e = {}", human_s(c.te_s)),
                 points: c
                     .points
                     .iter()
                     .map(|p| (p.processors as f64, p.speedup))
                     .collect(),
-                style: Style::Line,
-            })
-            .collect();
-        // PLOT(lead): draw each curve's peak with the plot module's peak marker once it has
-        // one (the data: `SpeedupCurve::peak`); until then the peaks are a points series.
-        series.push(Series {
-            name: "peak of each curve".into(),
-            points: curves
-                .iter()
-                .filter_map(|c| c.peak)
-                .map(|p| (p.processors as f64, p.speedup))
-                .collect(),
-            style: Style::Points,
-        });
-        let chart = Chart {
-            title: format!("Speedup against processors, {} (Figure 4)", self.family),
-            x_label: "processors N".into(),
-            y_label: "speedup (start-up included)".into(),
-            x_scale: Scale::Linear,
-            y_scale: Scale::Linear,
-            series,
-        };
+                style: Style::Dashed,
+            });
+        }
+        for p in curves.iter().filter_map(|c| c.peak) {
+            let levels = if self.family == "chain" {
+                String::new()
+            } else {
+                format!(" ({} levels)", p.levels)
+            };
+            chart = chart.mark(
+                p.processors as f64,
+                p.speedup,
+                format!("peak: {n} = {}{levels}, S = {:.1}", p.processors, p.speedup),
+            );
+        }
         let peaks: Vec<String> = curves
             .iter()
-            .filter_map(|c| {
-                c.peak.map(|p| {
-                    format!(
-                        "T_e = {}: N = {}, speedup {:.2}",
-                        human_s(c.te_s),
-                        p.processors,
-                        p.speedup
-                    )
-                })
+            .map(|c| match c.peak {
+                Some(p) => format!(
+                    "T_e = {}: {n} = {}, speedup {:.2}",
+                    human_s(c.te_s),
+                    p.processors,
+                    p.speedup
+                ),
+                None => format!("T_e = {}: still rising at the end", human_s(c.te_s)),
             })
             .collect();
         Ok(Figure {
             file: "figure4.svg".into(),
             caption: format!(
                 "Figure 4: speedup (start-up included) against processors for T_e, 5 T_e and \
-                 10 T_e; peaks at {}.",
+                 10 T_e, drawn past each curve's peak and marking it: {}.",
                 peaks.join("; ")
             ),
             svg: chart.to_svg(960, 600)?,
@@ -109,24 +121,28 @@ impl PredictFarmReport {
     }
 
     fn figure5(&self, curves: &[GranularityCurve]) -> Result<Figure> {
-        let chart = Chart {
-            title: format!("Speedup against granularity, {} (Figure 5)", self.family),
-            x_label: "granularity g (tasks per message)".into(),
-            y_label: "speedup (start-up included)".into(),
-            x_scale: Scale::Log10,
-            y_scale: Scale::Linear,
-            series: curves
-                .iter()
-                .map(|c| Series {
-                    name: format!("N = {}", c.processors),
-                    points: c.points.iter().map(|&(g, s)| (f64::from(g), s)).collect(),
-                    style: Style::LinePoints,
-                })
-                .collect(),
-        };
+        let n = self.processors_symbol();
+        let gs: Vec<f64> = curves
+            .first()
+            .map(|c| c.points.iter().map(|&(g, _)| f64::from(g)).collect())
+            .unwrap_or_default();
+        let mut chart = LineChart::new(
+            format!("Speedup against granularity, {} (Figure 5)", self.family),
+            "granularity g (tasks per message)",
+            "speedup (start-up included)",
+        )
+        .x_scale(Scale::spanning(gs.iter().copied()))
+        .x_ticks(Ticks::At(gs));
+        for c in curves {
+            chart = chart.series(Series {
+                name: format!("{n} = {}", c.processors),
+                points: c.points.iter().map(|&(g, s)| (f64::from(g), s)).collect(),
+                style: Style::Dashed,
+            });
+        }
         Ok(Figure {
             file: "figure5.svg".into(),
-            caption: "Figure 5: speedup against the tasks per message g, for several N.".into(),
+            caption: format!("Figure 5: speedup against the tasks per message g, for several {n}."),
             svg: chart.to_svg(960, 600)?,
         })
     }

@@ -328,6 +328,7 @@ impl ScalingReport {
                 })
                 .collect(),
             sigma: None,
+            sigma_label: None,
         }
     }
 }

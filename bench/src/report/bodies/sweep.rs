@@ -1,7 +1,5 @@
-//! `sweep farm` and `sweep dnc`: one row per cell, every column in the CSV, plots of
-//! speedup against processors (one series per tree family, task time, task-time
-//! distribution or split kind, and granularity), the error of every cell, and speedup
-//! against granularity.
+//! `sweep farm` and `sweep dnc`: one row per cell, every column in the CSV, and the plots of
+//! `sweep_plots`.
 
 use anyhow::Result;
 use multicomputer_runtime::{Topology, TopologyKind};
@@ -10,9 +8,9 @@ use multicomputer_workloads::repetitions::Summary;
 use serde::Serialize;
 
 use super::farm::bound_name;
+use super::sweep_plots::SweepPlots;
 use crate::exec::Runs;
 use crate::plan::{LoadedProfile, SweepPlan};
-use crate::plot::{Bars, Chart, Scale, Series, Style};
 use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
 use crate::units::human_s;
 
@@ -278,16 +276,6 @@ impl SweepReport {
         }
         t
     }
-
-    fn group_key(r: &SweepRow) -> String {
-        format!(
-            "{} T_e = {} {} g = {}",
-            family(&r.topology),
-            human_s(r.te_s),
-            r.times,
-            r.granularity
-        )
-    }
 }
 
 impl Body for SweepReport {
@@ -318,121 +306,7 @@ impl Body for SweepReport {
     }
 
     fn figures(&self) -> Result<Vec<Figure>> {
-        let rows = &self.rows;
-        let mut keys: Vec<String> = Vec::new();
-        for r in rows {
-            let k = Self::group_key(r);
-            if !keys.contains(&k) {
-                keys.push(k);
-            }
-        }
-        let mut series = Vec::new();
-        for key in &keys {
-            let rs: Vec<&SweepRow> = rows.iter().filter(|r| Self::group_key(r) == *key).collect();
-            // PLOT(lead): error bars from `measured_speedup_sd` (or min/max) once plot::Series
-            // carries them, and the measured/model pair in one colour.
-            series.push(Series {
-                name: format!("{key} measured"),
-                points: rs
-                    .iter()
-                    .map(|r| (r.processors as f64, r.measured_speedup))
-                    .collect(),
-                style: Style::Points,
-            });
-            series.push(Series {
-                name: format!("{key} model"),
-                points: rs
-                    .iter()
-                    .map(|r| (r.processors as f64, r.predicted_speedup))
-                    .collect(),
-                style: Style::Dashed,
-            });
-        }
-        let speedup = Chart {
-            title: "Speedup against processors, measured (points) and model (dashed)".into(),
-            x_label: "processors N".into(),
-            y_label: "speedup".into(),
-            x_scale: Scale::Linear,
-            y_scale: Scale::Linear,
-            series,
-        };
-        let errors = Bars {
-            title: "Speedup error per cell: (measured − model)/model".into(),
-            y_label: "error (%)".into(),
-            categories: rows
-                .iter()
-                .map(|r| format!("{} {} {}", r.topology, human_s(r.te_s), r.times))
-                .collect(),
-            groups: vec![(
-                "speedup error %".into(),
-                rows.iter().map(|r| r.error_pct).collect(),
-            )],
-        };
-        let mut figures = vec![
-            Figure {
-                file: "speedup.svg".into(),
-                caption: "Speedup against processors: each series one tree family, task time, \
-                          task-time distribution (or split) and granularity."
-                    .into(),
-                svg: speedup.to_svg(960, 600)?,
-            },
-            Figure {
-                file: "error.svg".into(),
-                caption: "The speedup error of every cell (the residuals of the model).".into(),
-                svg: errors.to_svg((24 * rows.len() as u32).max(640), 520)?,
-            },
-        ];
-        let gs: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.granularity).collect();
-        if gs.len() > 1 {
-            let mut labels: Vec<String> = Vec::new();
-            for r in rows {
-                let l = format!("{} T_e = {} {}", r.topology, human_s(r.te_s), r.times);
-                if !labels.contains(&l) {
-                    labels.push(l);
-                }
-            }
-            let mut series = Vec::new();
-            for label in labels {
-                let rs: Vec<&SweepRow> = rows
-                    .iter()
-                    .filter(|r| {
-                        format!("{} T_e = {} {}", r.topology, human_s(r.te_s), r.times) == label
-                    })
-                    .collect();
-                series.push(Series {
-                    name: format!("{label} measured"),
-                    points: rs
-                        .iter()
-                        .map(|r| (f64::from(r.granularity), r.measured_speedup))
-                        .collect(),
-                    style: Style::Points,
-                });
-                series.push(Series {
-                    name: format!("{label} model"),
-                    points: rs
-                        .iter()
-                        .map(|r| (f64::from(r.granularity), r.predicted_speedup))
-                        .collect(),
-                    style: Style::Dashed,
-                });
-            }
-            let chart = Chart {
-                title: "Speedup against granularity g (tasks per message), start-up included"
-                    .into(),
-                x_label: "granularity g".into(),
-                y_label: "speedup".into(),
-                x_scale: Scale::Log10,
-                y_scale: Scale::Linear,
-                series,
-            };
-            figures.push(Figure {
-                file: "granularity.svg".into(),
-                caption: "Speedup against granularity, per topology, task time and distribution."
-                    .into(),
-                svg: chart.to_svg(960, 600)?,
-            });
-        }
-        Ok(figures)
+        SweepPlots::new(self.kind, &self.rows).figures()
     }
 
     fn plots_first(&self) -> bool {
