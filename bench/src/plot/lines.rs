@@ -219,6 +219,16 @@ impl LineChart {
         self
     }
 
+    /// Adds a model's curve alone, nothing measured beside it (a prediction): dashed, in its
+    /// own colour, an isolated point as a hollow circle.
+    pub(crate) fn model(
+        self,
+        label: impl Into<String>,
+        model: impl IntoIterator<Item = (f64, f64)>,
+    ) -> Self {
+        self.pair(label, [], model)
+    }
+
     /// Draws the measured points of every pair as markers only, not joined (each point a
     /// cell of its own: a sweep's, a table's).
     pub(crate) fn scattered(mut self) -> Self {
@@ -1100,6 +1110,29 @@ mod tests {
             ("loop_count 5".to_owned(), None)
         );
         assert_eq!(pair_label("a", "b"), ("a / b".to_owned(), None));
+    }
+
+    #[test]
+    fn plot_model_alone_is_dashed_in_its_colour_without_a_key() {
+        let svg = LineChart::new("Figure 5", "granularity g", "speedup")
+            .model("N = 3", [(1.0, 1.0), (2.0, 1.6), (4.0, 2.1), (8.0, 2.4)])
+            .model("N = 15", [(4.0, 5.0)])
+            .to_svg(800, 500)
+            .unwrap();
+        assert_svg(&svg);
+        // The legend's dash and the line's dashes, and no marker of its own.
+        assert!(coloured(&svg, "polyline", "stroke", BLUE).len() > 3);
+        assert!(coloured(&svg, "circle", "fill", BLUE).is_empty());
+        // An isolated model point: one hollow circle in its colour.
+        assert_eq!(coloured(&svg, "circle", "stroke", ORANGE).len(), 1);
+        assert!(coloured(&svg, "polygon", "fill", ORANGE).is_empty());
+        // One entry per model, and no measured/model key with nothing measured.
+        assert!(has_text(&svg, "N = 3") && has_text(&svg, "N = 15"));
+        assert!(
+            !has_text(&svg, "measured") && !has_text(&svg, "model"),
+            "{:?}",
+            texts(&svg)
+        );
     }
 
     #[test]
