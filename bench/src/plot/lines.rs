@@ -950,23 +950,16 @@ mod tests {
     const GREEN: &str = "#2CA02C";
     const INK: &str = "#3C3C3C";
 
-    fn chart(x_scale: Scale, y_scale: Scale, series: Vec<Series>) -> Chart {
-        Chart {
-            title: "Speedup of farm".into(),
-            x_label: "processors p".into(),
-            y_label: "speedup S(p)".into(),
-            x_scale,
-            y_scale,
-            series,
-        }
+    /// An empty chart with a title, axis labels and the given scales.
+    fn chart(x_scale: Scale, y_scale: Scale) -> LineChart {
+        LineChart::new("Speedup of farm", "processors p", "speedup S(p)")
+            .x_scale(x_scale)
+            .y_scale(y_scale)
     }
 
-    fn series(name: &str, style: Style, points: Vec<(f64, f64)>) -> Series {
-        Series {
-            name: name.into(),
-            points,
-            style,
-        }
+    /// Points without error bars.
+    fn points<const N: usize>(xy: [(f64, f64); N]) -> [Point; N] {
+        xy.map(Point::from)
     }
 
     /// The points of a `<polyline>`.
@@ -983,25 +976,18 @@ mod tests {
 
     #[test]
     fn plot_chart_has_title_labels_and_legend() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Linear,
-            vec![
-                series(
-                    "farm measured",
-                    Style::Points,
-                    vec![(1.0, 1.0), (2.0, 1.9), (4.0, 3.5), (8.0, 6.1)],
-                ),
-                series("farm model", Style::Dashed, vec![(1.0, 1.0), (8.0, 7.0)]),
-                series("scatter", Style::Points, vec![(3.0, 2.0)]),
-                series("line", Style::Line, vec![(1.0, 0.5), (8.0, 4.0)]),
-                series("other", Style::Points, vec![(5.0, 2.0)]),
-            ],
-        );
+        let c = chart(Scale::Linear, Scale::Linear)
+            .pair(
+                "farm",
+                points([(1.0, 1.0), (2.0, 1.9), (4.0, 3.5), (8.0, 6.1)]),
+                [(1.0, 1.0), (8.0, 7.0)],
+            )
+            .pair("scatter", points([(3.0, 2.0)]), [(1.0, 0.5), (8.0, 4.0)])
+            .pair("other", points([(5.0, 2.0)]), [])
+            .scattered();
         let svg = c.to_svg(800, 500).unwrap();
         assert_svg(&svg);
-        // "farm measured"/"farm model" become one entry "farm" after the key "measured",
-        // "model"; "scatter" and "line" another pair; "other" stands alone.
+        // The key "measured", "model", then one entry per pair; "other" has no model.
         for want in [
             "Speedup of farm",
             "processors p",
@@ -1009,7 +995,7 @@ mod tests {
             "measured",
             "model",
             "farm",
-            "scatter / line",
+            "scatter",
             "other",
         ] {
             assert!(
@@ -1018,7 +1004,6 @@ mod tests {
                 texts(&svg)
             );
         }
-        assert!(!has_text(&svg, "farm measured"));
         assert!(has_text(&svg, "4"), "{:?}", texts(&svg));
         assert!(!svg.contains("skipped"));
         // Three curves, three colours: the pairs' models are drawn in their measured colour.
@@ -1033,24 +1018,17 @@ mod tests {
 
     #[test]
     fn plot_measured_and_model_pairs_share_a_colour_and_markers_sit_on_top() {
-        // The sweep's shape: per group a measured Points series, then its model Dashed.
-        let mut s = Vec::new();
+        // The sweep's shape: per group its measured cells, scattered, and its model.
+        let mut c = chart(Scale::Linear, Scale::Linear);
         for (k, factor) in [("tree T_e = 1 ms", 1.0), ("tree T_e = 5 ms", 0.8)] {
             let ps = [1.0, 3.0, 7.0, 15.0];
-            s.push(series(
-                &format!("{k} measured"),
-                Style::Points,
-                ps.iter().map(|&p| (p, factor * p * 0.8)).collect(),
-            ));
-            s.push(series(
-                &format!("{k} model"),
-                Style::Dashed,
-                ps.iter().map(|&p| (p, factor * p * 0.85)).collect(),
-            ));
+            c = c.pair(
+                k,
+                ps.map(|p| Point::new(p, factor * p * 0.8)),
+                ps.map(|p| (p, factor * p * 0.85)),
+            );
         }
-        let svg = chart(Scale::Linear, Scale::Linear, s)
-            .to_svg(960, 600)
-            .unwrap();
+        let svg = c.scattered().to_svg(960, 600).unwrap();
         // Below the title and legend: the plot.
         let in_plot = |e: &&str| match attr(e, "points") {
             Some(_) => polyline_points(e).iter().all(|p| p.1 > 110),
@@ -1086,7 +1064,7 @@ mod tests {
             !svg.contains("#2CA02C") && !svg.contains("#D62728"),
             "two colours only"
         );
-        // One legend entry per pair, named by what the two names share.
+        // One legend entry per pair, by its label, after the key given once.
         assert!(has_text(&svg, "tree T_e = 1 ms") && has_text(&svg, "tree T_e = 5 ms"));
         assert_eq!(texts(&svg).iter().filter(|t| *t == "model").count(), 1);
         // Markers are 10 px across.
@@ -1096,20 +1074,6 @@ mod tests {
             .and_then(|r| r.parse().ok())
             .unwrap();
         assert!(r >= 5.0, "{r}");
-    }
-
-    #[test]
-    fn plot_pair_labels_from_series_names() {
-        let key = |a: &str, b: &str| Some((a.to_owned(), b.to_owned()));
-        assert_eq!(
-            pair_label("N = 50 measured", "N = 50 model"),
-            ("N = 50".to_owned(), key("measured", "model"))
-        );
-        assert_eq!(
-            pair_label("loop_count 5", "fit 1+P, loop_count 5"),
-            ("loop_count 5".to_owned(), None)
-        );
-        assert_eq!(pair_label("a", "b"), ("a / b".to_owned(), None));
     }
 
     #[test]
@@ -1282,11 +1246,9 @@ mod tests {
         let pts: Vec<(f64, f64)> = (0..8)
             .map(|i| (2f64.powi(i), 1e-6 * 10f64.powi(i)))
             .collect();
-        let c = chart(
-            Scale::Log10,
-            Scale::Log10,
-            vec![series("time", Style::Points, pts)],
-        );
+        let c = chart(Scale::Log10, Scale::Log10)
+            .pair("time", pts.into_iter().map(Point::from), [])
+            .scattered();
         let svg = c.to_svg(640, 480).unwrap();
         assert_svg(&svg);
         // Decade ticks on y (1e-6 .. 10, every other one); on x the values used, 1 .. 128.
@@ -1297,11 +1259,7 @@ mod tests {
 
     #[test]
     fn plot_log_scale_within_one_decade_still_has_ticks() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Log10,
-            vec![series("y", Style::Line, vec![(0.0, 2.0), (1.0, 7.0)])],
-        );
+        let c = chart(Scale::Linear, Scale::Log10).model("y", [(0.0, 2.0), (1.0, 7.0)]);
         let svg = c.to_svg(640, 480).unwrap();
         assert!(
             has_text(&svg, "2") && has_text(&svg, "5"),
@@ -1312,22 +1270,17 @@ mod tests {
 
     #[test]
     fn plot_nan_inf_and_nonpositive_on_log_are_skipped() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Log10,
-            vec![series(
-                "noisy",
-                Style::Line,
-                vec![
-                    (1.0, 1.0),
-                    (2.0, f64::NAN),
-                    (3.0, 10.0),
-                    (f64::INFINITY, 5.0),
-                    (5.0, 0.0),
-                    (6.0, -3.0),
-                    (7.0, 100.0),
-                ],
-            )],
+        let c = chart(Scale::Linear, Scale::Log10).model(
+            "noisy",
+            [
+                (1.0, 1.0),
+                (2.0, f64::NAN),
+                (3.0, 10.0),
+                (f64::INFINITY, 5.0),
+                (5.0, 0.0),
+                (6.0, -3.0),
+                (7.0, 100.0),
+            ],
         );
         let svg = c.to_svg(640, 480).unwrap();
         assert_svg(&svg);
@@ -1344,21 +1297,11 @@ mod tests {
     #[test]
     fn plot_empty_and_degenerate_charts_render_no_data() {
         for c in [
-            chart(Scale::Linear, Scale::Linear, vec![]),
-            chart(
-                Scale::Linear,
-                Scale::Linear,
-                vec![series("empty", Style::Line, vec![])],
-            ),
-            chart(
-                Scale::Log10,
-                Scale::Log10,
-                vec![series(
-                    "neg",
-                    Style::Points,
-                    vec![(-1.0, 0.0), (f64::NAN, 1.0)],
-                )],
-            ),
+            chart(Scale::Linear, Scale::Linear),
+            chart(Scale::Linear, Scale::Linear).model("empty", []),
+            chart(Scale::Log10, Scale::Log10)
+                .pair("neg", points([(-1.0, 0.0), (f64::NAN, 1.0)]), [])
+                .scattered(),
         ] {
             let svg = c.to_svg(400, 300).unwrap();
             assert_svg(&svg);
@@ -1377,7 +1320,7 @@ mod tests {
             vec![(1.0, 5.0), (2.0, 5.0)],
         ] {
             for scale in [Scale::Linear, Scale::Log10] {
-                let c = chart(scale, scale, vec![series("one", Style::Line, pts.clone())]);
+                let c = chart(scale, scale).model("one", pts.clone());
                 let svg = c.to_svg(400, 300).unwrap();
                 assert_svg(&svg);
                 assert!(has_text(&svg, "one"));
@@ -1387,18 +1330,14 @@ mod tests {
 
     #[test]
     fn plot_too_small_is_an_error() {
-        let c = chart(Scale::Linear, Scale::Linear, vec![]);
+        let c = chart(Scale::Linear, Scale::Linear);
         let e = c.to_svg(10, 10).unwrap_err().to_string();
         assert!(e.contains("too small"), "{e}");
     }
 
     #[test]
     fn plot_text_is_escaped_and_names_the_embedded_font() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Linear,
-            vec![series("a<b & c", Style::Line, vec![(0.0, 1.0), (1.0, 2.0)])],
-        );
+        let c = chart(Scale::Linear, Scale::Linear).model("a<b & c", [(0.0, 1.0), (1.0, 2.0)]);
         let svg = c.to_svg(400, 300).unwrap();
         assert!(svg.contains("a&lt;b &amp; c"), "{svg}");
         let fonts: Vec<&str> = elements(&svg, "text")
@@ -1417,13 +1356,9 @@ mod tests {
         let m = text::metrics().unwrap();
         let title = "Time to consume L inputs against grain, [M,1]-transformation (§4.1), \
                      measured on the emulator beside the sequence-function model";
-        let c = chart(Scale::Linear, Scale::Linear, vec![]);
-        let svg = Chart {
-            title: title.into(),
-            ..c
-        }
-        .to_svg(400, 300)
-        .unwrap();
+        let svg = LineChart::new(title, "processors p", "speedup S(p)")
+            .to_svg(400, 300)
+            .unwrap();
         let lines: Vec<String> = texts(&svg)
             .into_iter()
             .filter(|t| title.contains(t.as_str()) && t.len() > 3)
