@@ -1,20 +1,17 @@
 //! Line charts: measured series beside their models, reference lines (the ideal speedup),
 //! bands, error bars and marked points.
 //!
-//! A [`LineChart`] holds [`Curve`]s; curve `i` gets colour and marker shape `i`. A
-//! [`Pair`] is a measured series and its model in **one** colour: the measured points as
-//! markers (joined by a thin solid line unless `markers_only`), with error bars where known,
-//! and the model as a dashed line without markers. The legend gives a pair one entry (its
-//! marker and dash, then its label) after a key that says, once, which is which
-//! ("● measured  – – model").
+//! A [`LineChart`] holds [`Pair`]s; pair `i` gets colour and marker shape `i`. A pair is a
+//! measured series and its model in **one** colour: the measured points as markers (joined by
+//! a thin solid line unless `markers_only`), with error bars where known, and the model as a
+//! dashed line without markers. Either half may be empty: a model alone
+//! ([`LineChart::model`]: a prediction), measurements alone (a residual plot). The legend
+//! gives a pair one entry (its marker and dash, then its label) after a key that says, once,
+//! which is which ("● measured  – – model"), shown when some pair has both halves.
 //!
 //! Drawing order, bottom to top: bands, reference lines, model lines, measured lines, error
 //! bars, markers (with a white halo, so a dashed line passing through a marker visibly stops
 //! at it), marks.
-//!
-//! The older [`Chart`] of plain [`Series`] renders through a `LineChart`
-//! ([`Chart::to_line_chart`]): a markers series (`Points`) immediately followed by a line
-//! series (`Dashed`, `Line`) is taken for a measured/model pair and drawn as one.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -26,46 +23,7 @@ use super::palette::{self, Shape};
 use super::point::Point;
 use super::text::{self, Metrics};
 
-/// How a series is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Style {
-    /// Solid line through the points, in the given order (isolated points get a marker).
-    Line,
-    /// Markers only.
-    Points,
-    /// Dashed line, meant for model (predicted) curves.
-    Dashed,
-}
-
-/// One named data series of a [`Chart`].
-#[derive(Clone, Debug)]
-pub(crate) struct Series {
-    /// Name shown in the legend.
-    pub(crate) name: String,
-    /// `(x, y)` points; lines join them in this order, so sort by `x` for a curve.
-    pub(crate) points: Vec<(f64, f64)>,
-    /// How the series is drawn.
-    pub(crate) style: Style,
-}
-
-/// An x/y chart of several series with a legend: the plain form of a [`LineChart`].
-#[derive(Clone, Debug)]
-pub(crate) struct Chart {
-    /// Title above the plot.
-    pub(crate) title: String,
-    /// Description of the x axis.
-    pub(crate) x_label: String,
-    /// Description of the y axis.
-    pub(crate) y_label: String,
-    /// Scale of the x axis.
-    pub(crate) x_scale: Scale,
-    /// Scale of the y axis.
-    pub(crate) y_scale: Scale,
-    /// The series; a markers series followed by a line series is drawn as one pair.
-    pub(crate) series: Vec<Series>,
-}
-
-/// A measured series and its model, drawn in one colour.
+/// A measured series and its model, drawn in one colour; either may be empty.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pair {
     /// Legend label of the pair (what distinguishes it from the other pairs: "tree:2").
@@ -76,15 +34,6 @@ pub(crate) struct Pair {
     pub(crate) model: Vec<(f64, f64)>,
     /// Draw the measured points as markers only, not joined (scattered replicates).
     pub(crate) markers_only: bool,
-}
-
-/// One curve of a [`LineChart`].
-#[derive(Clone, Debug)]
-pub(crate) enum Curve {
-    /// A measured series with its model.
-    Pair(Pair),
-    /// A plain series drawn in its own style.
-    Single(Series),
 }
 
 /// A straight reference line `y = intercept + slope · x` over the data's x range, dotted: the
@@ -142,8 +91,8 @@ pub(crate) struct Mark {
     pub(crate) label: String,
 }
 
-/// A line chart of measured/model pairs and plain series, with reference lines, bands and
-/// marks. Fields are public; the builder methods fill them in order.
+/// A line chart of measured/model pairs, with reference lines, bands and marks. Fields are
+/// public; the builder methods fill them in order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LineChart {
     /// Title above the plot (wrapped when longer than the image is wide).
@@ -152,8 +101,8 @@ pub(crate) struct LineChart {
     pub(crate) x: AxisSpec,
     /// The y axis.
     pub(crate) y: AxisSpec,
-    /// The curves; curve `i` gets colour and marker shape `i`.
-    pub(crate) curves: Vec<Curve>,
+    /// The pairs; pair `i` gets colour and marker shape `i`.
+    pub(crate) curves: Vec<Pair>,
     /// Reference lines (dotted, dark grey).
     pub(crate) references: Vec<Reference>,
     /// Shaded bands (behind everything).
@@ -210,12 +159,12 @@ impl LineChart {
         measured: impl IntoIterator<Item = Point>,
         model: impl IntoIterator<Item = (f64, f64)>,
     ) -> Self {
-        self.curves.push(Curve::Pair(Pair {
+        self.curves.push(Pair {
             label: label.into(),
             measured: measured.into_iter().collect(),
             model: model.into_iter().collect(),
             markers_only: false,
-        }));
+        });
         self
     }
 
@@ -232,17 +181,9 @@ impl LineChart {
     /// Draws the measured points of every pair as markers only, not joined (each point a
     /// cell of its own: a sweep's, a table's).
     pub(crate) fn scattered(mut self) -> Self {
-        for c in &mut self.curves {
-            if let Curve::Pair(p) = c {
-                p.markers_only = true;
-            }
+        for p in &mut self.curves {
+            p.markers_only = true;
         }
-        self
-    }
-
-    /// Adds a plain series.
-    pub(crate) fn series(mut self, series: Series) -> Self {
-        self.curves.push(Curve::Single(series));
         self
     }
 
@@ -276,101 +217,18 @@ impl LineChart {
     }
 }
 
-impl Chart {
-    /// The same chart as a [`LineChart`], to add reference lines, marks or tick choices to.
-    ///
-    /// A `Points` series immediately followed by a `Dashed` or `Line` series
-    /// becomes one [`Pair`] (one colour, the model dashed). Its label is the words the two
-    /// names share when each adds one word ("tree:2 measured", "tree:2 model" → "tree:2", and
-    /// those words become the legend's key); else the measured name when the model's name
-    /// contains it; else both names.
-    pub(crate) fn to_line_chart(&self) -> LineChart {
-        let mut curves = Vec::with_capacity(self.series.len());
-        let mut keys = Vec::new();
-        let mut i = 0;
-        while i < self.series.len() {
-            let s = &self.series[i];
-            let next = self.series.get(i + 1);
-            match next {
-                Some(model)
-                    if s.style == Style::Points
-                        && matches!(model.style, Style::Dashed | Style::Line) =>
-                {
-                    let (label, key) = pair_label(&s.name, &model.name);
-                    keys.push(key);
-                    curves.push(Curve::Pair(Pair {
-                        label,
-                        measured: s.points.iter().map(|&p| Point::from(p)).collect(),
-                        model: model.points.clone(),
-                        markers_only: true,
-                    }));
-                    i += 2;
-                }
-                _ => {
-                    curves.push(Curve::Single(s.clone()));
-                    i += 1;
-                }
-            }
-        }
-        let key = match keys.split_first() {
-            Some((Some(first), rest)) if rest.iter().all(|k| k.as_ref() == Some(first)) => {
-                Some(first.clone())
-            }
-            _ => None,
-        };
-        LineChart {
-            title: self.title.clone(),
-            x: AxisSpec::new(&self.x_label, self.x_scale),
-            y: AxisSpec::new(&self.y_label, self.y_scale),
-            curves,
-            key,
-            ..LineChart::default()
-        }
-    }
-
-    /// Renders to an SVG string (so callers can write it atomically); see
-    /// [`LineChart::to_svg`].
-    pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
-        self.to_line_chart().to_svg(width, height)
-    }
-}
-
-/// The legend label of a measured/model pair from the two series names, and the key words when
-/// the names are "<label> <word>" and "<label> <other word>".
-fn pair_label(measured: &str, model: &str) -> (String, Option<(String, String)>) {
-    let (a, b): (Vec<&str>, Vec<&str>) = (
-        measured.split_whitespace().collect(),
-        model.split_whitespace().collect(),
-    );
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if common >= 1 && a.len() == common + 1 && b.len() == common + 1 {
-        return (
-            a[..common].join(" "),
-            Some((a[common].to_owned(), b[common].to_owned())),
-        );
-    }
-    if model.contains(measured) {
-        return (measured.to_owned(), None);
-    }
-    (format!("{measured} / {model}"), None)
-}
-
-/// A curve split into runs of drawable points (lines break at skipped points).
+/// A pair split into runs of drawable points (lines break at skipped points).
 struct Prepared {
-    /// Colour of the curve.
+    /// Colour of the pair.
     colour: RGBColor,
-    /// Marker shape of the curve.
+    /// Marker shape of the pair.
     shape: Shape,
     /// Runs of measured points, drawn as markers.
     measured: Vec<Vec<Point>>,
     /// Whether measured runs are joined by a solid line.
     join: bool,
-    /// Runs of line points (a model, or a plain line).
+    /// Runs of model points, drawn dashed (an isolated one as a hollow circle).
     lines: Vec<Vec<(f64, f64)>>,
-    /// Whether `lines` are dashed.
-    dashed: bool,
-    /// Whether a single-point line run is drawn hollow (a model) rather than filled.
-    hollow: bool,
 }
 
 /// Splits `points` into runs of consecutive valid ones, counting the invalid.
@@ -413,34 +271,12 @@ impl LineChart {
             .curves
             .iter()
             .enumerate()
-            .map(|(i, curve)| {
-                let (colour, shape) = (palette::colour(i), palette::shape(i));
-                let points = |pts: &[(f64, f64)]| -> Vec<Point> {
-                    pts.iter().map(|&p| Point::from(p)).collect()
-                };
-                let (measured, join, lines, dashed, hollow) = match curve {
-                    Curve::Pair(p) => (
-                        p.measured.clone(),
-                        !p.markers_only,
-                        p.model.clone(),
-                        true,
-                        true,
-                    ),
-                    Curve::Single(s) => match s.style {
-                        Style::Points => (points(&s.points), false, Vec::new(), false, false),
-                        Style::Line => (Vec::new(), false, s.points.clone(), false, false),
-                        Style::Dashed => (Vec::new(), false, s.points.clone(), true, false),
-                    },
-                };
-                Prepared {
-                    colour,
-                    shape,
-                    measured: runs(&measured, |p| ok(p.x, p.y), &mut skipped),
-                    join,
-                    lines: runs(&lines, |&(x, y)| ok(x, y), &mut skipped),
-                    dashed,
-                    hollow,
-                }
+            .map(|(i, pair)| Prepared {
+                colour: palette::colour(i),
+                shape: palette::shape(i),
+                measured: runs(&pair.measured, |p| ok(p.x, p.y), &mut skipped),
+                join: !pair.markers_only,
+                lines: runs(&pair.model, |&(x, y)| ok(x, y), &mut skipped),
             })
             .collect();
         let marks: Vec<&Mark> = self.marks.iter().filter(|k| ok(k.x, k.y)).collect();
@@ -543,21 +379,16 @@ impl LineChart {
     }
 
     /// The legend: the pairs' key (once, if any pair has both halves), then one entry per
-    /// curve, reference line and band.
+    /// pair, reference line and band.
     fn legend(&self, prepared: &[Prepared]) -> Vec<LegendEntry> {
         let mut entries = Vec::new();
-        let pairs = || {
-            self.curves.iter().filter_map(|c| match c {
-                Curve::Pair(p) => Some(p),
-                Curve::Single(_) => None,
-            })
-        };
-        if pairs().any(|p| !p.measured.is_empty() && !p.model.is_empty()) {
+        let both_halves = |p: &Pair| !p.measured.is_empty() && !p.model.is_empty();
+        if self.curves.iter().any(both_halves) {
             let (measured, model) = self
                 .key
                 .clone()
                 .unwrap_or_else(|| ("measured".into(), "model".into()));
-            let joined = pairs().any(|p| !p.markers_only);
+            let joined = self.curves.iter().any(|p| !p.markers_only);
             entries.push(LegendEntry {
                 glyphs: vec![if joined {
                     Glyph::LineMarker(palette::INK, Shape::Circle)
@@ -571,33 +402,23 @@ impl LineChart {
                 label: model,
             });
         }
-        for (curve, p) in self.curves.iter().zip(prepared) {
+        for (pair, p) in self.curves.iter().zip(prepared) {
             let (c, s) = (p.colour, p.shape);
-            let (glyphs, label) = match curve {
-                Curve::Pair(pair) => {
-                    let mut g = Vec::new();
-                    if !pair.measured.is_empty() {
-                        g.push(if pair.markers_only {
-                            Glyph::Marker(c, s)
-                        } else {
-                            Glyph::LineMarker(c, s)
-                        });
-                    }
-                    if !pair.model.is_empty() {
-                        g.push(Glyph::Dashed(c));
-                    }
-                    (g, pair.label.clone())
-                }
-                Curve::Single(series) => {
-                    let g = match series.style {
-                        Style::Points => Glyph::Marker(c, s),
-                        Style::Line => Glyph::Line(c),
-                        Style::Dashed => Glyph::Dashed(c),
-                    };
-                    (vec![g], series.name.clone())
-                }
-            };
-            entries.push(LegendEntry { glyphs, label });
+            let mut glyphs = Vec::new();
+            if !pair.measured.is_empty() {
+                glyphs.push(if pair.markers_only {
+                    Glyph::Marker(c, s)
+                } else {
+                    Glyph::LineMarker(c, s)
+                });
+            }
+            if !pair.model.is_empty() {
+                glyphs.push(Glyph::Dashed(c));
+            }
+            entries.push(LegendEntry {
+                glyphs,
+                label: pair.label.clone(),
+            });
         }
         for r in &self.references {
             entries.push(LegendEntry {
@@ -673,7 +494,7 @@ impl Canvas<'_, '_> {
         Ok(())
     }
 
-    /// The curves, in layers: model and plain lines, measured lines, error bars, markers.
+    /// The pairs, in layers: model lines, measured lines, error bars, markers.
     fn curves(&self, prepared: &[Prepared]) -> anyhow::Result<()> {
         let path = |pts: Vec<(i32, i32)>, colour: RGBColor, dashed: bool| {
             let style = colour.stroke_width(2);
@@ -689,7 +510,7 @@ impl Canvas<'_, '_> {
                 path(
                     run.iter().map(|&(x, y)| self.px(x, y)).collect(),
                     p.colour,
-                    p.dashed,
+                    true,
                 )?;
             }
         }
@@ -716,12 +537,7 @@ impl Canvas<'_, '_> {
                 frame::marker(self.root, self.px(q.x, q.y), p.shape, p.colour)?;
             }
             for run in p.lines.iter().filter(|r| r.len() == 1) {
-                let at = self.px(run[0].0, run[0].1);
-                if p.hollow {
-                    frame::hollow_marker(self.root, at, p.colour)?;
-                } else {
-                    frame::marker(self.root, at, p.shape, p.colour)?;
-                }
+                frame::hollow_marker(self.root, self.px(run[0].0, run[0].1), p.colour)?;
             }
         }
         Ok(())
