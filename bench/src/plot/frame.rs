@@ -52,8 +52,6 @@ pub(super) enum Glyph {
     Marker(RGBColor, Shape),
     /// A solid line with a marker on it.
     LineMarker(RGBColor, Shape),
-    /// A solid line.
-    Line(RGBColor),
     /// A dashed line (models).
     Dashed(RGBColor),
     /// A dotted line (reference lines).
@@ -189,7 +187,6 @@ fn draw_glyph(root: &Root<'_>, glyph: Glyph, x: i32, mid: i32) -> anyhow::Result
             root.draw(&segment(c, x, x + 22)).map_err(draw_err)?;
             marker(root, centre, s, c)
         }
-        Glyph::Line(c) => root.draw(&segment(c, x, x + 22)).map_err(draw_err),
         Glyph::Dashed(c) => root
             .draw(&DashedPathElement::new(
                 vec![(x, mid), (x + 22, mid)],

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use super::svg_check::{assert_svg, coloured, has_text, texts};
 use super::{
-    Bar, BarChart, BarGroup, Chart, ErrorBar, LineChart, Point, Reference, ResidualSeries,
-    Residuals, Scale, Series, Style, Ticks, Timeline, TimelineInterval, TimelineMessage,
+    Bar, BarChart, BarGroup, ErrorBar, LineChart, Point, Reference, ResidualSeries, Residuals,
+    Scale, Ticks, Timeline, TimelineInterval, TimelineMessage,
 };
 use crate::plot::axis::AxisSpec;
 
@@ -90,88 +90,62 @@ fn speedup() -> (String, LineChart) {
     )
 }
 
-/// Speedup against granularity, the plain `Chart` (Figure 5's shape): log x at g = 1 … 128.
-fn granularity() -> (String, Chart) {
+/// Speedup against granularity (Figure 5's shape), measured points beside their models:
+/// log x at g = 1 … 128.
+fn granularity() -> (String, LineChart) {
     let gs = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0];
-    let series = [3.0, 15.0, 255.0]
-        .iter()
-        .enumerate()
-        .flat_map(|(k, &n)| {
-            let model = |g: f64| n * g / (g + 2.0 + 0.004 * n * g * g / 8.0);
-            [
-                Series {
-                    name: format!("N = {n} measured"),
-                    points: gs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &g)| (g, model(g) * (1.0 + 0.04 * wobble(i + k))))
-                        .collect(),
-                    style: Style::Points,
-                },
-                Series {
-                    name: format!("N = {n} model"),
-                    points: gs.iter().map(|&g| (g, model(g))).collect(),
-                    style: Style::Dashed,
-                },
-            ]
-        })
-        .collect();
-    let chart = Chart {
-        title: "Speedup against granularity g, tasks per message (illustrative data)".into(),
-        x_label: "granularity g".into(),
-        y_label: "speedup".into(),
-        x_scale: Scale::Log10,
-        y_scale: Scale::Linear,
-        series,
-    };
-    ("granularity.svg".into(), chart)
-}
-
-/// The scalability fit: run time against P per loop count, the plain `Chart` with fitted
-/// lines (`Points` then `Line`), and the residual plot of the same fit.
-fn fit() -> (String, Chart, String, Residuals) {
-    let ps = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
-    let fitted = |p: f64, l: f64| 0.8 + (0.02 + 0.0004 * l) * p + 0.3 / p;
-    let mut series = Vec::new();
-    let mut residuals = Vec::new();
-    for (k, l) in [0.0, 50.0, 100.0].into_iter().enumerate() {
-        let measured: Vec<(f64, f64)> = ps
+    let mut chart = LineChart::new(
+        "Speedup against granularity g, tasks per message (illustrative data)",
+        "granularity g",
+        "speedup",
+    )
+    .x_scale(Scale::Log10);
+    for (k, n) in [3.0, 15.0, 255.0].into_iter().enumerate() {
+        let model = |g: f64| n * g / (g + 2.0 + 0.004 * n * g * g / 8.0);
+        let measured = gs
             .iter()
             .enumerate()
-            .map(|(i, &p)| (p, fitted(p, l) + 0.04 * wobble(i + 2 * k)))
+            .map(|(i, &g)| Point::new(g, model(g) * (1.0 + 0.04 * wobble(i + k))));
+        chart = chart.pair(
+            format!("N = {n}"),
+            measured,
+            gs.iter().map(|&g| (g, model(g))),
+        );
+    }
+    ("granularity.svg".into(), chart.scattered())
+}
+
+/// The scalability fit: run time against P per loop count, the measured points beside their
+/// fitted curves, and the residual plot of the same fit.
+fn fit() -> (String, LineChart, String, Residuals) {
+    let ps = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+    let fitted = |p: f64, l: f64| 0.8 + (0.02 + 0.0004 * l) * p + 0.3 / p;
+    let mut chart = LineChart::new(
+        "Run time against processors, fitted with Φ(P) = a + bP + c/P (illustrative data)",
+        "processors P",
+        "run time (s)",
+    )
+    .x_scale(Scale::Log10);
+    let mut residuals = Vec::new();
+    for (k, l) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        let measured: Vec<Point> = ps
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| Point::new(p, fitted(p, l) + 0.04 * wobble(i + 2 * k)))
             .collect();
         residuals.push(ResidualSeries {
             label: format!("loop_count {l}"),
             points: measured
                 .iter()
-                .map(|&(p, t)| Point::new(p, t - fitted(p, l)))
+                .map(|m| Point::new(m.x, m.y - fitted(m.x, l)))
                 .collect(),
         });
-        series.push(Series {
-            name: format!("loop_count {l}"),
-            points: measured,
-            style: Style::Points,
+        let curve = (0..=60).map(|i| {
+            let p = 2.0 * 32f64.powf(f64::from(i) / 60.0);
+            (p, fitted(p, l))
         });
-        series.push(Series {
-            name: format!("fit a + bP + c/P, loop_count {l}"),
-            points: (0..=60)
-                .map(|i| {
-                    let p = 2.0 * 32f64.powf(f64::from(i) / 60.0);
-                    (p, fitted(p, l))
-                })
-                .collect(),
-            style: Style::Line,
-        });
+        chart = chart.pair(format!("loop_count {l}"), measured, curve);
     }
-    let chart = Chart {
-        title: "Run time against processors, fitted with Φ(P) = a + bP + c/P (illustrative data)"
-            .into(),
-        x_label: "processors P".into(),
-        y_label: "run time (s)".into(),
-        x_scale: Scale::Log10,
-        y_scale: Scale::Linear,
-        series,
-    };
     let res = Residuals {
         title: "Residuals of the fit Φ(P) = a + bP + c/P".into(),
         x: AxisSpec::new("processors P", Scale::Log10),
@@ -180,7 +154,12 @@ fn fit() -> (String, Chart, String, Residuals) {
         sigma: Some(0.031),
         sigma_label: None,
     };
-    ("fit.svg".into(), chart, "fit-residuals.svg".into(), res)
+    (
+        "fit.svg".into(),
+        chart.scattered(),
+        "fit-residuals.svg".into(),
+        res,
+    )
 }
 
 /// The sweep's error per cell: long category names, many cells.
@@ -340,7 +319,7 @@ fn plot_gallery_renders_every_kind() {
     }
     dir.write(&name, &svg);
 
-    // Figure 5's shape through the plain Chart: ticks at g = 1 … 128.
+    // Figure 5's shape: ticks at g = 1 … 128.
     let (name, chart) = granularity();
     let svg = chart.to_svg(960, 600).unwrap();
     for g in [
@@ -429,24 +408,17 @@ fn plot_gallery_renders_every_kind() {
     dir.write("timeline-512.svg", &svg);
 
     // The robustness rules: skipped points footnoted, no data noted.
-    let chart = Chart {
-        title: "Skipped points and a log axis".into(),
-        x_label: "x".into(),
-        y_label: "y".into(),
-        x_scale: Scale::Linear,
-        y_scale: Scale::Log10,
-        series: vec![Series {
-            name: "noisy".into(),
-            points: vec![
-                (1.0, 1.0),
-                (2.0, f64::NAN),
-                (3.0, 10.0),
-                (4.0, -1.0),
-                (5.0, 30.0),
-            ],
-            style: Style::Points,
-        }],
-    };
+    let noisy = [
+        (1.0, 1.0),
+        (2.0, f64::NAN),
+        (3.0, 10.0),
+        (4.0, -1.0),
+        (5.0, 30.0),
+    ];
+    let chart = LineChart::new("Skipped points and a log axis", "x", "y")
+        .y_scale(Scale::Log10)
+        .pair("noisy", noisy.map(Point::from), [])
+        .scattered();
     let svg = chart.to_svg(640, 400).unwrap();
     assert!(svg.contains("note: 2 points skipped"));
     dir.write("skipped.svg", &svg);

@@ -1,20 +1,17 @@
 //! Line charts: measured series beside their models, reference lines (the ideal speedup),
 //! bands, error bars and marked points.
 //!
-//! A [`LineChart`] holds [`Curve`]s; curve `i` gets colour and marker shape `i`. A
-//! [`Pair`] is a measured series and its model in **one** colour: the measured points as
-//! markers (joined by a thin solid line unless `markers_only`), with error bars where known,
-//! and the model as a dashed line without markers. The legend gives a pair one entry (its
-//! marker and dash, then its label) after a key that says, once, which is which
-//! ("● measured  – – model").
+//! A [`LineChart`] holds [`Pair`]s; pair `i` gets colour and marker shape `i`. A pair is a
+//! measured series and its model in **one** colour: the measured points as markers (joined by
+//! a thin solid line unless `markers_only`), with error bars where known, and the model as a
+//! dashed line without markers. Either half may be empty: a model alone
+//! ([`LineChart::model`]: a prediction), measurements alone (a residual plot). The legend
+//! gives a pair one entry (its marker and dash, then its label) after a key that says, once,
+//! which is which ("● measured  – – model"), shown when some pair has both halves.
 //!
 //! Drawing order, bottom to top: bands, reference lines, model lines, measured lines, error
 //! bars, markers (with a white halo, so a dashed line passing through a marker visibly stops
 //! at it), marks.
-//!
-//! The older [`Chart`] of plain [`Series`] renders through a `LineChart`
-//! ([`Chart::to_line_chart`]): a markers series (`Points`) immediately followed by a line
-//! series (`Dashed`, `Line`) is taken for a measured/model pair and drawn as one.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -26,46 +23,7 @@ use super::palette::{self, Shape};
 use super::point::Point;
 use super::text::{self, Metrics};
 
-/// How a series is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Style {
-    /// Solid line through the points, in the given order (isolated points get a marker).
-    Line,
-    /// Markers only.
-    Points,
-    /// Dashed line, meant for model (predicted) curves.
-    Dashed,
-}
-
-/// One named data series of a [`Chart`].
-#[derive(Clone, Debug)]
-pub(crate) struct Series {
-    /// Name shown in the legend.
-    pub(crate) name: String,
-    /// `(x, y)` points; lines join them in this order, so sort by `x` for a curve.
-    pub(crate) points: Vec<(f64, f64)>,
-    /// How the series is drawn.
-    pub(crate) style: Style,
-}
-
-/// An x/y chart of several series with a legend: the plain form of a [`LineChart`].
-#[derive(Clone, Debug)]
-pub(crate) struct Chart {
-    /// Title above the plot.
-    pub(crate) title: String,
-    /// Description of the x axis.
-    pub(crate) x_label: String,
-    /// Description of the y axis.
-    pub(crate) y_label: String,
-    /// Scale of the x axis.
-    pub(crate) x_scale: Scale,
-    /// Scale of the y axis.
-    pub(crate) y_scale: Scale,
-    /// The series; a markers series followed by a line series is drawn as one pair.
-    pub(crate) series: Vec<Series>,
-}
-
-/// A measured series and its model, drawn in one colour.
+/// A measured series and its model, drawn in one colour; either may be empty.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pair {
     /// Legend label of the pair (what distinguishes it from the other pairs: "tree:2").
@@ -76,15 +34,6 @@ pub(crate) struct Pair {
     pub(crate) model: Vec<(f64, f64)>,
     /// Draw the measured points as markers only, not joined (scattered replicates).
     pub(crate) markers_only: bool,
-}
-
-/// One curve of a [`LineChart`].
-#[derive(Clone, Debug)]
-pub(crate) enum Curve {
-    /// A measured series with its model.
-    Pair(Pair),
-    /// A plain series drawn in its own style.
-    Single(Series),
 }
 
 /// A straight reference line `y = intercept + slope · x` over the data's x range, dotted: the
@@ -142,8 +91,8 @@ pub(crate) struct Mark {
     pub(crate) label: String,
 }
 
-/// A line chart of measured/model pairs and plain series, with reference lines, bands and
-/// marks. Fields are public; the builder methods fill them in order.
+/// A line chart of measured/model pairs, with reference lines, bands and marks. Fields are
+/// public; the builder methods fill them in order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LineChart {
     /// Title above the plot (wrapped when longer than the image is wide).
@@ -152,8 +101,8 @@ pub(crate) struct LineChart {
     pub(crate) x: AxisSpec,
     /// The y axis.
     pub(crate) y: AxisSpec,
-    /// The curves; curve `i` gets colour and marker shape `i`.
-    pub(crate) curves: Vec<Curve>,
+    /// The pairs; pair `i` gets colour and marker shape `i`.
+    pub(crate) curves: Vec<Pair>,
     /// Reference lines (dotted, dark grey).
     pub(crate) references: Vec<Reference>,
     /// Shaded bands (behind everything).
@@ -210,29 +159,31 @@ impl LineChart {
         measured: impl IntoIterator<Item = Point>,
         model: impl IntoIterator<Item = (f64, f64)>,
     ) -> Self {
-        self.curves.push(Curve::Pair(Pair {
+        self.curves.push(Pair {
             label: label.into(),
             measured: measured.into_iter().collect(),
             model: model.into_iter().collect(),
             markers_only: false,
-        }));
+        });
         self
+    }
+
+    /// Adds a model's curve alone, nothing measured beside it (a prediction): dashed, in its
+    /// own colour, an isolated point as a hollow circle.
+    pub(crate) fn model(
+        self,
+        label: impl Into<String>,
+        model: impl IntoIterator<Item = (f64, f64)>,
+    ) -> Self {
+        self.pair(label, [], model)
     }
 
     /// Draws the measured points of every pair as markers only, not joined (each point a
     /// cell of its own: a sweep's, a table's).
     pub(crate) fn scattered(mut self) -> Self {
-        for c in &mut self.curves {
-            if let Curve::Pair(p) = c {
-                p.markers_only = true;
-            }
+        for p in &mut self.curves {
+            p.markers_only = true;
         }
-        self
-    }
-
-    /// Adds a plain series.
-    pub(crate) fn series(mut self, series: Series) -> Self {
-        self.curves.push(Curve::Single(series));
         self
     }
 
@@ -266,101 +217,18 @@ impl LineChart {
     }
 }
 
-impl Chart {
-    /// The same chart as a [`LineChart`], to add reference lines, marks or tick choices to.
-    ///
-    /// A `Points` series immediately followed by a `Dashed` or `Line` series
-    /// becomes one [`Pair`] (one colour, the model dashed). Its label is the words the two
-    /// names share when each adds one word ("tree:2 measured", "tree:2 model" → "tree:2", and
-    /// those words become the legend's key); else the measured name when the model's name
-    /// contains it; else both names.
-    pub(crate) fn to_line_chart(&self) -> LineChart {
-        let mut curves = Vec::with_capacity(self.series.len());
-        let mut keys = Vec::new();
-        let mut i = 0;
-        while i < self.series.len() {
-            let s = &self.series[i];
-            let next = self.series.get(i + 1);
-            match next {
-                Some(model)
-                    if s.style == Style::Points
-                        && matches!(model.style, Style::Dashed | Style::Line) =>
-                {
-                    let (label, key) = pair_label(&s.name, &model.name);
-                    keys.push(key);
-                    curves.push(Curve::Pair(Pair {
-                        label,
-                        measured: s.points.iter().map(|&p| Point::from(p)).collect(),
-                        model: model.points.clone(),
-                        markers_only: true,
-                    }));
-                    i += 2;
-                }
-                _ => {
-                    curves.push(Curve::Single(s.clone()));
-                    i += 1;
-                }
-            }
-        }
-        let key = match keys.split_first() {
-            Some((Some(first), rest)) if rest.iter().all(|k| k.as_ref() == Some(first)) => {
-                Some(first.clone())
-            }
-            _ => None,
-        };
-        LineChart {
-            title: self.title.clone(),
-            x: AxisSpec::new(&self.x_label, self.x_scale),
-            y: AxisSpec::new(&self.y_label, self.y_scale),
-            curves,
-            key,
-            ..LineChart::default()
-        }
-    }
-
-    /// Renders to an SVG string (so callers can write it atomically); see
-    /// [`LineChart::to_svg`].
-    pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
-        self.to_line_chart().to_svg(width, height)
-    }
-}
-
-/// The legend label of a measured/model pair from the two series names, and the key words when
-/// the names are "<label> <word>" and "<label> <other word>".
-fn pair_label(measured: &str, model: &str) -> (String, Option<(String, String)>) {
-    let (a, b): (Vec<&str>, Vec<&str>) = (
-        measured.split_whitespace().collect(),
-        model.split_whitespace().collect(),
-    );
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if common >= 1 && a.len() == common + 1 && b.len() == common + 1 {
-        return (
-            a[..common].join(" "),
-            Some((a[common].to_owned(), b[common].to_owned())),
-        );
-    }
-    if model.contains(measured) {
-        return (measured.to_owned(), None);
-    }
-    (format!("{measured} / {model}"), None)
-}
-
-/// A curve split into runs of drawable points (lines break at skipped points).
+/// A pair split into runs of drawable points (lines break at skipped points).
 struct Prepared {
-    /// Colour of the curve.
+    /// Colour of the pair.
     colour: RGBColor,
-    /// Marker shape of the curve.
+    /// Marker shape of the pair.
     shape: Shape,
     /// Runs of measured points, drawn as markers.
     measured: Vec<Vec<Point>>,
     /// Whether measured runs are joined by a solid line.
     join: bool,
-    /// Runs of line points (a model, or a plain line).
+    /// Runs of model points, drawn dashed (an isolated one as a hollow circle).
     lines: Vec<Vec<(f64, f64)>>,
-    /// Whether `lines` are dashed.
-    dashed: bool,
-    /// Whether a single-point line run is drawn hollow (a model) rather than filled.
-    hollow: bool,
 }
 
 /// Splits `points` into runs of consecutive valid ones, counting the invalid.
@@ -403,34 +271,12 @@ impl LineChart {
             .curves
             .iter()
             .enumerate()
-            .map(|(i, curve)| {
-                let (colour, shape) = (palette::colour(i), palette::shape(i));
-                let points = |pts: &[(f64, f64)]| -> Vec<Point> {
-                    pts.iter().map(|&p| Point::from(p)).collect()
-                };
-                let (measured, join, lines, dashed, hollow) = match curve {
-                    Curve::Pair(p) => (
-                        p.measured.clone(),
-                        !p.markers_only,
-                        p.model.clone(),
-                        true,
-                        true,
-                    ),
-                    Curve::Single(s) => match s.style {
-                        Style::Points => (points(&s.points), false, Vec::new(), false, false),
-                        Style::Line => (Vec::new(), false, s.points.clone(), false, false),
-                        Style::Dashed => (Vec::new(), false, s.points.clone(), true, false),
-                    },
-                };
-                Prepared {
-                    colour,
-                    shape,
-                    measured: runs(&measured, |p| ok(p.x, p.y), &mut skipped),
-                    join,
-                    lines: runs(&lines, |&(x, y)| ok(x, y), &mut skipped),
-                    dashed,
-                    hollow,
-                }
+            .map(|(i, pair)| Prepared {
+                colour: palette::colour(i),
+                shape: palette::shape(i),
+                measured: runs(&pair.measured, |p| ok(p.x, p.y), &mut skipped),
+                join: !pair.markers_only,
+                lines: runs(&pair.model, |&(x, y)| ok(x, y), &mut skipped),
             })
             .collect();
         let marks: Vec<&Mark> = self.marks.iter().filter(|k| ok(k.x, k.y)).collect();
@@ -533,21 +379,16 @@ impl LineChart {
     }
 
     /// The legend: the pairs' key (once, if any pair has both halves), then one entry per
-    /// curve, reference line and band.
+    /// pair, reference line and band.
     fn legend(&self, prepared: &[Prepared]) -> Vec<LegendEntry> {
         let mut entries = Vec::new();
-        let pairs = || {
-            self.curves.iter().filter_map(|c| match c {
-                Curve::Pair(p) => Some(p),
-                Curve::Single(_) => None,
-            })
-        };
-        if pairs().any(|p| !p.measured.is_empty() && !p.model.is_empty()) {
+        let both_halves = |p: &Pair| !p.measured.is_empty() && !p.model.is_empty();
+        if self.curves.iter().any(both_halves) {
             let (measured, model) = self
                 .key
                 .clone()
                 .unwrap_or_else(|| ("measured".into(), "model".into()));
-            let joined = pairs().any(|p| !p.markers_only);
+            let joined = self.curves.iter().any(|p| !p.markers_only);
             entries.push(LegendEntry {
                 glyphs: vec![if joined {
                     Glyph::LineMarker(palette::INK, Shape::Circle)
@@ -561,33 +402,23 @@ impl LineChart {
                 label: model,
             });
         }
-        for (curve, p) in self.curves.iter().zip(prepared) {
+        for (pair, p) in self.curves.iter().zip(prepared) {
             let (c, s) = (p.colour, p.shape);
-            let (glyphs, label) = match curve {
-                Curve::Pair(pair) => {
-                    let mut g = Vec::new();
-                    if !pair.measured.is_empty() {
-                        g.push(if pair.markers_only {
-                            Glyph::Marker(c, s)
-                        } else {
-                            Glyph::LineMarker(c, s)
-                        });
-                    }
-                    if !pair.model.is_empty() {
-                        g.push(Glyph::Dashed(c));
-                    }
-                    (g, pair.label.clone())
-                }
-                Curve::Single(series) => {
-                    let g = match series.style {
-                        Style::Points => Glyph::Marker(c, s),
-                        Style::Line => Glyph::Line(c),
-                        Style::Dashed => Glyph::Dashed(c),
-                    };
-                    (vec![g], series.name.clone())
-                }
-            };
-            entries.push(LegendEntry { glyphs, label });
+            let mut glyphs = Vec::new();
+            if !pair.measured.is_empty() {
+                glyphs.push(if pair.markers_only {
+                    Glyph::Marker(c, s)
+                } else {
+                    Glyph::LineMarker(c, s)
+                });
+            }
+            if !pair.model.is_empty() {
+                glyphs.push(Glyph::Dashed(c));
+            }
+            entries.push(LegendEntry {
+                glyphs,
+                label: pair.label.clone(),
+            });
         }
         for r in &self.references {
             entries.push(LegendEntry {
@@ -663,7 +494,7 @@ impl Canvas<'_, '_> {
         Ok(())
     }
 
-    /// The curves, in layers: model and plain lines, measured lines, error bars, markers.
+    /// The pairs, in layers: model lines, measured lines, error bars, markers.
     fn curves(&self, prepared: &[Prepared]) -> anyhow::Result<()> {
         let path = |pts: Vec<(i32, i32)>, colour: RGBColor, dashed: bool| {
             let style = colour.stroke_width(2);
@@ -679,7 +510,7 @@ impl Canvas<'_, '_> {
                 path(
                     run.iter().map(|&(x, y)| self.px(x, y)).collect(),
                     p.colour,
-                    p.dashed,
+                    true,
                 )?;
             }
         }
@@ -706,12 +537,7 @@ impl Canvas<'_, '_> {
                 frame::marker(self.root, self.px(q.x, q.y), p.shape, p.colour)?;
             }
             for run in p.lines.iter().filter(|r| r.len() == 1) {
-                let at = self.px(run[0].0, run[0].1);
-                if p.hollow {
-                    frame::hollow_marker(self.root, at, p.colour)?;
-                } else {
-                    frame::marker(self.root, at, p.shape, p.colour)?;
-                }
+                frame::hollow_marker(self.root, self.px(run[0].0, run[0].1), p.colour)?;
             }
         }
         Ok(())
@@ -940,23 +766,16 @@ mod tests {
     const GREEN: &str = "#2CA02C";
     const INK: &str = "#3C3C3C";
 
-    fn chart(x_scale: Scale, y_scale: Scale, series: Vec<Series>) -> Chart {
-        Chart {
-            title: "Speedup of farm".into(),
-            x_label: "processors p".into(),
-            y_label: "speedup S(p)".into(),
-            x_scale,
-            y_scale,
-            series,
-        }
+    /// An empty chart with a title, axis labels and the given scales.
+    fn chart(x_scale: Scale, y_scale: Scale) -> LineChart {
+        LineChart::new("Speedup of farm", "processors p", "speedup S(p)")
+            .x_scale(x_scale)
+            .y_scale(y_scale)
     }
 
-    fn series(name: &str, style: Style, points: Vec<(f64, f64)>) -> Series {
-        Series {
-            name: name.into(),
-            points,
-            style,
-        }
+    /// Points without error bars.
+    fn points<const N: usize>(xy: [(f64, f64); N]) -> [Point; N] {
+        xy.map(Point::from)
     }
 
     /// The points of a `<polyline>`.
@@ -973,25 +792,18 @@ mod tests {
 
     #[test]
     fn plot_chart_has_title_labels_and_legend() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Linear,
-            vec![
-                series(
-                    "farm measured",
-                    Style::Points,
-                    vec![(1.0, 1.0), (2.0, 1.9), (4.0, 3.5), (8.0, 6.1)],
-                ),
-                series("farm model", Style::Dashed, vec![(1.0, 1.0), (8.0, 7.0)]),
-                series("scatter", Style::Points, vec![(3.0, 2.0)]),
-                series("line", Style::Line, vec![(1.0, 0.5), (8.0, 4.0)]),
-                series("other", Style::Points, vec![(5.0, 2.0)]),
-            ],
-        );
+        let c = chart(Scale::Linear, Scale::Linear)
+            .pair(
+                "farm",
+                points([(1.0, 1.0), (2.0, 1.9), (4.0, 3.5), (8.0, 6.1)]),
+                [(1.0, 1.0), (8.0, 7.0)],
+            )
+            .pair("scatter", points([(3.0, 2.0)]), [(1.0, 0.5), (8.0, 4.0)])
+            .pair("other", points([(5.0, 2.0)]), [])
+            .scattered();
         let svg = c.to_svg(800, 500).unwrap();
         assert_svg(&svg);
-        // "farm measured"/"farm model" become one entry "farm" after the key "measured",
-        // "model"; "scatter" and "line" another pair; "other" stands alone.
+        // The key "measured", "model", then one entry per pair; "other" has no model.
         for want in [
             "Speedup of farm",
             "processors p",
@@ -999,7 +811,7 @@ mod tests {
             "measured",
             "model",
             "farm",
-            "scatter / line",
+            "scatter",
             "other",
         ] {
             assert!(
@@ -1008,7 +820,6 @@ mod tests {
                 texts(&svg)
             );
         }
-        assert!(!has_text(&svg, "farm measured"));
         assert!(has_text(&svg, "4"), "{:?}", texts(&svg));
         assert!(!svg.contains("skipped"));
         // Three curves, three colours: the pairs' models are drawn in their measured colour.
@@ -1023,24 +834,17 @@ mod tests {
 
     #[test]
     fn plot_measured_and_model_pairs_share_a_colour_and_markers_sit_on_top() {
-        // The sweep's shape: per group a measured Points series, then its model Dashed.
-        let mut s = Vec::new();
+        // The sweep's shape: per group its measured cells, scattered, and its model.
+        let mut c = chart(Scale::Linear, Scale::Linear);
         for (k, factor) in [("tree T_e = 1 ms", 1.0), ("tree T_e = 5 ms", 0.8)] {
             let ps = [1.0, 3.0, 7.0, 15.0];
-            s.push(series(
-                &format!("{k} measured"),
-                Style::Points,
-                ps.iter().map(|&p| (p, factor * p * 0.8)).collect(),
-            ));
-            s.push(series(
-                &format!("{k} model"),
-                Style::Dashed,
-                ps.iter().map(|&p| (p, factor * p * 0.85)).collect(),
-            ));
+            c = c.pair(
+                k,
+                ps.map(|p| Point::new(p, factor * p * 0.8)),
+                ps.map(|p| (p, factor * p * 0.85)),
+            );
         }
-        let svg = chart(Scale::Linear, Scale::Linear, s)
-            .to_svg(960, 600)
-            .unwrap();
+        let svg = c.scattered().to_svg(960, 600).unwrap();
         // Below the title and legend: the plot.
         let in_plot = |e: &&str| match attr(e, "points") {
             Some(_) => polyline_points(e).iter().all(|p| p.1 > 110),
@@ -1076,7 +880,7 @@ mod tests {
             !svg.contains("#2CA02C") && !svg.contains("#D62728"),
             "two colours only"
         );
-        // One legend entry per pair, named by what the two names share.
+        // One legend entry per pair, by its label, after the key given once.
         assert!(has_text(&svg, "tree T_e = 1 ms") && has_text(&svg, "tree T_e = 5 ms"));
         assert_eq!(texts(&svg).iter().filter(|t| *t == "model").count(), 1);
         // Markers are 10 px across.
@@ -1089,17 +893,26 @@ mod tests {
     }
 
     #[test]
-    fn plot_pair_labels_from_series_names() {
-        let key = |a: &str, b: &str| Some((a.to_owned(), b.to_owned()));
-        assert_eq!(
-            pair_label("N = 50 measured", "N = 50 model"),
-            ("N = 50".to_owned(), key("measured", "model"))
+    fn plot_model_alone_is_dashed_in_its_colour_without_a_key() {
+        let svg = LineChart::new("Figure 5", "granularity g", "speedup")
+            .model("N = 3", [(1.0, 1.0), (2.0, 1.6), (4.0, 2.1), (8.0, 2.4)])
+            .model("N = 15", [(4.0, 5.0)])
+            .to_svg(800, 500)
+            .unwrap();
+        assert_svg(&svg);
+        // The legend's dash and the line's dashes, and no marker of its own.
+        assert!(coloured(&svg, "polyline", "stroke", BLUE).len() > 3);
+        assert!(coloured(&svg, "circle", "fill", BLUE).is_empty());
+        // An isolated model point: one hollow circle in its colour.
+        assert_eq!(coloured(&svg, "circle", "stroke", ORANGE).len(), 1);
+        assert!(coloured(&svg, "polygon", "fill", ORANGE).is_empty());
+        // One entry per model, and no measured/model key with nothing measured.
+        assert!(has_text(&svg, "N = 3") && has_text(&svg, "N = 15"));
+        assert!(
+            !has_text(&svg, "measured") && !has_text(&svg, "model"),
+            "{:?}",
+            texts(&svg)
         );
-        assert_eq!(
-            pair_label("loop_count 5", "fit 1+P, loop_count 5"),
-            ("loop_count 5".to_owned(), None)
-        );
-        assert_eq!(pair_label("a", "b"), ("a / b".to_owned(), None));
     }
 
     #[test]
@@ -1249,11 +1062,9 @@ mod tests {
         let pts: Vec<(f64, f64)> = (0..8)
             .map(|i| (2f64.powi(i), 1e-6 * 10f64.powi(i)))
             .collect();
-        let c = chart(
-            Scale::Log10,
-            Scale::Log10,
-            vec![series("time", Style::Points, pts)],
-        );
+        let c = chart(Scale::Log10, Scale::Log10)
+            .pair("time", pts.into_iter().map(Point::from), [])
+            .scattered();
         let svg = c.to_svg(640, 480).unwrap();
         assert_svg(&svg);
         // Decade ticks on y (1e-6 .. 10, every other one); on x the values used, 1 .. 128.
@@ -1264,11 +1075,7 @@ mod tests {
 
     #[test]
     fn plot_log_scale_within_one_decade_still_has_ticks() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Log10,
-            vec![series("y", Style::Line, vec![(0.0, 2.0), (1.0, 7.0)])],
-        );
+        let c = chart(Scale::Linear, Scale::Log10).model("y", [(0.0, 2.0), (1.0, 7.0)]);
         let svg = c.to_svg(640, 480).unwrap();
         assert!(
             has_text(&svg, "2") && has_text(&svg, "5"),
@@ -1279,22 +1086,17 @@ mod tests {
 
     #[test]
     fn plot_nan_inf_and_nonpositive_on_log_are_skipped() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Log10,
-            vec![series(
-                "noisy",
-                Style::Line,
-                vec![
-                    (1.0, 1.0),
-                    (2.0, f64::NAN),
-                    (3.0, 10.0),
-                    (f64::INFINITY, 5.0),
-                    (5.0, 0.0),
-                    (6.0, -3.0),
-                    (7.0, 100.0),
-                ],
-            )],
+        let c = chart(Scale::Linear, Scale::Log10).model(
+            "noisy",
+            [
+                (1.0, 1.0),
+                (2.0, f64::NAN),
+                (3.0, 10.0),
+                (f64::INFINITY, 5.0),
+                (5.0, 0.0),
+                (6.0, -3.0),
+                (7.0, 100.0),
+            ],
         );
         let svg = c.to_svg(640, 480).unwrap();
         assert_svg(&svg);
@@ -1311,21 +1113,11 @@ mod tests {
     #[test]
     fn plot_empty_and_degenerate_charts_render_no_data() {
         for c in [
-            chart(Scale::Linear, Scale::Linear, vec![]),
-            chart(
-                Scale::Linear,
-                Scale::Linear,
-                vec![series("empty", Style::Line, vec![])],
-            ),
-            chart(
-                Scale::Log10,
-                Scale::Log10,
-                vec![series(
-                    "neg",
-                    Style::Points,
-                    vec![(-1.0, 0.0), (f64::NAN, 1.0)],
-                )],
-            ),
+            chart(Scale::Linear, Scale::Linear),
+            chart(Scale::Linear, Scale::Linear).model("empty", []),
+            chart(Scale::Log10, Scale::Log10)
+                .pair("neg", points([(-1.0, 0.0), (f64::NAN, 1.0)]), [])
+                .scattered(),
         ] {
             let svg = c.to_svg(400, 300).unwrap();
             assert_svg(&svg);
@@ -1344,7 +1136,7 @@ mod tests {
             vec![(1.0, 5.0), (2.0, 5.0)],
         ] {
             for scale in [Scale::Linear, Scale::Log10] {
-                let c = chart(scale, scale, vec![series("one", Style::Line, pts.clone())]);
+                let c = chart(scale, scale).model("one", pts.clone());
                 let svg = c.to_svg(400, 300).unwrap();
                 assert_svg(&svg);
                 assert!(has_text(&svg, "one"));
@@ -1354,18 +1146,14 @@ mod tests {
 
     #[test]
     fn plot_too_small_is_an_error() {
-        let c = chart(Scale::Linear, Scale::Linear, vec![]);
+        let c = chart(Scale::Linear, Scale::Linear);
         let e = c.to_svg(10, 10).unwrap_err().to_string();
         assert!(e.contains("too small"), "{e}");
     }
 
     #[test]
     fn plot_text_is_escaped_and_names_the_embedded_font() {
-        let c = chart(
-            Scale::Linear,
-            Scale::Linear,
-            vec![series("a<b & c", Style::Line, vec![(0.0, 1.0), (1.0, 2.0)])],
-        );
+        let c = chart(Scale::Linear, Scale::Linear).model("a<b & c", [(0.0, 1.0), (1.0, 2.0)]);
         let svg = c.to_svg(400, 300).unwrap();
         assert!(svg.contains("a&lt;b &amp; c"), "{svg}");
         let fonts: Vec<&str> = elements(&svg, "text")
@@ -1384,13 +1172,9 @@ mod tests {
         let m = text::metrics().unwrap();
         let title = "Time to consume L inputs against grain, [M,1]-transformation (§4.1), \
                      measured on the emulator beside the sequence-function model";
-        let c = chart(Scale::Linear, Scale::Linear, vec![]);
-        let svg = Chart {
-            title: title.into(),
-            ..c
-        }
-        .to_svg(400, 300)
-        .unwrap();
+        let svg = LineChart::new(title, "processors p", "speedup S(p)")
+            .to_svg(400, 300)
+            .unwrap();
         let lines: Vec<String> = texts(&svg)
             .into_iter()
             .filter(|t| title.contains(t.as_str()) && t.len() > 3)

@@ -1,8 +1,8 @@
 //! SVG charts for runs, sweeps and fits, one module per kind:
 //!
 //! - [`LineChart`] (`lines`): measured series paired with their models in one colour (markers
-//!   with error bars against a dashed line), reference lines such as the ideal speedup, shaded
-//!   bands, marked points (a peak). [`Chart`] of plain [`Series`] is its simple form.
+//!   with error bars against a dashed line), models alone (a prediction), reference lines such
+//!   as the ideal speedup, shaded bands, marked points (a peak).
 //! - [`BarChart`] (`bars`): grouped bars with error bars; category labels are never cut.
 //! - [`Timeline`] (`timeline`): what each processor did when, in ms, every processor
 //!   labelled, messages as arrows from sender at send time to receiver at arrival (too many
@@ -58,7 +58,7 @@
 //! - Axis ranges are automatic: the data range (with error bars and marks) plus 5% padding (in
 //!   log space on a log axis), widened around single values. Bar charts always include 0 on
 //!   the value axis. Reference lines and bands never widen an axis.
-//! - Curve `i` gets colour `i` of Tableau 10 and marker shape `i` of five (`palette`).
+//! - Pair `i` gets colour `i` of Tableau 10 and marker shape `i` of five (`palette`).
 
 mod axis;
 mod bars;
@@ -77,7 +77,7 @@ pub(crate) mod svg_check;
 
 pub(crate) use axis::{AxisSpec, Scale, Ticks};
 pub(crate) use bars::{Bar, BarChart, BarGroup};
-pub(crate) use lines::{Chart, LineChart, Reference, Series, Style};
+pub(crate) use lines::{LineChart, Reference};
 pub(crate) use point::{ErrorBar, Point};
 pub(crate) use residuals::{ResidualSeries, Residuals};
 pub(crate) use timeline::{Timeline, TimelineInterval, TimelineMessage};

@@ -5,7 +5,7 @@
 
 use super::axis::format_number;
 use super::axis::{AxisSpec, Scale, Ticks};
-use super::lines::{Band, Curve, LineChart, Pair, Reference};
+use super::lines::{Band, LineChart, Pair, Reference};
 use super::point::Point;
 
 /// One series of residuals (measured − fitted), e.g. one loop count of a scalability fit.
@@ -60,13 +60,11 @@ impl Residuals {
             curves: self
                 .series
                 .iter()
-                .map(|s| {
-                    Curve::Pair(Pair {
-                        label: s.label.clone(),
-                        measured: s.points.clone(),
-                        model: Vec::new(),
-                        markers_only: true,
-                    })
+                .map(|s| Pair {
+                    label: s.label.clone(),
+                    measured: s.points.clone(),
+                    model: Vec::new(),
+                    markers_only: true,
                 })
                 .collect(),
             ..LineChart::default()

@@ -8,7 +8,7 @@ use multicomputer_workloads::farm::{
 use serde::Serialize;
 
 use super::farm::{bound_name, drain_rows};
-use crate::plot::{LineChart, Reference, Scale, Series, Style, Ticks};
+use crate::plot::{LineChart, Reference, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::human_s;
 
@@ -75,15 +75,10 @@ impl PredictFarmReport {
         .y_include(0.0)
         .reference(Reference::ideal_speedup());
         for c in curves {
-            chart = chart.series(Series {
-                name: format!("T_e = {}", human_s(c.te_s)),
-                points: c
-                    .points
-                    .iter()
-                    .map(|p| (p.processors as f64, p.speedup))
-                    .collect(),
-                style: Style::Dashed,
-            });
+            chart = chart.model(
+                format!("T_e = {}", human_s(c.te_s)),
+                c.points.iter().map(|p| (p.processors as f64, p.speedup)),
+            );
         }
         for p in curves.iter().filter_map(|c| c.peak) {
             let levels = if self.family == "chain" {
@@ -134,11 +129,10 @@ impl PredictFarmReport {
         .x_scale(Scale::spanning(gs.iter().copied()))
         .x_ticks(Ticks::At(gs));
         for c in curves {
-            chart = chart.series(Series {
-                name: format!("{n} = {}", c.processors),
-                points: c.points.iter().map(|&(g, s)| (f64::from(g), s)).collect(),
-                style: Style::Dashed,
-            });
+            chart = chart.model(
+                format!("{n} = {}", c.processors),
+                c.points.iter().map(|&(g, s)| (f64::from(g), s)),
+            );
         }
         Ok(Figure {
             file: "figure5.svg".into(),
