@@ -8,6 +8,7 @@ mod emulate;
 mod farm;
 mod fit;
 mod ising;
+mod limits;
 mod ocl;
 mod pingpong;
 mod sweep;
@@ -28,6 +29,7 @@ pub(crate) use fit::{FitCommand, FitFarmArgs};
 pub(crate) use ising::{
     DimensionArg, IsingArgs, LatticeArgs, MechanismArg, MessageSystemArgs, StartArg,
 };
+pub(crate) use limits::*;
 pub(crate) use ocl::{
     CostsArg, FitOclArgs, OclArgs, OclMachineArgs, SweepOclArgs, TableArg, WeightingArg,
 };

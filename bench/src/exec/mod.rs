@@ -8,7 +8,7 @@ mod grid;
 mod progress;
 mod runs;
 
-pub(crate) use estimate::{Estimate, announce};
+pub(crate) use estimate::{Estimate, admit, check_emulated};
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker};

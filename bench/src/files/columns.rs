@@ -33,9 +33,10 @@ fn key(name: &str) -> String {
 }
 
 impl Columns {
-    /// Reads a CSV file.
+    /// Reads a CSV file of at most [`crate::args::MAX_FILE_BYTES`].
     pub(crate) fn read(path: &Path) -> Result<Self, ColumnsError> {
-        let bytes = std::fs::read(path).map_err(|e| ColumnsError(e.to_string()))?;
+        let bytes =
+            super::read::read_limited(path, crate::args::MAX_FILE_BYTES).map_err(ColumnsError)?;
         Self::parse(&bytes)
     }
 
@@ -101,6 +102,28 @@ impl Columns {
             })
             .collect()
     }
+
+    /// A column of times ≥ 0 (finite numbers); a cell that is not names its row and column.
+    pub(crate) fn times(&self, name: &str) -> Result<Vec<f64>, ColumnsError> {
+        let v = self.numbers(name)?;
+        match v.iter().position(|x| !(x.is_finite() && *x >= 0.0)) {
+            Some(i) => Err(ColumnsError(format!(
+                "row {} column '{name}': {} is not a time ≥ 0",
+                i + 2,
+                v[i]
+            ))),
+            None => Ok(v),
+        }
+    }
+
+    /// The mean of a column of times ≥ 0, if the table has the column.
+    pub(crate) fn mean_time(&self, name: &str) -> Result<Option<f64>, ColumnsError> {
+        if !self.has(name) {
+            return Ok(None);
+        }
+        let v = self.times(name)?;
+        Ok(Some(v.iter().sum::<f64>() / v.len() as f64))
+    }
 }
 
 #[cfg(test)]
@@ -126,5 +149,10 @@ mod tests {
         let e = Columns::parse(b"k,K\n1,2\n").err().unwrap().0;
         assert!(e.contains("appears twice"), "{e}");
         assert!(Columns::parse(b"a,b\n").is_err());
+        let t = Columns::parse(b"a,b\n1,2\n3,-1\n").unwrap();
+        assert_eq!(t.mean_time("a").unwrap(), Some(2.0));
+        assert_eq!(t.mean_time("c").unwrap(), None);
+        let e = t.times("b").unwrap_err().0;
+        assert_eq!(e, "row 3 column 'b': -1 is not a time ≥ 0");
     }
 }

@@ -1,10 +1,13 @@
 //! Files: checking output paths before a run, publishing a run's files as one set at its end
-//! ([`publish`]), and reading users' CSV tables ([`Columns`]).
+//! ([`publish`]), and reading users' files within a size limit ([`read_text`]) and their CSV
+//! tables ([`Columns`]).
 
 mod columns;
 mod paths;
 mod publish;
+mod read;
 
 pub(crate) use columns::Columns;
 pub(crate) use paths::{check_dir_target, check_file_target};
 pub(crate) use publish::{Publication, RunFolder, write_file};
+pub(crate) use read::read_text;

@@ -107,14 +107,7 @@ impl FitFarmPlan {
                 tasks_m: None,
             });
         }
-        let injected = |c: &str| -> Result<Option<f64>, ArgError> {
-            Ok(if t.has(c) {
-                let v = col(c)?;
-                Some(v.iter().sum::<f64>() / v.len() as f64)
-            } else {
-                None
-            })
-        };
+        let injected = |c: &str| t.mean_time(c).map_err(|e| err(&e));
         Ok(Self {
             csv: a.csv.clone(),
             column: a.column.clone(),

@@ -7,6 +7,7 @@
 //! relation to other flags, the files it names). The machine's configuration is built in one
 //! place, [`MachinePlan::config`].
 
+mod budget;
 mod calibrate;
 mod dnc;
 mod emulate;
@@ -25,6 +26,7 @@ mod run;
 mod sweep;
 mod tour;
 
+pub(crate) use budget::{Footprint, available_memory};
 pub(crate) use calibrate::CalibratePlan;
 pub(crate) use dnc::{PredictDncPlan, dnc, dnc_inputs, splitting_name};
 pub(crate) use emulate::{EmulatePlan, emulate, synthetic_inputs};
@@ -37,7 +39,7 @@ pub(crate) use lists::split_list;
 pub(crate) use machine::{
     LoadedProfile, MachinePlan, default_profile_path, load_profile, wait_name,
 };
-pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan};
+pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan, pipeline_machine, table_of};
 pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;

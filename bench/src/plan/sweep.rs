@@ -9,7 +9,7 @@ use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes}
 
 use super::lists::{choices, counts, durations, topologies};
 use super::machine::transfer_s;
-use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan};
+use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, available_memory};
 use crate::args::{DncWorkArgs, SweepDncArgs, SweepFarmArgs};
 
 /// One cell of a sweep: an experiment on its topology.
@@ -84,6 +84,7 @@ impl SweepFarmPlan {
         let tasks = usize::try_from(a.tasks)
             .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
         let mut cells = Vec::new();
+        let memory = available_memory();
         for t in &topologies {
             for &te in &tes {
                 for &g in &gs {
@@ -106,6 +107,7 @@ impl SweepFarmPlan {
                             tau_s: transfer_s(&a.transfer, a.task_bytes),
                         };
                         super::farm::check(t, &experiment)?;
+                        super::farm::footprint(t, &experiment, &machine).check_against(memory)?;
                         cells.push(FarmCell {
                             topology: t.clone(),
                             experiment,
@@ -155,6 +157,7 @@ impl SweepDncPlan {
             .transfer(&a.transfer)
             .messages(&a.messages);
         let mut cells = Vec::new();
+        let memory = available_memory();
         for t in &topologies {
             for &te in &tes {
                 for &splitting in &splits {
@@ -179,6 +182,7 @@ impl SweepDncPlan {
                             e
                         }
                     })?;
+                    super::dnc::footprint(t, &experiment, &machine).check_against(memory)?;
                     cells.push(DncCell {
                         topology: t.clone(),
                         experiment,
