@@ -11,5 +11,5 @@ mod runs;
 pub(crate) use estimate::{Estimate, admit, check_emulated};
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
-pub(crate) use progress::{Progress, Ticker};
+pub(crate) use progress::{Progress, Ticker, completed};
 pub(crate) use runs::{Ran, Runs, ising_runs, ocl_runs, repeat, runs};

@@ -6,8 +6,10 @@ mod columns;
 mod paths;
 mod publish;
 mod read;
+mod temps;
 
 pub(crate) use columns::Columns;
 pub(crate) use paths::{check_dir_target, check_file_target};
 pub(crate) use publish::{Publication, RunFolder, write_file};
 pub(crate) use read::read_text;
+pub(crate) use temps::{Stopped, on_signal, published_any};
