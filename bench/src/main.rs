@@ -14,6 +14,8 @@ mod files;
 mod output;
 mod plan;
 mod plot;
+#[cfg(test)]
+mod props;
 mod report;
 mod run;
 mod units;

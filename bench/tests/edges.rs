@@ -238,7 +238,7 @@ fn files_at_the_edges_name_the_file_row_and_line() {
     );
     refused(
         &["fit", "farm", "--csv", &huge],
-        &["row 2 column 'levels'", "1..=4096"],
+        &["row 2 column 'levels'", "0..=4096"],
     );
     let twice = file(
         "twice.csv",

@@ -37,3 +37,5 @@ pub(crate) use pingpong::PingpongArgs;
 pub(crate) use sweep::{CellRepeatArgs, SweepCommand, SweepDncArgs, SweepFarmArgs};
 pub(crate) use tour::TourArgs;
 pub(crate) use values::parse_duration;
+#[cfg(test)]
+pub(crate) use values::{parse_bytes, parse_unit_cost};

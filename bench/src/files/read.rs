@@ -5,7 +5,8 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::args::MAX_FILE_BYTES;
+/// The largest file a reader accepts (a CSV table, an OCL stream): 64 MiB.
+pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Reads at most `limit` bytes of `path`; a longer file (or an endless one) is an error.
 pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {

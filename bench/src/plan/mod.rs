@@ -36,10 +36,14 @@ pub(crate) use fit::{FitFarmPlan, SkippedRow};
 pub(crate) use inputs::Inputs;
 pub(crate) use ising::{IsingPlan, lattice_config, mechanism_of, message_system};
 pub(crate) use lists::split_list;
+#[cfg(test)]
+pub(crate) use lists::{counts, durations, topologies};
 pub(crate) use machine::{
     LoadedProfile, MachinePlan, default_profile_path, load_profile, wait_name,
 };
 pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan, pipeline_machine, table_of};
+#[cfg(test)]
+pub(crate) use ocl::{parse_transform, read_stream, read_table};
 pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;

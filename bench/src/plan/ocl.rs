@@ -200,7 +200,7 @@ fn costs_inputs(i: &mut Inputs, native: bool, c: Option<Costs>) {
 }
 
 /// Reads `--input`: one integer per line, blank lines ignored, a byte-order mark allowed.
-fn read_stream(path: &Path) -> Result<Vec<i64>, ArgError> {
+pub(crate) fn read_stream(path: &Path) -> Result<Vec<i64>, ArgError> {
     let flag = format!("--input {}", path.display());
     let text = read_text(path).map_err(|e| ArgError::new(&flag, e))?;
     let a = text
@@ -507,13 +507,16 @@ pub(crate) struct FitOclPlan {
 }
 
 /// Reads a timing table; missing columns and bad cells name the file, row and column.
-fn read_table(path: &Path, table: OclTable) -> Result<(Vec<TimingRow>, Option<Costs>), ArgError> {
+pub(crate) fn read_table(
+    path: &Path,
+    table: OclTable,
+) -> Result<(Vec<TimingRow>, Option<Costs>), ArgError> {
     let flag = format!("--csv {}", path.display());
     let err = |e: &dyn std::fmt::Display| ArgError::new(&flag, e);
     let t = Columns::read(path).map_err(|e| err(&e))?;
-    let n = t.numbers("n").map_err(|e| err(&e))?;
-    let g = t.numbers(table.column()).map_err(|e| err(&e))?;
-    let l = t.numbers("l").map_err(|e| err(&e))?;
+    // Whole numbers ≥ 1, at most 10¹² (the model's terms stay exact in f64).
+    let whole = |c: &str| t.whole(c, 1..=1_000_000_000_000).map_err(|e| err(&e));
+    let (n, g, l) = (whole("n")?, whole(table.column())?, whole("l")?);
     let elapsed = match t.first_of(&["elapsed_s"]) {
         Some(c) => t.numbers(c).map_err(|e| err(&e))?,
         None => match t.first_of(&["elapsed_ms", "et_ms", "et"]) {
@@ -526,16 +529,6 @@ fn read_table(path: &Path, table: OclTable) -> Result<(Vec<TimingRow>, Option<Co
             None => t.numbers("elapsed_s").map_err(|e| err(&e))?,
         },
     };
-    let whole = |v: f64, name: &str, i: usize| -> Result<u64, ArgError> {
-        if v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 1e12 {
-            Ok(v as u64)
-        } else {
-            Err(err(&format!(
-                "row {} column '{name}': {v} is not a whole number ≥ 1",
-                i + 2
-            )))
-        }
-    };
     let mut rows = Vec::with_capacity(n.len());
     for i in 0..n.len() {
         if !(elapsed[i].is_finite() && elapsed[i] > 0.0) {
@@ -546,9 +539,9 @@ fn read_table(path: &Path, table: OclTable) -> Result<(Vec<TimingRow>, Option<Co
             )));
         }
         rows.push(TimingRow::new(
-            whole(n[i], "n", i)? as usize,
-            whole(g[i], table.column(), i)? as usize,
-            whole(l[i], "l", i)?,
+            n[i] as usize,
+            g[i] as usize,
+            l[i],
             elapsed[i],
         ));
     }
