@@ -58,7 +58,7 @@ pub(crate) const MAX_RUNS: u32 = 10_000;
 /// The most round trips of `pingpong` per measurement.
 pub(crate) const MAX_ROUND_TRIPS: u64 = 1_000_000_000;
 
-/// (The largest input file, 64 MiB, is the readers' own limit: `files::MAX_FILE_BYTES`.)
+// (The largest input file, 64 MiB, is the readers' own limit: `files::MAX_FILE_BYTES`.)
 
 /// The longest run the tool starts, by its estimate of wall time: 24 hours. Longer runs are
 /// refused with the estimate and the time mode that would be faster.

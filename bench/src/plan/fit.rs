@@ -99,6 +99,21 @@ impl FitFarmPlan {
                 tasks_m: None,
             });
         }
+        if observations.len() < 2 {
+            let left: Vec<String> = skipped
+                .iter()
+                .map(|s| format!("row {}: {}", s.row, s.reason))
+                .collect();
+            return Err(err(&format!(
+                "{} row(s) to fit, 2 needed; left out: {}",
+                observations.len(),
+                if left.is_empty() {
+                    "none".to_string()
+                } else {
+                    left.join("; ")
+                }
+            )));
+        }
         let injected = |c: &str| t.mean_time(c).map_err(|e| err(&e));
         Ok(Self {
             csv: a.csv.clone(),
