@@ -265,3 +265,80 @@ fn files_at_the_edges_name_the_file_row_and_line() {
     assert!(err.contains("line 3: 'three' is not an integer"), "{err}");
     assert!(!err.contains('\u{feff}'), "an invisible character: {err}");
 }
+
+/// Every file and folder under `dir` whose name marks it temporary.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with(".mc-tmp-") || name.starts_with(".mc-probe-") {
+                found.push(p.clone());
+            }
+            if p.is_dir() && !p.is_symlink() {
+                stack.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// Whatever moment SIGTERM comes, the run ends with 128 + 15 (or 0 if it had finished), leaves
+/// no temporary file, and the results folder holds nothing of it or its whole set.
+#[test]
+fn a_terminated_sweep_leaves_its_folder_as_it_was_or_complete() {
+    let out = Out::new("sigterm");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args([
+            "sweep",
+            "farm",
+            "--topologies",
+            "chain:1-8,binary:1-4",
+            "--tasks",
+            "4000",
+            "--mode",
+            "virtual",
+            "--out",
+        ])
+        .arg(&out.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Any moment will do: the checks below hold whenever the signal lands.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    use std::os::unix::process::ExitStatusExt;
+    match (o.status.code(), o.status.signal()) {
+        (Some(143), _) => assert!(err.contains("stopped by SIGTERM"), "{err}"),
+        (Some(0), _) => {}
+        // Killed before it could install its handler: it had written nothing yet.
+        (None, Some(15)) => {}
+        other => panic!("exit {other:?}: {err}"),
+    }
+    assert_eq!(temporaries(&out.0), Vec::<PathBuf>::new());
+    let runs = out.0.join("sweep-farm");
+    for run in std::fs::read_dir(&runs).into_iter().flatten().flatten() {
+        let p = run.path();
+        assert!(
+            p.join("manifest.json").exists(),
+            "{} is incomplete",
+            p.display()
+        );
+    }
+    let nothing = err.contains("nothing of this run was published") || o.status.signal().is_some();
+    if nothing {
+        assert!(
+            !out.0.exists(),
+            "the results folder was not there before: {err}"
+        );
+    }
+}

@@ -351,11 +351,17 @@ impl SweepOclPlan {
             "transform",
             &[("m1", OclTable::M1), ("kk", OclTable::Kk)],
         )?;
-        let windows: Vec<usize> = counts("--windows", &a.windows)?;
+        let most = multicomputer_runtime::MAX_PROCESSORS as u64;
+        let windows: Vec<usize> = counts("--windows", &a.windows, 1..=most)?
+            .into_iter()
+            .map(|n| n as usize)
+            .collect();
         let given: Option<Vec<usize>> = a
             .grains
             .as_deref()
-            .map(|g| counts("--grains", g))
+            .map(|g| {
+                counts("--grains", g, 1..=most).map(|v| v.into_iter().map(|g| g as usize).collect())
+            })
             .transpose()?;
         let explicit = a.cells.as_deref().map(parse_cells).transpose()?;
         let native = a.machine.costs == CostsArg::Native;

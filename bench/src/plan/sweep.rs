@@ -10,7 +10,7 @@ use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes}
 use super::lists::{choices, counts, durations, topologies};
 use super::machine::transfer_s;
 use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, available_memory};
-use crate::args::{DncWorkArgs, SweepDncArgs, SweepFarmArgs};
+use crate::args::{DncWorkArgs, MAX_TASKS, SweepDncArgs, SweepFarmArgs};
 
 /// One cell of a sweep: an experiment on its topology.
 #[derive(Debug, Clone)]
@@ -67,7 +67,7 @@ impl SweepFarmPlan {
         if tes.iter().any(|t| t.is_zero()) {
             return Err(ArgError::new("--te", "every T_e must be > 0"));
         }
-        let gs: Vec<u32> = counts("--granularity", &a.granularity)?;
+        let gs = counts("--granularity", &a.granularity, 1..=MAX_TASKS)?;
         let times = choices(
             "--times",
             &a.times,
