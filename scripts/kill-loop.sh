@@ -28,7 +28,6 @@ echo "host: $(hostname), $(nproc) cores; date: $(date -u +%FT%TZ); $kills kills 
 # How long an uninterrupted run takes: kills fall uniformly in [0, 1.3 × that].
 duration() {
     local t0 t1
-    t0=$(date +%s%N)
     "$bin" --out "$out" "$@" >/dev/null 2>&1
     t1=$(date +%s%N)
     echo $(((t1 - t0) / 1000000))
@@ -50,7 +49,12 @@ for i in $(seq 1 "$kills"); do
     rc=0
     wait "$pid" || rc=$?
     case $rc in
-        0) completed=$((completed + 1)) ;;
+        0)
+            completed=$((completed + 1))
+            # It finished first: the host may be faster now; time an uninterrupted run again
+            # to aim the next kills at its pace.
+            if ((i % 2)); then farm_ms=$(duration "${cmd[@]}"); else scaling_ms=$(duration "${cmd[@]}"); fi
+            ;;
         130 | 143 | 137) stopped=$((stopped + 1)) ;;
         *) other=$((other + 1)); echo "unexpected exit $rc: $(tail -2 "$out.err")" ;;
     esac

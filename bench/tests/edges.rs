@@ -201,6 +201,17 @@ fn more_threads_than_the_host_allows_name_the_size_flag() {
     );
     refused(&["ising", "-P", "16385"], &["--processors", "1..=16384"]);
     refused(
+        &[
+            "sweep",
+            "farm",
+            "--mode",
+            "dilated",
+            "--topologies",
+            "chain:16385",
+        ],
+        &["--topologies", "16384"],
+    );
+    refused(
         &["ocl", "-n", "16385", "--dilation", "2"],
         &["--window", "16385 processes"],
     );
@@ -252,6 +263,14 @@ fn files_at_the_edges_name_the_file_row_and_line() {
     refused(
         &["fit", "ocl", "--transform", "kk", "--csv", &garbage],
         &["row 2 column 'alpha1_s'", "'oops'"],
+    );
+    let tiny = file(
+        "tiny.csv",
+        b"n,k,l,elapsed_s\n12,2,60,1e-300\n12,3,60,0.001\n12,4,60,0.002\n",
+    );
+    refused(
+        &["fit", "ocl", "--transform", "kk", "--csv", &tiny],
+        &["row 2 column 'elapsed_s'", "1e-12..=1e12"],
     );
     let parents = file("parents.txt", "\u{feff}-\n0\n0 x\n".as_bytes());
     refused(

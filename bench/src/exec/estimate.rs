@@ -15,6 +15,15 @@ pub(crate) const ANNOUNCE_S: f64 = 10.0;
 /// large machines of the development host (docs/results/virtual-time.md: 2–9 M events/s).
 pub(crate) const VIRTUAL_EVENT_S: f64 = 0.5e-6;
 
+/// A wall time for an estimate: `under a second`, `45 s`, `3 min 20 s`.
+fn about(s: f64) -> String {
+    if s < 1.0 {
+        "under a second".into()
+    } else {
+        format!("about {}", wall_time(s))
+    }
+}
+
 /// An estimate of the wall time of one or more runs, in the time mode they will use and in
 /// the others.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,14 +120,14 @@ impl Estimate {
         let half = self.wall_s / 2.0;
         if !self.in_virtual && self.virtual_s < half {
             Some(format!(
-                "--mode virtual would take about {}",
-                wall_time(self.virtual_s)
+                "--mode virtual would take {}",
+                about(self.virtual_s)
             ))
         } else if self.in_virtual && self.emulated_s < half {
             Some(format!(
-                "--mode dilated --dilation 1 would take about {} (with more processors than \
-                 cores, its order of events is less faithful)",
-                wall_time(self.emulated_s)
+                "--mode dilated --dilation 1 would take {} (with more processors than cores, \
+                 its order of events is less faithful)",
+                about(self.emulated_s)
             ))
         } else {
             None
@@ -132,8 +141,8 @@ pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
     if e.is_long() {
         let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
         eprintln!(
-            "{what}: expected to take about {} of wall time ({detail}){faster}",
-            wall_time(e.wall_s)
+            "{what}: expected to take {} of wall time ({detail}){faster}",
+            about(e.wall_s)
         );
     }
 }
@@ -237,7 +246,8 @@ mod tests {
         assert!(e.message.contains("about 277 h 46 min"), "{e}");
         assert!(e.message.contains("limit of 24 h"), "{e}");
         assert!(
-            e.message.contains("--mode virtual would take about 0 s"),
+            e.message
+                .contains("--mode virtual would take under a second"),
             "{e}"
         );
         assert!(

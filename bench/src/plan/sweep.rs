@@ -78,9 +78,10 @@ impl SweepFarmPlan {
                 ("exponential", TaskTimes::Exponential),
             ],
         )?;
-        let machine = MachinePlan::new(&a.time, out)?
+        let mut machine = MachinePlan::new(&a.time, out)?
             .transfer(&a.transfer)
             .messages(&a.messages);
+        machine.size_flag = "--topologies";
         let tasks = usize::try_from(a.tasks)
             .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
         let mut cells = Vec::new();
@@ -153,9 +154,10 @@ impl SweepDncPlan {
                 ("random", Splitting::Random { seed: a.seed }),
             ],
         )?;
-        let machine = MachinePlan::new(&a.time, out)?
+        let mut machine = MachinePlan::new(&a.time, out)?
             .transfer(&a.transfer)
             .messages(&a.messages);
+        machine.size_flag = "--topologies";
         let mut cells = Vec::new();
         let memory = available_memory();
         for t in &topologies {
