@@ -28,6 +28,7 @@ echo "host: $(hostname), $(nproc) cores; date: $(date -u +%FT%TZ); $kills kills 
 # How long an uninterrupted run takes: kills fall uniformly in [0, 1.3 × that].
 duration() {
     local t0 t1
+    t0=$(date +%s%N)
     "$bin" --out "$out" "$@" >/dev/null 2>&1
     t1=$(date +%s%N)
     echo $(((t1 - t0) / 1000000))
