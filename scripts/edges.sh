@@ -21,8 +21,19 @@ M=18446744073709551615
 # Input files the file rows need.
 head="k,levels,te_s,tau_s,steady_throughput_per_s"
 printf '%s\n2,3,0.001,0,900\n2.5,3,0.001,0,800\n' "$head" >"$work/frac.csv"
-printf '%s\n2,3,0.001,0,900\n0,3,0.001,0,900\n2,3,0.001,0,NaN\n2,4,0.001,0,inf\n2,4,0.001,0,1700\n3,3,0.001,0,1100\n' \
-    "$head" >"$work/dropped.csv"
+# A sweep's own table, with three rows that cannot be fitted appended: a parent relation
+# (k = 0), a NaN and an infinite throughput.
+"$after" --out "$work/sweep" sweep farm --topologies chain:1-4,binary:2-4 --te 1ms,3ms \
+    --beta-e 40us --beta-f 90us --tasks 400 --mode virtual >/dev/null 2>&1
+python3 - "$work/sweep/sweep-farm/latest/rows.csv" "$work/dropped.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for k, thr in [("0", "900"), ("2", "NaN"), ("2", "inf")]:
+    rows.append(dict(rows[-1], k=k, steady_throughput_per_s=thr))
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0]))
+w.writeheader()
+w.writerows(rows)
+PY
 printf '%s\n2,0,0.001,0,900\n' "$head" >"$work/levels0.csv"
 printf '%s\n2,1000000000,0.001,0,900\n' "$head" >"$work/levels1e9.csv"
 printf 'k,levels,K,te_s,tau_s,steady_throughput_per_s\n2,3,4,0.001,0,900\n' >"$work/twice.csv"
