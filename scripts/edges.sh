@@ -97,10 +97,13 @@ cell() {
         -e 'stack backtrace' "$out.stderr" | grep -m1 -e 'error' -e 'panicked' -e 'memory allocation' \
         -e 'warning' -e 'stopped' -e 'expected to take' || head -1 "$out.stderr")
     [[ $rc == 0 ]] && line=$(grep -i -e 'makespan' -e 'β_f' -e 'left out' -e '^row' \
-        -e 'sequential reference' "$out.stdout" | head -3 | tr -s ' │┆\n' ' ')
+        -e 'sequential reference' "$out.stdout" | head -3 \
+        | python3 -c 'import re, sys; print(re.sub(r"[\s│┆]+", " ", sys.stdin.read()))')
     files=$(find "$out/results" -type f 2>/dev/null | wc -l)
     line=${line//|/\\|}
-    printf 'exit %s: %s (files: %s)' "$rc" "$(cut -c1-240 <<<"$line")" "$files"
+    # At most 240 characters; a byte-order mark shown, not hidden.
+    line=$(python3 -c 'import sys; print(sys.argv[1][:240].replace("\ufeff", "<U+FEFF>"))' "$line")
+    printf 'exit %s: %s (files: %s)' "$rc" "$line" "$files"
 }
 
 echo "host: $(hostname), $(nproc) cores; date: $(date -u +%FT%TZ); limit ${limit} s per run"

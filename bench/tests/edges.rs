@@ -309,7 +309,7 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn a_terminated_sweep_leaves_its_folder_as_it_was_or_complete() {
     let out = Out::new("sigterm");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+    let child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
         .args([
             "sweep",
             "farm",

@@ -200,7 +200,8 @@ pub(crate) fn ocl_estimate(
 ) -> Estimate {
     let c = model.unwrap_or_else(|| table_of(grain).paper_costs());
     let events = (!native).then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c));
-    let d = pipeline_machine(machine, grain, model, native).map_or(Some(1.0), |m| m.dilation());
+    let d = pipeline_machine(machine, grain, model, native, "--window")
+        .map_or(Some(1.0), |m| m.dilation());
     Estimate::emulated(
         multicomputer_workloads::ocl::model::output_time_s(grain, c, l),
         d,

@@ -107,13 +107,16 @@ fn machine(m: &OclMachineArgs, out: &Path, trace: bool) -> Result<MachinePlan, A
 }
 
 /// The machine a pipeline of `grain` runs on, as `run_pipeline` builds it (a linear array,
-/// free links, its expected event rate): for estimates and for the host's limits.
+/// free links, its expected event rate): for estimates and, before the run, for the host's
+/// limits. Errors name `flag` (the window or the cells) with the number of processes, or
+/// `--costs native` when there are not enough cores.
 pub(crate) fn pipeline_machine(
     machine: &MachinePlan,
     grain: Grain,
     model: Option<Costs>,
     native: bool,
-) -> Result<Machine, ConfigError> {
+    flag: &str,
+) -> Result<Machine, ArgError> {
     let c = model.unwrap_or_else(|| table_of(grain).paper_costs());
     let hints = MachineHints {
         events_per_s: (!native)
@@ -123,17 +126,23 @@ pub(crate) fn pipeline_machine(
     let mut config = machine.config(&hints);
     config.link = Default::default();
     config.capacity = 2;
-    let topology = Topology::array(grain.processes()).map_err(|e| ConfigError::HostLimit {
-        processors: grain.processes(),
-        mode: "any",
-        what: "processors",
-        needed: grain.processes() as u64,
-        limit_name: "the emulator's maximum",
-        limit: multicomputer_runtime::MAX_PROCESSORS as u64,
-        in_use: 0,
-        fix: e.to_string(),
-    })?;
-    Machine::new(topology, config)
+    let topology = Topology::array(grain.processes()).map_err(|e| ArgError::new(flag, e))?;
+    Machine::new(topology, config).map_err(|e| match e {
+        ConfigError::NotEnoughCores { .. } => ArgError::new(
+            "--costs native",
+            format!("{e} ({} processes for this transform)", grain.processes()),
+        ),
+        ConfigError::HostLimit { .. } | ConfigError::TooManyThreads { .. } => ArgError::new(
+            flag,
+            format!(
+                "{e} (N = {} with {} makes {} processes)",
+                grain.n(),
+                transform_label(grain),
+                grain.processes()
+            ),
+        ),
+        e => machine.config_error(&e),
+    })
 }
 
 /// The table whose model a grain follows: packets ([K,K]) or single values ([M,1]).
@@ -142,37 +151,6 @@ pub(crate) fn table_of(grain: Grain) -> OclTable {
         OclTable::Kk
     } else {
         OclTable::M1
-    }
-}
-
-/// Checks, before the run, that this host can hold the pipeline of `grain`: errors name
-/// `flag` (the window or the cells) with the number of processes, or `--costs native` when
-/// there are not enough cores.
-fn check_pipeline(
-    machine: &MachinePlan,
-    grain: Grain,
-    model: Option<Costs>,
-    native: bool,
-    flag: &str,
-) -> Result<(), ArgError> {
-    match pipeline_machine(machine, grain, model, native) {
-        Ok(_) => Ok(()),
-        Err(e @ ConfigError::NotEnoughCores { .. }) => Err(ArgError::new(
-            "--costs native",
-            format!("{e} ({} processes for this transform)", grain.processes()),
-        )),
-        Err(e @ (ConfigError::HostLimit { .. } | ConfigError::TooManyThreads { .. })) => {
-            Err(ArgError::new(
-                flag,
-                format!(
-                    "{e} (N = {} with {} makes {} processes)",
-                    grain.n(),
-                    transform_label(grain),
-                    grain.processes()
-                ),
-            ))
-        }
-        Err(e) => Err(machine.config_error(&e)),
     }
 }
 
@@ -269,7 +247,7 @@ impl OclPlan {
         let trace = TracePlan::new(&a.trace)?;
         let native = a.machine.costs == CostsArg::Native;
         let machine = machine(&a.machine, out, trace.wanted())?;
-        check_pipeline(&machine, grain, model, native, "--window")?;
+        pipeline_machine(&machine, grain, model, native, "--window")?;
         let output_stream = optional_file("--output", a.output.as_deref())?;
         let output = OutputPlan::new(&a.report)?;
         let (stream, source) = match &a.input {
@@ -426,7 +404,7 @@ impl SweepOclPlan {
             "--windows"
         };
         for &(t, grain) in &cells {
-            check_pipeline(
+            pipeline_machine(
                 &machine,
                 grain,
                 models[usize::from(t == OclTable::Kk)],
