@@ -36,7 +36,8 @@ pub(crate) fn check_dir_target(dir: &Path) -> Result<(), String> {
     // Created and removed under the registry's lock: a signal never leaves it behind.
     super::temps::with_lock(|_| {
         tempfile::Builder::new()
-            .prefix(".mc-probe-")
+            // A probe left by a killed process is stale like its other temporary files.
+            .prefix(&format!("{}probe-", super::publish::own_prefix()))
             .tempfile_in(&base)
             .map(drop)
     })

@@ -42,7 +42,8 @@ use super::temps::with_lock;
 /// Prefix of every temporary file and folder: `.mc-tmp-<pid>-`.
 pub(crate) const TEMP_PREFIX: &str = ".mc-tmp-";
 
-fn own_prefix() -> String {
+/// This process's prefix for temporary names: `.mc-tmp-<pid>-`.
+pub(super) fn own_prefix() -> String {
     format!("{TEMP_PREFIX}{}-", std::process::id())
 }
 
