@@ -12,6 +12,8 @@ mod exec;
 mod files;
 mod plan;
 mod plot;
+#[cfg(test)]
+mod props;
 mod report;
 mod run;
 mod units;
@@ -111,8 +113,70 @@ fn dispatch(cli: &Cli) -> anyhow::Result<()> {
     }
 }
 
+/// How long a signal that comes after the run's first file was published lets the run finish
+/// publishing the rest of its set.
+const FINISH_PUBLISHING: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A signal's name.
+fn signal_name(signal: i32) -> String {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    match signal {
+        SIGINT => "SIGINT".into(),
+        SIGTERM => "SIGTERM".into(),
+        SIGHUP => "SIGHUP".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// What a signal stopped, for the user: what was completed, and the state of the files.
+fn stopped_text(signal: i32, completed: Option<String>, s: &files::Stopped) -> String {
+    let mut text = format!("stopped by {}", signal_name(signal));
+    if let Some(c) = completed {
+        text.push_str(&format!(" ({c})"));
+    }
+    if s.published.is_empty() {
+        text.push_str(": nothing of this run was published; the results are as they were");
+    } else {
+        let paths: Vec<String> = s
+            .published
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        text.push_str(&format!(
+            ": published before the signal, each whole: {}",
+            paths.join(", ")
+        ));
+    }
+    if s.removed > 0 {
+        text.push_str(&format!(" ({} temporary file(s) removed)", s.removed));
+    }
+    text
+}
+
+/// Stops the process on SIGINT, SIGTERM or SIGHUP within a second: a publication in
+/// progress finishes (a run whose files are being published gets up to
+/// [`FINISH_PUBLISHING`] to publish the rest of its set), every temporary file is removed,
+/// what was completed is said on stderr, and the process exits with 128 + the signal.
+fn stop_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            if files::published_any() {
+                std::thread::sleep(FINISH_PUBLISHING);
+            }
+            let stopped = files::on_signal();
+            eprintln!("\n{}", stopped_text(signal, exec::completed(), &stopped));
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    stop_on_signals();
     match dispatch(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<plan::ArgError>().is_some() => {
@@ -129,6 +193,31 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stop_says_what_was_completed_and_what_was_published() {
+        let nothing = files::Stopped {
+            removed: 2,
+            published: Vec::new(),
+        };
+        assert_eq!(
+            stopped_text(
+                15,
+                Some("sweep farm: 3 of 10 cells completed".into()),
+                &nothing
+            ),
+            "stopped by SIGTERM (sweep farm: 3 of 10 cells completed): nothing of this run was \
+             published; the results are as they were (2 temporary file(s) removed)"
+        );
+        let some = files::Stopped {
+            removed: 0,
+            published: vec![PathBuf::from("results/sweep-farm/run")],
+        };
+        assert_eq!(
+            stopped_text(2, None, &some),
+            "stopped by SIGINT: published before the signal, each whole: results/sweep-farm/run"
+        );
+    }
 
     #[test]
     fn the_command_line_definition_is_consistent() {

@@ -133,7 +133,7 @@ fn bad_tables_exit_2_naming_row_and_column() {
         &dir,
         "P,time_s,p\n2,1.0,2\n",
         &[],
-        &["repeats the name 'p'"],
+        &["column 'p' appears twice"],
     );
     rejected(&dir, "P,time_s\n", &[], &["no data rows"]);
     // Two P values cannot give a + b·log P an uncertainty without replicates.

@@ -21,6 +21,12 @@ pub struct CalibrateOptions {
     pub samples: usize,
 }
 
+impl CalibrateOptions {
+    /// The most samples per quantity: each wake-up sample sleeps about a millisecond, so
+    /// 100 000 already take minutes, and every sample is kept in memory.
+    pub const MAX_SAMPLES: usize = 100_000;
+}
+
 impl Default for CalibrateOptions {
     fn default() -> Self {
         Self { samples: 200 }
@@ -103,9 +109,23 @@ impl MachineProfile {
 
     /// Reads a saved profile.
     pub fn load(path: &Path) -> std::io::Result<Self> {
-        let bytes = std::fs::read(path)?;
-        serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)?
+            .take(Self::MAX_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > Self::MAX_FILE_BYTES {
+            return Err(std::io::Error::other(format!(
+                "larger than {} MiB: not a machine profile",
+                Self::MAX_FILE_BYTES >> 20
+            )));
+        }
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        serde_json::from_slice(bytes).map_err(std::io::Error::other)
     }
+
+    /// The largest profile file [`Self::load`] reads (a profile is a few KiB).
+    pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
     /// The wake-up latency as a duration.
     pub fn wakeup(&self) -> Duration {
@@ -310,9 +330,10 @@ fn occupy_errors(strategy: WaitStrategy, target: Duration, samples: usize) -> Oc
     }
 }
 
-/// Measures this host and returns its profile. Takes a few seconds with the default options.
+/// Measures this host and returns its profile. Takes a few seconds with the default options;
+/// `samples` is held to `5..=`[`CalibrateOptions::MAX_SAMPLES`].
 pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
-    let samples = options.samples.max(5);
+    let samples = options.samples.clamp(5, CalibrateOptions::MAX_SAMPLES);
     let cores = core_affinity::get_core_ids().unwrap_or_default();
     let ncores = if cores.is_empty() {
         std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -282,14 +282,43 @@ pub(crate) fn assemble<R>(
 }
 
 fn add_accounting(total: &mut Accounting, a: &Accounting) {
-    total.compute_ns += a.compute_ns;
-    total.communication_ns += a.communication_ns;
-    total.idle_ns += a.idle_ns;
+    // Saturating: totals over 100 000 processors of long runs may pass u64 nanoseconds.
+    total.compute_ns = total.compute_ns.saturating_add(a.compute_ns);
+    total.communication_ns = total.communication_ns.saturating_add(a.communication_ns);
+    total.idle_ns = total.idle_ns.saturating_add(a.idle_ns);
     total.finish_ns = total.finish_ns.max(a.finish_ns);
-    total.messages_sent += a.messages_sent;
-    total.bytes_sent += a.bytes_sent;
-    total.messages_received += a.messages_received;
-    total.bytes_received += a.bytes_received;
-    total.tasks_executed += a.tasks_executed;
-    total.tasks_forwarded += a.tasks_forwarded;
+    total.messages_sent = total.messages_sent.saturating_add(a.messages_sent);
+    total.bytes_sent = total.bytes_sent.saturating_add(a.bytes_sent);
+    total.messages_received = total.messages_received.saturating_add(a.messages_received);
+    total.bytes_received = total.bytes_received.saturating_add(a.bytes_received);
+    total.tasks_executed = total.tasks_executed.saturating_add(a.tasks_executed);
+    total.tasks_forwarded = total.tasks_forwarded.saturating_add(a.tasks_forwarded);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Totals add up, and saturate instead of wrapping (or panicking in a debug build).
+    #[test]
+    fn totals_saturate() {
+        let mut total = Accounting::default();
+        let a = Accounting {
+            compute_ns: u64::MAX - 1,
+            messages_sent: 3,
+            finish_ns: 7,
+            ..Accounting::default()
+        };
+        let b = Accounting {
+            compute_ns: 5,
+            messages_sent: 4,
+            finish_ns: 9,
+            ..Accounting::default()
+        };
+        add_accounting(&mut total, &a);
+        add_accounting(&mut total, &b);
+        assert_eq!(total.compute_ns, u64::MAX);
+        assert_eq!(total.messages_sent, 7);
+        assert_eq!(total.finish_ns, 9);
+    }
 }

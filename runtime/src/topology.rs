@@ -119,30 +119,88 @@ impl Topology {
 
     /// Parses a parent relation written as one entry per processor, separated by commas,
     /// spaces or newlines: a processor index, or `-` (also `root`, `none`) for the root.
-    /// `#` starts a comment.
+    /// `#` starts a comment; a UTF-8 byte-order mark is ignored. Errors give the line (and for
+    /// a wrong parent or a cycle, the line of the processor's entry).
     pub fn parse_parents(text: &str) -> Result<Self, TopologyError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let err = |reason: String| TopologyError::Parse {
+            spec: "a parent relation".into(),
+            reason,
+        };
         let mut parents = Vec::new();
-        for line in text.lines() {
+        let mut lines = Vec::new();
+        for (number, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("");
             for token in line.split(|c: char| c == ',' || c.is_whitespace()) {
                 let token = token.trim();
                 if token.is_empty() {
                     continue;
                 }
+                if parents.len() >= MAX_PROCESSORS {
+                    return Err(TopologyError::TooLarge {
+                        requested: parents.len() as u64 + 1,
+                        max: MAX_PROCESSORS,
+                    });
+                }
                 let entry = match token {
                     "-" | "root" | "none" => None,
-                    t => Some(t.parse::<usize>().map_err(|_| TopologyError::Parse {
-                        spec: text.chars().take(60).collect(),
-                        reason: format!(
-                            "entry {} is '{t}': expected a processor index or '-' for the root",
-                            parents.len()
-                        ),
+                    t => Some(t.parse::<usize>().map_err(|_| {
+                        err(format!(
+                            "line {}: entry {} is '{}': expected a processor index or '-' for \
+                             the root",
+                            number + 1,
+                            parents.len(),
+                            t.escape_default()
+                        ))
                     })?),
                 };
                 parents.push(entry);
+                lines.push(number + 1);
             }
         }
-        Self::from_parents(parents)
+        Self::from_parents(parents).map_err(|e| match e {
+            TopologyError::BadParent { processor, .. } | TopologyError::Cycle(processor) => {
+                err(format!("line {}: {e}", lines[processor]))
+            }
+            e => e,
+        })
+    }
+
+    /// The largest parent file [`Topology::parse`] reads: 64 MiB.
+    pub const MAX_PARENT_FILE_BYTES: u64 = 64 << 20;
+
+    /// Reads a parent file: at most [`Self::MAX_PARENT_FILE_BYTES`], UTF-8; errors name the
+    /// file and the line.
+    fn read_parents(file: &str) -> Result<Self, TopologyError> {
+        use std::io::Read;
+        let err = |reason: String| TopologyError::Parse {
+            spec: format!("parents:{file}"),
+            reason,
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(Path::new(file))
+            .and_then(|f| {
+                f.take(Self::MAX_PARENT_FILE_BYTES + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(|e| err(format!("cannot read parent file '{file}': {e}")))?;
+        if bytes.len() as u64 > Self::MAX_PARENT_FILE_BYTES {
+            return Err(err(format!(
+                "parent file '{file}' is larger than {} MiB",
+                Self::MAX_PARENT_FILE_BYTES >> 20
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            err(format!("{file}: line {line}: not UTF-8 text"))
+        })?;
+        Self::parse_parents(&text).map_err(|e| match e {
+            TopologyError::Parse { reason, .. } => err(format!("{file}: {reason}")),
+            e => e,
+        })
     }
 
     /// Parses a topology description: `chain:P`, `array:P`, `tree:K:LEVELS` (`binary:LEVELS`
@@ -184,11 +242,7 @@ impl Topology {
                 let levels = u32::try_from(levels).map_err(|_| err("too many levels"))?;
                 Self::kary_tree(2, levels)
             }
-            "parents" => {
-                let text = std::fs::read_to_string(Path::new(rest))
-                    .map_err(|e| err(&format!("cannot read parent file '{rest}': {e}")))?;
-                Self::parse_parents(&text)
-            }
+            "parents" => Self::read_parents(rest),
             other => Err(err(&format!("unknown topology kind '{other}'"))),
         }
     }
@@ -454,5 +508,29 @@ mod tests {
         assert_eq!(t.parents(), &[None, Some(0), Some(0), Some(1), Some(1)]);
         assert!(Topology::parse_parents("-, x").is_err());
         assert_eq!(Topology::parse_parents(""), Err(TopologyError::Empty));
+        let bom = Topology::parse_parents("\u{feff}-\n0\n").unwrap();
+        assert_eq!(bom.parents(), &[None, Some(0)]);
+    }
+
+    #[test]
+    fn parent_file_errors_name_the_file_and_the_line() {
+        let dir = std::env::temp_dir().join(format!("mc-topology-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("p.txt");
+        let spec = format!("parents:{}", file.display());
+        std::fs::write(&file, "\u{feff}-\n0\n0 x\n").unwrap();
+        let e = Topology::parse(&spec).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("{}: line 3: entry 3 is 'x'", file.display())),
+            "{e}"
+        );
+        assert!(!e.contains('\u{feff}'), "{e}");
+        std::fs::write(&file, "-\n0\n7\n").unwrap();
+        let e = Topology::parse(&spec).unwrap_err().to_string();
+        assert!(e.contains("line 3: processor 2"), "{e}");
+        std::fs::write(&file, [b'-', b'\n', 0xff, b'\n']).unwrap();
+        let e = Topology::parse(&spec).unwrap_err().to_string();
+        assert!(e.contains("line 2: not UTF-8"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use multicomputer_runtime::Topology;
 
+use super::limits::{MAX_CAPACITY, MAX_LOOP_COUNT, MAX_RUNS};
 use super::values::{parse_bytes, parse_duration, parse_topology, parse_unit_cost};
 
 /// `-t/--topology`.
@@ -61,7 +62,7 @@ pub(crate) struct TimeArgs {
     /// Time mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
     pub(crate) mode: ModeArg,
-    /// Dilation factor D for --mode dilated (a number ≥ 1).
+    /// Dilation factor D for --mode dilated (a number in 1..=1e6).
     #[arg(long, value_name = "D")]
     pub(crate) dilation: Option<f64>,
     /// Wait strategy.
@@ -104,11 +105,12 @@ pub(crate) struct MessageArgs {
     /// Non-overlapped cost per message charged to the receiver.
     #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
     pub(crate) recv_overhead: Duration,
-    /// Busy-loop iterations per send (degrades the message system, as the scalability paper).
-    #[arg(long, default_value_t = 0)]
+    /// Busy-loop iterations per send (degrades the message system, as the scalability paper;
+    /// at most 10⁹).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=MAX_LOOP_COUNT))]
     pub(crate) loop_count: u64,
-    /// Messages a link buffers before its sender blocks.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Messages a link buffers before its sender blocks (1..=65536).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=MAX_CAPACITY))]
     pub(crate) capacity: u64,
 }
 
@@ -128,10 +130,10 @@ pub(crate) struct TraceArgs {
 pub(crate) struct RepeatArgs {
     /// Measured runs; with more than one, every measured quantity is reported as mean ± sd,
     /// min and max.
-    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_RUNS)))]
     pub(crate) runs: u32,
     /// Runs before the measured ones, discarded (they warm caches and the host's clocks).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_RUNS)))]
     pub(crate) warmup: u32,
 }
 

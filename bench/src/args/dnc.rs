@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum};
 
 use super::common::{ReportArgs, RunArgs, TopologyArg, TransferArgs};
 use super::farm::EngineArgs;
+use super::limits::{MAX_KEYS, MAX_TASK_BYTES, MAX_TASKS};
 use super::values::parse_duration;
 
 /// How tasks are split.
@@ -29,8 +30,8 @@ pub(crate) enum DncKernelArg {
 /// The divide-and-conquer tasks as the model sees them.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct DncWorkArgs {
-    /// M, the number of tasks.
-    #[arg(long, short = 'm', default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    /// M, the number of tasks (at most 10⁸).
+    #[arg(long, short = 'm', default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=MAX_TASKS))]
     pub(crate) tasks: u64,
     /// T_e(N): sequential time of a whole task; level i executes its k^{N−i}-th part.
     #[arg(long, value_parser = parse_duration, default_value = "8ms", value_name = "DURATION", allow_hyphen_values = true)]
@@ -41,8 +42,8 @@ pub(crate) struct DncWorkArgs {
     /// T_j(N): time to join a whole task's results (level i: its k^{N−i}-th part).
     #[arg(long, value_parser = parse_duration, default_value = "200us", value_name = "DURATION", allow_hyphen_values = true)]
     pub(crate) tj: Duration,
-    /// Bytes of a whole task in a message (subtasks carry their share).
-    #[arg(long, default_value_t = 1024)]
+    /// Bytes of a whole task in a message (subtasks carry their share; at most 1 GiB).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(0..=MAX_TASK_BYTES))]
     pub(crate) task_bytes: u64,
 }
 
@@ -55,8 +56,8 @@ pub(crate) struct DncRunArgs {
     /// Synthetic costs or real mergesort.
     #[arg(long, value_enum, default_value_t = DncKernelArg::Synthetic)]
     pub(crate) kernel: DncKernelArg,
-    /// Keys per task for mergesort.
-    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(2..))]
+    /// Keys per task for mergesort (at most 10⁹; all tasks' keys must fit in memory).
+    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(2..=MAX_KEYS))]
     pub(crate) keys: u64,
     /// Seed of random splits and of mergesort's keys.
     #[arg(long, default_value_t = 1)]

@@ -5,6 +5,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::common::RunArgs;
+use super::limits::MAX_ROUNDS;
 use super::values::parse_duration;
 
 /// What the synthetic program does between occupations.
@@ -19,8 +20,8 @@ pub(crate) enum PatternArg {
 /// `multicomputer emulate`.
 #[derive(Debug, Args)]
 pub(crate) struct EmulateArgs {
-    /// Rounds per processor.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Rounds per processor (at most 10⁹).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=MAX_ROUNDS))]
     pub(crate) rounds: u64,
     /// Emulated occupation per round, e.g. 10ms.
     #[arg(long, value_parser = parse_duration, default_value = "10ms", value_name = "DURATION", allow_hyphen_values = true)]

@@ -5,6 +5,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::common::{ReportArgs, RunArgs, TopologyArg, TransferArgs};
+use super::limits::{MAX_GRAIN, MAX_QUEUE, MAX_TASK_BYTES, MAX_TASKS};
 use super::values::parse_duration;
 
 /// Distribution of synthetic task times.
@@ -36,8 +37,9 @@ pub(crate) struct EngineArgs {
     /// β_f: start-up overhead per forwarded (split) task, e.g. 100us.
     #[arg(long, value_parser = parse_duration, default_value = "100us", value_name = "DURATION", allow_hyphen_values = true)]
     pub(crate) beta_f: Duration,
-    /// Queue of unprocessed tasks per processor (flood fill); the paper used 1–2.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Queue of unprocessed tasks per processor (flood fill); the paper used 1–2 (at most
+    /// 65536).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_QUEUE))]
     pub(crate) queue: u64,
     /// Model-guided flow control (for small M): processor i forwards no more than the model's
     /// share of its subtree, F_{i−1}·M.
@@ -48,8 +50,8 @@ pub(crate) struct EngineArgs {
 /// The farm's tasks as the model sees them.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct FarmWorkArgs {
-    /// M, the number of tasks.
-    #[arg(long, short = 'm', default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// M, the number of tasks (at most 10⁸).
+    #[arg(long, short = 'm', default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=MAX_TASKS))]
     pub(crate) tasks: u64,
     /// T_e, the (mean) execution time of a task.
     #[arg(long, value_parser = parse_duration, default_value = "1ms", value_name = "DURATION", allow_hyphen_values = true)]
@@ -57,11 +59,11 @@ pub(crate) struct FarmWorkArgs {
     /// Distribution of task times around T_e (synthetic kernel).
     #[arg(long, value_enum, default_value_t = TimesArg::Constant)]
     pub(crate) times: TimesArg,
-    /// g, tasks packed into one message.
+    /// g, tasks packed into one message (at most M).
     #[arg(long, short = 'g', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) granularity: u32,
-    /// Bytes of one task in a message (its transfer time is bytes × --per-byte).
-    #[arg(long, default_value_t = 64)]
+    /// Bytes of one task in a message (its transfer time is bytes × --per-byte; at most 1 GiB).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(0..=MAX_TASK_BYTES))]
     pub(crate) task_bytes: u64,
 }
 
@@ -71,11 +73,11 @@ pub(crate) struct FarmRunArgs {
     /// What tasks compute.
     #[arg(long, value_enum, default_value_t = KernelArg::Synthetic)]
     pub(crate) kernel: KernelArg,
-    /// Integers examined per task by the prime kernel (its grain).
-    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Integers examined per task by the prime kernel (its grain; at most 10⁹).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=MAX_GRAIN))]
     pub(crate) grain: u64,
-    /// Bytes of one task's result.
-    #[arg(long, default_value_t = 8)]
+    /// Bytes of one task's result (at most 1 GiB).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(0..=MAX_TASK_BYTES))]
     pub(crate) result_bytes: u64,
     /// Seed of the task-time draws.
     #[arg(long, default_value_t = 1)]

@@ -5,6 +5,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::common::{RepeatArgs, ReportArgs, TimeArgs, TraceArgs};
+use super::limits::{MAX_LATTICE, MAX_LOOP_COUNT, MAX_SAMPLES};
 use super::values::parse_duration;
 
 /// Lattice dimension on the command line.
@@ -43,8 +44,9 @@ pub(crate) struct LatticeArgs {
     /// Lattice dimension (2 for validation against the exact solution, 3 as in the paper).
     #[arg(long, value_enum, default_value_t = DimensionArg::Three)]
     pub(crate) dimension: DimensionArg,
-    /// Linear size L of the periodic lattice (L^d spins).
-    #[arg(long, short = 'L', default_value_t = 8)]
+    /// Linear size L of the periodic lattice (L^d spins; every processor holds one lattice,
+    /// and all must fit in memory).
+    #[arg(long, short = 'L', default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_LATTICE as u64))]
     pub(crate) size: usize,
     /// Temperature T in units of J/k_B (T_c ≈ 2.269 in 2D, ≈ 4.512 in 3D).
     #[arg(long, default_value_t = 4.0, allow_hyphen_values = true)]
@@ -89,14 +91,16 @@ pub(crate) struct IsingArgs {
     /// Control mechanism.
     #[arg(long, value_enum, default_value_t = MechanismArg::Tree)]
     pub(crate) mechanism: MechanismArg,
-    /// Busy-loop iterations per message send (degrades the message system, as the paper).
-    #[arg(long, default_value_t = 0)]
+    /// Busy-loop iterations per message send (degrades the message system, as the paper; at
+    /// most 10⁹).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=MAX_LOOP_COUNT))]
     pub(crate) loop_count: u64,
-    /// Scaled workload (the paper's): this many samples per processor, work ∝ P.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Scaled workload (the paper's): this many samples per processor, work ∝ P (at most 10⁹
+    /// samples in all).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=MAX_SAMPLES))]
     pub(crate) samples_per_processor: u64,
-    /// Fixed workload (strong scaling): this many samples in all, whatever P.
-    #[arg(long, conflicts_with = "samples_per_processor", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Fixed workload (strong scaling): this many samples in all, whatever P (at most 10⁹).
+    #[arg(long, conflicts_with = "samples_per_processor", value_parser = clap::value_parser!(u64).range(1..=MAX_SAMPLES))]
     pub(crate) samples: Option<u64>,
     #[command(flatten)]
     pub(crate) messages: MessageSystemArgs,

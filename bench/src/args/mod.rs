@@ -8,6 +8,7 @@ mod emulate;
 mod farm;
 mod fit;
 mod ising;
+mod limits;
 mod ocl;
 mod pingpong;
 mod scaling;
@@ -29,6 +30,7 @@ pub(crate) use fit::{FitCommand, FitFarmArgs};
 pub(crate) use ising::{
     DimensionArg, IsingArgs, LatticeArgs, MechanismArg, MessageSystemArgs, StartArg,
 };
+pub(crate) use limits::*;
 pub(crate) use ocl::{
     CostsArg, FitOclArgs, OclArgs, OclMachineArgs, SweepOclArgs, TableArg, WeightingArg,
 };
@@ -37,3 +39,5 @@ pub(crate) use scaling::{ScalingArgs, ScalingWeightingArg};
 pub(crate) use sweep::{CellRepeatArgs, SweepCommand, SweepDncArgs, SweepFarmArgs};
 pub(crate) use tour::TourArgs;
 pub(crate) use values::parse_duration;
+#[cfg(test)]
+pub(crate) use values::{parse_bytes, parse_unit_cost};

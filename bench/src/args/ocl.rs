@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::common::{RepeatArgs, ReportArgs, TraceArgs, WaitArg};
+use super::limits::{MAX_RUNS, MAX_STREAM};
 use super::values::parse_duration;
 
 /// Whether costs are emulated or real.
@@ -37,7 +38,7 @@ pub(crate) struct OclMachineArgs {
     /// (§4.2)].
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub(crate) beta: Option<Duration>,
-    /// Dilation factor D (≥ 1) for emulated costs. Emulated times do not depend on it (every
+    /// Dilation factor D (1..=1e6) for emulated costs. Emulated times do not depend on it (every
     /// receive names its link); it only sets how closely wall time follows emulated time.
     /// [default: 1 if the processes leave a core free for the host, else chosen from the
     /// expected message rate so that the host keeps up]
@@ -55,15 +56,15 @@ pub(crate) struct OclMachineArgs {
 /// `multicomputer ocl`.
 #[derive(Debug, Args)]
 pub(crate) struct OclArgs {
-    /// Window length N (the fine-grained array has N processes).
-    #[arg(long, short = 'n', value_name = "N")]
+    /// Window length N (the fine-grained array has N processes; at most 2097152).
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=multicomputer_runtime::MAX_PROCESSORS as u64))]
     pub(crate) window: usize,
     /// The program: fine (N processes), m1:M (N/M processes, a window of M each), kk:K (N/K
     /// processes, packets of K), mk:M,K (K divides M).
     #[arg(long, default_value = "fine", value_name = "fine|m1:M|kk:K|mk:M,K")]
     pub(crate) transform: String,
-    /// Stream length L of the random stream.
-    #[arg(long, short = 'l', default_value_t = 10_000, conflicts_with = "input", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Stream length L of the random stream (at most 10⁹; it must fit in memory).
+    #[arg(long, short = 'l', default_value_t = 10_000, conflicts_with = "input", value_parser = clap::value_parser!(u64).range(1..=MAX_STREAM))]
     pub(crate) length: u64,
     /// Seed of the random stream.
     #[arg(long, default_value_t = 1)]
@@ -119,7 +120,7 @@ pub(crate) struct SweepOclArgs {
     /// of every K in the grid) to keep the 500-process emulations short. Emulated times are
     /// exact and their model is linear in L, so a shorter L loses nothing but the paper's
     /// absolute times (its 13 equations hold for any L).
-    #[arg(long, short = 'l', default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, short = 'l', default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..=MAX_STREAM))]
     pub(crate) length: u64,
     /// Seed of the random stream.
     #[arg(long, default_value_t = 1)]
@@ -129,10 +130,10 @@ pub(crate) struct SweepOclArgs {
     /// Runs per cell (alias --repeat); the CSV's elapsed_s is the fastest (for native costs on
     /// a shared host, where a run can only be slowed down by other work; emulated times are
     /// the same every run), beside mean, sd and max.
-    #[arg(long, visible_alias = "repeat", default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, visible_alias = "repeat", default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_RUNS)))]
     pub(crate) runs: u32,
     /// Runs per cell before the measured ones, discarded.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_RUNS)))]
     pub(crate) warmup: u32,
     /// Name of the run's folder in the results folder (<out>/<name>/<run>/, with a link
     /// <out>/<name>/latest to the newest run).

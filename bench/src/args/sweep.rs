@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 
 use super::common::{MessageArgs, ReportArgs, TimeArgs, TransferArgs};
 use super::farm::EngineArgs;
+use super::limits::{MAX_RUNS, MAX_TASK_BYTES, MAX_TASKS};
 use super::ocl::SweepOclArgs;
 use super::values::parse_duration;
 
@@ -26,10 +27,10 @@ pub(crate) enum SweepCommand {
 pub(crate) struct CellRepeatArgs {
     /// Runs per cell; with more than one, the CSV gives mean, sd, min and max of the speedup
     /// and steady throughput.
-    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_RUNS)))]
     pub(crate) runs: u32,
     /// Runs per cell before the measured ones, discarded.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_RUNS)))]
     pub(crate) warmup: u32,
 }
 
@@ -56,11 +57,11 @@ pub(crate) struct SweepFarmArgs {
     pub(crate) messages: MessageArgs,
     #[command(flatten)]
     pub(crate) engine: EngineArgs,
-    /// M, tasks per run.
-    #[arg(long, short = 'm', default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// M, tasks per run (at most 10⁸).
+    #[arg(long, short = 'm', default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=MAX_TASKS))]
     pub(crate) tasks: u64,
-    /// Bytes of one task in a message.
-    #[arg(long, default_value_t = 64)]
+    /// Bytes of one task in a message (at most 1 GiB).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(0..=MAX_TASK_BYTES))]
     pub(crate) task_bytes: u64,
     /// Seed of the task-time draws.
     #[arg(long, default_value_t = 1)]
@@ -101,11 +102,11 @@ pub(crate) struct SweepDncArgs {
     pub(crate) messages: MessageArgs,
     #[command(flatten)]
     pub(crate) engine: EngineArgs,
-    /// M, tasks per run.
-    #[arg(long, short = 'm', default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    /// M, tasks per run (at most 10⁸).
+    #[arg(long, short = 'm', default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=MAX_TASKS))]
     pub(crate) tasks: u64,
-    /// Bytes of a whole task in a message.
-    #[arg(long, default_value_t = 1024)]
+    /// Bytes of a whole task in a message (at most 1 GiB).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(0..=MAX_TASK_BYTES))]
     pub(crate) task_bytes: u64,
     /// Seed of random splits.
     #[arg(long, default_value_t = 1)]

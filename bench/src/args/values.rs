@@ -1,10 +1,15 @@
-//! Value parsers clap calls for typed flags: durations with units and topologies.
+//! Value parsers clap calls for typed flags: durations with units, sizes, unit costs and
+//! topologies. Each refuses what it cannot represent and what exceeds its documented limit
+//! ([`super::limits`]), so that clap exits with code 2 naming the flag.
 
 use std::time::Duration;
 
 use multicomputer_runtime::Topology;
 
-/// Parses a duration with a unit (`250us`, `1ms`, `2s`, `500ns`).
+use super::limits::MAX_DURATION;
+
+/// Parses a duration with a unit (`250us`, `1ms`, `2s`, `500ns`), at most
+/// [`MAX_DURATION`] (one hour).
 pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     if t.starts_with('-') {
@@ -15,8 +20,15 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
             "'{s}' has no unit; write e.g. {t}us, {t}ms or {t}s"
         ));
     }
-    humantime::parse_duration(t)
-        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 250us, 1ms, 1.5s"))
+    let d = humantime::parse_duration(t)
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 250us, 1ms, 1.5s"))?;
+    if d > MAX_DURATION {
+        return Err(format!(
+            "'{s}' is longer than the limit of 1h for an emulated cost (no time mode finishes \
+             such runs; give a shorter duration)"
+        ));
+    }
+    Ok(d)
 }
 
 /// Parses `UNIT=NS`, a cost per unit of work in nanoseconds.
@@ -32,13 +44,16 @@ pub(crate) fn parse_unit_cost(s: &str) -> Result<(String, f64), String> {
         .trim()
         .parse()
         .map_err(|_| format!("'{}' is not a number of nanoseconds", ns.trim()))?;
-    if !(ns.is_finite() && ns >= 0.0) {
-        return Err(format!("the cost of '{unit}' must be finite and ≥ 0 ns"));
+    if !(ns.is_finite() && (0.0..=MAX_DURATION.as_nanos() as f64).contains(&ns)) {
+        return Err(format!(
+            "the cost of '{unit}' must be a number of ns in 0..=3.6e12 (one hour)"
+        ));
     }
     Ok((unit.to_string(), ns))
 }
 
-/// Parses a size in bytes: a whole number with an optional unit (B, KiB, MiB, GiB; K, M, G).
+/// Parses a size in bytes: a whole number with an optional unit (B, KiB, MiB, GiB; K, M, G),
+/// at most 1 GiB.
 pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -58,9 +73,13 @@ pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
         }
     };
     n.checked_mul(scale)
+        .filter(|&b| b <= MAX_STACK_BYTES)
         .and_then(|b| usize::try_from(b).ok())
-        .ok_or_else(|| format!("'{s}' is too large"))
+        .ok_or_else(|| format!("'{s}' is too large: at most 1GiB"))
 }
+
+/// The largest size [`parse_bytes`] accepts: 1 GiB (a stack per processor).
+const MAX_STACK_BYTES: u64 = 1 << 30;
 
 /// Parses a topology (`chain:P`, `array:P`, `tree:K:LEVELS`, `binary:LEVELS`,
 /// `parents:FILE`).
@@ -98,7 +117,8 @@ mod tests {
                 .contains("UNIT=NS")
         );
         assert!(parse_unit_cost("=3").unwrap_err().contains("names no unit"));
-        assert!(parse_unit_cost("x=-1").unwrap_err().contains("≥ 0"));
+        assert!(parse_unit_cost("x=-1").unwrap_err().contains("0..="));
+        assert!(parse_unit_cost("x=1e300").unwrap_err().contains("0..="));
         assert!(
             parse_unit_cost("x=fast")
                 .unwrap_err()
@@ -113,6 +133,13 @@ mod tests {
         assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
         assert!(parse_duration("250").unwrap_err().contains("no unit"));
         assert!(parse_duration("-1ms").unwrap_err().contains("negative"));
+        assert_eq!(parse_duration("1h"), Ok(MAX_DURATION));
+        for long in ["18446744074s", "1000000h", "3601s", "61min"] {
+            assert!(
+                parse_duration(long).unwrap_err().contains("limit of 1h"),
+                "{long}"
+            );
+        }
         assert!(
             parse_duration("fast")
                 .unwrap_err()

@@ -1,5 +1,11 @@
-//! How long a run will take, said before it starts when that is more than a few seconds.
+//! How long a run will take, checked before it starts: a run expected to take more than
+//! [`ANNOUNCE_S`] says so (with its time mode and the mode that would be faster, if one would
+//! be); one expected to take more than [`MAX_WALL_S`] is refused, naming the flags that make
+//! it long; and a run whose emulated time, summed over its processors, would leave the range
+//! of the runtime's clocks ([`MAX_PROCESSOR_EMULATED_S`]) is refused too.
 
+use crate::args::{MAX_PROCESSOR_EMULATED_S, MAX_WALL_S};
+use crate::plan::ArgError;
 use crate::units::wall_time;
 
 /// Runs expected to take longer than this (wall time, seconds) are announced.
@@ -9,16 +15,46 @@ pub(crate) const ANNOUNCE_S: f64 = 10.0;
 /// large machines of the development host (docs/results/virtual-time.md: 2–9 M events/s).
 pub(crate) const VIRTUAL_EVENT_S: f64 = 0.5e-6;
 
-/// An estimate of a run's wall time.
+/// A wall time for an estimate: `under a second`, `45 s`, `3 min 20 s`.
+fn about(s: f64) -> String {
+    if s < 1.0 {
+        "under a second".into()
+    } else {
+        format!("about {}", wall_time(s))
+    }
+}
+
+/// An estimate of the wall time of one or more runs, in the time mode they will use and in
+/// the others.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Estimate {
-    /// Seconds of wall time, or NaN when nothing is known.
+    /// Seconds of wall time in the run's own mode, or NaN when nothing is known.
     pub(crate) wall_s: f64,
+    /// The same runs in virtual time (their events, and any real work done on the
+    /// scheduler's thread), or NaN.
+    pub(crate) virtual_s: f64,
+    /// The runs' emulated time: their wall time on threads at D = 1, or NaN.
+    pub(crate) emulated_s: f64,
+    /// Whether the runs are in virtual time.
+    pub(crate) in_virtual: bool,
 }
 
 impl Estimate {
     /// Nothing known.
-    pub(crate) const UNKNOWN: Self = Self { wall_s: f64::NAN };
+    pub(crate) const UNKNOWN: Self = Self {
+        wall_s: f64::NAN,
+        virtual_s: f64::NAN,
+        emulated_s: f64::NAN,
+        in_virtual: false,
+    };
+
+    /// Nothing yet: the start of a sum.
+    pub(crate) const ZERO: Self = Self {
+        wall_s: 0.0,
+        virtual_s: 0.0,
+        emulated_s: 0.0,
+        in_virtual: false,
+    };
 
     /// The wall time of a run of emulated time `emulated_s`, `times` times: D × that on
     /// threads (`dilation` some); in virtual time (`dilation` none), its events — the expected
@@ -30,21 +66,46 @@ impl Estimate {
         events_per_s: Option<f64>,
         times: u32,
     ) -> Self {
-        let once = match (dilation, events_per_s) {
-            (Some(d), _) => emulated_s * d.max(1.0),
-            (None, Some(rate)) => emulated_s * rate * VIRTUAL_EVENT_S,
-            (None, None) => f64::NAN,
-        };
+        let virtual_s = events_per_s.map_or(f64::NAN, |rate| emulated_s * rate * VIRTUAL_EVENT_S);
         Self {
-            wall_s: once * f64::from(times),
+            wall_s: dilation.map_or(virtual_s, |d| emulated_s * d.max(1.0)),
+            virtual_s,
+            emulated_s,
+            in_virtual: dilation.is_none(),
+        }
+        .times(times)
+    }
+
+    /// With `real_s` seconds of real work that virtual time does on its one thread (threads
+    /// do it in parallel, within their emulated time).
+    pub(crate) fn with_real_work(mut self, real_s: f64) -> Self {
+        self.virtual_s += real_s;
+        if self.in_virtual {
+            self.wall_s = self.virtual_s;
+        }
+        self
+    }
+
+    /// The same run `n` times.
+    pub(crate) fn times(self, n: u32) -> Self {
+        let n = f64::from(n);
+        Self {
+            wall_s: self.wall_s * n,
+            virtual_s: self.virtual_s * n,
+            emulated_s: self.emulated_s * n,
+            in_virtual: self.in_virtual,
         }
     }
 
-    /// The sum of two estimates (unknown parts count as nothing).
+    /// The sum of two estimates: unknown wall times count as nothing; an unknown
+    /// alternative makes the sum's unknown.
     pub(crate) fn plus(self, other: Self) -> Self {
         let v = |x: f64| if x.is_finite() { x } else { 0.0 };
         Self {
             wall_s: v(self.wall_s) + v(other.wall_s),
+            virtual_s: self.virtual_s + other.virtual_s,
+            emulated_s: self.emulated_s + other.emulated_s,
+            in_virtual: self.in_virtual || other.in_virtual,
         }
     }
 
@@ -52,17 +113,84 @@ impl Estimate {
     pub(crate) fn is_long(&self) -> bool {
         self.wall_s.is_finite() && self.wall_s > ANNOUNCE_S
     }
+
+    /// The time mode that would take less than half the wall time, in words, if there is
+    /// one.
+    pub(crate) fn faster(&self) -> Option<String> {
+        let half = self.wall_s / 2.0;
+        if !self.in_virtual && self.virtual_s < half {
+            Some(format!(
+                "--mode virtual would take {}",
+                about(self.virtual_s)
+            ))
+        } else if self.in_virtual && self.emulated_s < half {
+            Some(format!(
+                "--mode dilated --dilation 1 would take {} (with more processors than cores, \
+                 its order of events is less faithful)",
+                about(self.emulated_s)
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 /// Says on stderr, before a long run, how long it is expected to take and why (`detail`:
-/// the mode, dilation and runs the estimate assumes).
+/// the mode, dilation and runs the estimate assumes), and which time mode would be faster.
 pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
     if e.is_long() {
+        let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
         eprintln!(
-            "{what}: expected to take about {} of wall time ({detail})",
-            wall_time(e.wall_s)
+            "{what}: expected to take {} of wall time ({detail}){faster}",
+            about(e.wall_s)
         );
     }
+}
+
+/// Refuses runs expected to take more than [`MAX_WALL_S`] (naming `flags`, the values that
+/// make them long), else announces them if long.
+pub(crate) fn admit(what: &str, flags: &str, e: Estimate, detail: &str) -> Result<(), ArgError> {
+    if e.wall_s.is_nan() || e.wall_s <= MAX_WALL_S {
+        announce(what, e, detail);
+        return Ok(());
+    }
+    let faster = e
+        .faster()
+        .filter(|_| e.virtual_s <= MAX_WALL_S || e.emulated_s <= MAX_WALL_S)
+        .map_or_else(
+            || "give smaller values".to_string(),
+            |f| format!("{f}, or give smaller values"),
+        );
+    Err(ArgError::new(
+        flags,
+        format!(
+            "the run would take about {} of wall time ({detail}), more than the limit of 24 h; \
+             {faster}",
+            wall_time(e.wall_s)
+        ),
+    ))
+}
+
+/// Refuses a run whose emulated time (`emulated_s`, one run) summed over its `processors`
+/// would exceed [`MAX_PROCESSOR_EMULATED_S`], naming `flags`.
+pub(crate) fn check_emulated(
+    flags: &str,
+    emulated_s: f64,
+    processors: usize,
+) -> Result<(), ArgError> {
+    let total = emulated_s * processors as f64;
+    if total.is_nan() || total <= MAX_PROCESSOR_EMULATED_S {
+        return Ok(());
+    }
+    Err(ArgError::new(
+        flags,
+        format!(
+            "the run would emulate about {} on each of {processors} processor(s), beyond the \
+             emulator's range (processors × emulated time ≤ 10⁹ s); give shorter times or \
+             fewer tasks",
+            crate::units::human_s(emulated_s)
+        ),
+    ))
 }
 
 #[cfg(test)]
@@ -73,6 +201,7 @@ mod tests {
     fn estimates_scale_with_dilation_and_runs() {
         let e = Estimate::emulated(2.0, Some(4.0), None, 3);
         assert_eq!(e.wall_s, 24.0);
+        assert_eq!(e.emulated_s, 6.0);
         assert!(e.is_long());
         assert!(!Estimate::emulated(1.0, Some(1.0), None, 1).is_long());
         // Virtual time: 100 s emulated at 10⁶ events per second, 0.5 µs an event.
@@ -81,5 +210,69 @@ mod tests {
         assert!(!Estimate::emulated(100.0, None, None, 1).is_long());
         assert!(!Estimate::UNKNOWN.is_long());
         assert_eq!(Estimate::UNKNOWN.plus(e).wall_s, 24.0);
+        assert_eq!(Estimate::ZERO.plus(e).wall_s, e.wall_s);
+        // Real work runs on virtual time's one thread, in parallel on threads.
+        let w = v.with_real_work(10.0);
+        assert!((w.wall_s - 60.0).abs() < 1e-9);
+        let t = Estimate::emulated(100.0, Some(2.0), Some(1e6), 1).with_real_work(10.0);
+        assert_eq!(t.wall_s, 200.0);
+        assert!((t.virtual_s - 60.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_faster_mode_is_suggested() {
+        // 1000 s emulated at D = 10: 10⁴ s on threads, 5 s in virtual time.
+        let d = Estimate::emulated(1000.0, Some(10.0), Some(1e4), 1);
+        assert_eq!(
+            d.faster().as_deref(),
+            Some("--mode virtual would take about 5 s")
+        );
+        // 10 s emulated with 10⁸ events a second: 500 s in virtual time, 10 s at D = 1.
+        let v = Estimate::emulated(10.0, None, Some(1e8), 1);
+        assert!(
+            v.faster()
+                .unwrap()
+                .starts_with("--mode dilated --dilation 1 would take about 10 s")
+        );
+        // Nothing faster known.
+        assert_eq!(Estimate::emulated(10.0, Some(1.0), None, 1).faster(), None);
+    }
+
+    #[test]
+    fn endless_runs_are_refused_naming_their_flags() {
+        let long = Estimate::emulated(1.0, Some(1e6), Some(100.0), 1);
+        let e = admit("emulate", "--dilation", long, "dilated (D = 1000000)").unwrap_err();
+        assert_eq!(e.flag, "--dilation");
+        assert!(e.message.contains("about 277 h 46 min"), "{e}");
+        assert!(e.message.contains("limit of 24 h"), "{e}");
+        assert!(
+            e.message
+                .contains("--mode virtual would take under a second"),
+            "{e}"
+        );
+        assert!(
+            admit(
+                "x",
+                "--te",
+                Estimate::emulated(100.0, Some(1.0), None, 1),
+                ""
+            )
+            .is_ok()
+        );
+        assert!(admit("x", "--te", Estimate::UNKNOWN, "").is_ok());
+        let inf = Estimate::emulated(f64::INFINITY, Some(1.0), None, 1);
+        assert!(admit("x", "--te", inf, "").is_err());
+    }
+
+    #[test]
+    fn emulated_time_beyond_the_clocks_range_is_refused() {
+        assert!(check_emulated("--te", 1e3, 1000).is_ok());
+        let e = check_emulated("--tasks, --te", 1e7, 1000).unwrap_err();
+        assert_eq!(e.flag, "--tasks, --te");
+        assert!(check_emulated("--te", f64::INFINITY, 1).is_err());
+        assert!(
+            check_emulated("--te", f64::NAN, 1).is_ok(),
+            "unknown is not refused"
+        );
     }
 }

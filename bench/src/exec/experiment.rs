@@ -20,6 +20,9 @@ pub(crate) trait Experiment {
     /// The command's name, for estimates and progress.
     const NAME: &'static str;
 
+    /// The flags that set a run's emulated time, named when a run would be too long.
+    const TIME_FLAGS: &'static str;
+
     /// What the machine's auto mode should know.
     fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError>;
 
@@ -40,6 +43,7 @@ fn invalid(e: multicomputer_workloads::farm::ModelError) -> ArgError {
 impl Experiment for FarmExperiment {
     type Outcome = FarmComparison;
     const NAME: &'static str = "farm";
+    const TIME_FLAGS: &'static str = "--tasks, --te";
 
     fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
         FarmExperiment::hints(self, topology).map_err(invalid)
@@ -75,6 +79,7 @@ impl Experiment for FarmExperiment {
 impl Experiment for DncExperiment {
     type Outcome = DncComparison;
     const NAME: &'static str = "dnc";
+    const TIME_FLAGS: &'static str = "--tasks, --te";
 
     fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
         DncExperiment::hints(self, topology).map_err(invalid)
@@ -106,6 +111,7 @@ impl Experiment for DncExperiment {
 impl Experiment for SyntheticSpec {
     type Outcome = SyntheticComparison;
     const NAME: &'static str = "emulate";
+    const TIME_FLAGS: &'static str = "--rounds, --occupy";
 
     fn hints(&self, _: &Topology) -> Result<MachineHints, ArgError> {
         Ok(SyntheticSpec::hints(self))

@@ -5,7 +5,8 @@ use anyhow::Result;
 use multicomputer_workloads::ocl::transform_label;
 
 use super::runs::{OclRun, Ran, ocl_estimate, run_grain};
-use super::{Estimate, Experiment, Progress, Runs, announce, repeat, runs};
+use super::runs::{prepare, time_flags};
+use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, repeat, runs};
 use crate::plan::{SweepOclPlan, SweepPlan};
 
 /// Every cell of a sweep, announced with the grid's estimated wall time first.
@@ -13,24 +14,21 @@ pub(crate) fn cells<E: Experiment>(
     plan: &SweepPlan<E>,
     what: &str,
 ) -> Result<Vec<Runs<E::Outcome>>> {
-    let mut total = Estimate { wall_s: 0.0 };
+    let mut total = Estimate::ZERO;
     for c in &plan.cells {
-        let hints = c.experiment.hints(&c.topology)?;
-        let d = plan.machine.machine(c.topology.clone(), &hints)?.dilation();
-        // (`d` is none in virtual time: the estimate counts events instead.)
-        total = total.plus(Estimate {
-            wall_s: c.experiment.estimate(&c.topology, d).wall_s * f64::from(plan.repeat.total()),
-        });
+        let (_, per_run) = prepare(&plan.machine, &c.topology, &c.experiment)?;
+        total = total.plus(per_run.times(plan.repeat.total()));
     }
-    announce(
+    admit(
         what,
+        &time_flags::<E>(&plan.machine),
         total,
         &format!(
             "{} cells × {} run(s), each at its machine's dilation",
             plan.cells.len(),
             plan.repeat.total()
         ),
-    );
+    )?;
     let mut progress = Progress::new(what, plan.cells.len() as u64, "cells");
     let mut out = Vec::with_capacity(plan.cells.len());
     for c in &plan.cells {
@@ -50,24 +48,26 @@ pub(crate) fn cells<E: Experiment>(
 /// Every cell of an OCL sweep.
 pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
     let l = plan.stream.len() as u64;
-    let total = plan
-        .cells
-        .iter()
-        .fold(Estimate { wall_s: 0.0 }, |t, (table, g)| {
-            t.plus(Estimate {
-                wall_s: ocl_estimate(&plan.machine, *g, l, plan.model(*table), plan.native).wall_s
-                    * f64::from(plan.repeat.total()),
-            })
-        });
-    announce(
+    let mut total = Estimate::ZERO;
+    for &(table, g) in &plan.cells {
+        let per_run = ocl_estimate(&plan.machine, g, l, plan.model(table), plan.native);
+        check_emulated("--length", per_run.emulated_s, g.processes())?;
+        total = total.plus(per_run.times(plan.repeat.total()));
+    }
+    admit(
         "sweep ocl",
+        if plan.machine.dilation_given() {
+            "--dilation, --length"
+        } else {
+            "--length"
+        },
         total,
         &format!(
             "the model's times at each machine's dilation, {} cells × {} run(s)",
             plan.cells.len(),
             plan.repeat.total()
         ),
-    );
+    )?;
     let mut progress = Progress::new("sweep ocl", plan.cells.len() as u64, "cells");
     let mut out = Vec::with_capacity(plan.cells.len());
     for &(table, grain) in &plan.cells {

@@ -9,9 +9,9 @@ mod progress;
 mod runs;
 mod scaling;
 
-pub(crate) use estimate::{Estimate, announce};
+pub(crate) use estimate::{Estimate, admit, check_emulated};
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
-pub(crate) use progress::{Progress, Ticker};
+pub(crate) use progress::{Progress, Ticker, completed};
 pub(crate) use runs::{Ran, Runs, ising_runs, ocl_runs, repeat, runs};
 pub(crate) use scaling::{ScalingRow, scaling_runs};

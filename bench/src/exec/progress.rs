@@ -2,8 +2,8 @@
 //! the last) when stderr is a file or a pipe, so that logs of long runs show it too.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -13,6 +13,25 @@ use crate::units::wall_time;
 
 /// Seconds between plain progress lines.
 const PLAIN_EVERY_S: f64 = 5.0;
+
+/// The outermost progress of this process (what, steps done, steps, unit), for a signal's
+/// report of what was completed.
+static COMPLETED: Mutex<Option<(String, u64, u64, &'static str)>> = Mutex::new(None);
+
+fn note(what: &str, pos: u64, len: u64, unit: &'static str, outermost: bool) {
+    let mut c = COMPLETED.lock().unwrap_or_else(|e| e.into_inner());
+    if outermost || c.as_ref().is_some_and(|(w, ..)| w == what) {
+        *c = Some((what.to_string(), pos, len, unit));
+    }
+}
+
+/// What was completed so far, in words: `sweep farm: 3 of 10 cells`; none before any
+/// progress.
+pub(crate) fn completed() -> Option<String> {
+    let c = COMPLETED.lock().unwrap_or_else(|e| e.into_inner());
+    c.as_ref()
+        .map(|(what, pos, len, unit)| format!("{what}: {pos} of {len} {unit} completed"))
+}
 
 enum Shown {
     Bar(ProgressBar),
@@ -32,8 +51,12 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    /// Progress of `len` steps of `unit` (e.g. `cells`); hidden for a single step.
+    /// Progress of `len` steps of `unit` (e.g. `cells`); hidden for a single step. Progress
+    /// with a name (`what` not empty) is the outermost one, that a signal reports.
     pub(crate) fn new(what: &str, len: u64, unit: &'static str) -> Self {
+        if !what.is_empty() {
+            note(what, 0, len, unit, true);
+        }
         let shown = if len <= 1 {
             Shown::Hidden
         } else if std::io::stderr().is_terminal() {
@@ -72,6 +95,9 @@ impl Progress {
     /// One step done.
     pub(crate) fn inc(&mut self) {
         self.pos += 1;
+        if !self.what.is_empty() {
+            note(&self.what, self.pos, self.len, self.unit, false);
+        }
         match &mut self.shown {
             Shown::Bar(b) => b.inc(1),
             Shown::Plain { last } => {

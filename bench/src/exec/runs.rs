@@ -11,8 +11,10 @@ use multicomputer_workloads::ocl::{
     OclComparison, PipelineCosts, PipelineError, PipelineRun, ocl_reference, run_pipeline,
 };
 
-use super::{Estimate, Experiment, Progress, Ticker, announce};
-use crate::plan::{ArgError, IsingPlan, MachinePlan, OclPlan, Repeat, wait_name};
+use super::{Estimate, Experiment, Progress, Ticker, admit, check_emulated};
+use crate::plan::{
+    ArgError, IsingPlan, MachinePlan, OclPlan, Repeat, pipeline_machine, table_of, wait_name,
+};
 use crate::units::human_s;
 
 /// How a machine ran: the time mode it resolved to, its dilation, wait strategy and compute
@@ -101,8 +103,32 @@ fn detail(ran: &Ran, r: Repeat) -> String {
     format!("{}, {} run(s)", ran.describe(), r.total())
 }
 
-/// An experiment's runs on `topology`. `standalone`: say beforehand when the runs are long
-/// and show their progress (a sweep does both for its whole grid instead).
+/// The flags that make an experiment's runs long: `--dilation` too if it was given.
+pub(crate) fn time_flags<E: Experiment>(machine: &MachinePlan) -> String {
+    if machine.dilation_given() {
+        format!("--dilation, {}", E::TIME_FLAGS)
+    } else {
+        E::TIME_FLAGS.to_string()
+    }
+}
+
+/// An experiment's machine on `topology` and the estimate of one run on it, with the run's
+/// emulated time checked against the emulator's range.
+pub(crate) fn prepare<E: Experiment>(
+    machine: &MachinePlan,
+    topology: &Topology,
+    e: &E,
+) -> Result<(Machine, Estimate)> {
+    let m = machine.machine(topology.clone(), &e.hints(topology)?)?;
+    // (In virtual time the dilation is none and the estimate counts events.)
+    let per_run = e.estimate(topology, m.dilation());
+    check_emulated(E::TIME_FLAGS, per_run.emulated_s, topology.len())?;
+    Ok((m, per_run))
+}
+
+/// An experiment's runs on `topology`. `standalone`: refuse runs too long, say beforehand
+/// when the runs are long and show their progress (a sweep does all that for its whole grid
+/// instead).
 pub(crate) fn runs<E: Experiment>(
     machine: &MachinePlan,
     topology: &Topology,
@@ -110,18 +136,15 @@ pub(crate) fn runs<E: Experiment>(
     r: Repeat,
     standalone: bool,
 ) -> Result<Runs<E::Outcome>> {
-    let m = machine.machine(topology.clone(), &e.hints(topology)?)?;
+    let (m, per_run) = prepare(machine, topology, e)?;
     let ran = Ran::of_machine(&m);
-    let per_run = e.estimate(topology, m.dilation());
-    // (In virtual time the dilation is none and the estimate counts events.)
     let what = if standalone {
-        announce(
+        admit(
             E::NAME,
-            Estimate {
-                wall_s: per_run.wall_s * f64::from(r.total()),
-            },
+            &time_flags::<E>(machine),
+            per_run.times(r.total()),
             &detail(&ran, r),
-        );
+        )?;
         E::NAME
     } else {
         ""
@@ -175,28 +198,14 @@ pub(crate) fn ocl_estimate(
     model: Option<multicomputer_workloads::ocl::model::Costs>,
     native: bool,
 ) -> Estimate {
-    let table = if grain.k() > 1 {
-        multicomputer_workloads::ocl::OclTable::Kk
-    } else {
-        multicomputer_workloads::ocl::OclTable::M1
-    };
-    let c = model.unwrap_or_else(|| table.paper_costs());
-    let hints = MachineHints {
-        events_per_s: (!native)
-            .then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c)),
-        ..MachineHints::default()
-    };
-    let mut config = machine.config(&hints);
-    config.link = Default::default();
-    config.capacity = 2;
-    let d = Topology::array(grain.processes())
-        .ok()
-        .and_then(|t| Machine::new(t, config).ok())
+    let c = model.unwrap_or_else(|| table_of(grain).paper_costs());
+    let events = (!native).then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c));
+    let d = pipeline_machine(machine, grain, model, native, "--window")
         .map_or(Some(1.0), |m| m.dilation());
     Estimate::emulated(
         multicomputer_workloads::ocl::model::output_time_s(grain, c, l),
         d,
-        hints.events_per_s,
+        events,
         1,
     )
 }
@@ -205,16 +214,20 @@ pub(crate) fn ocl_estimate(
 pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
     let l = plan.stream.len() as u64;
     let per_run = ocl_estimate(&plan.machine, plan.grain, l, plan.model, plan.native);
-    announce(
+    check_emulated("--length", per_run.emulated_s, plan.grain.processes())?;
+    admit(
         "ocl",
-        Estimate {
-            wall_s: per_run.wall_s * f64::from(plan.repeat.total()),
+        if plan.machine.dilation_given() {
+            "--dilation, --length"
+        } else {
+            "--length"
         },
+        per_run.times(plan.repeat.total()),
         &format!(
             "the model's time at the machine's dilation, {} run(s)",
             plan.repeat.total()
         ),
-    );
+    )?;
     let runs = repeat("ocl", plan.repeat, per_run.wall_s, |_| {
         let run = run_grain(
             &plan.machine,
@@ -262,18 +275,24 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
         m.dilation(),
         hints.events_per_s,
         1,
-    );
-    announce(
+    )
+    // The lattice sweeps are real work: virtual time does every sample on its one thread.
+    .with_real_work(samples as f64 * native.as_secs_f64());
+    check_emulated("--samples", per_run.emulated_s, p)?;
+    admit(
         "ising",
-        Estimate {
-            wall_s: per_run.wall_s * f64::from(plan.repeat.total()),
+        if plan.machine.dilation_given() {
+            "--dilation, --samples"
+        } else {
+            "--samples"
         },
+        per_run.times(plan.repeat.total()),
         &format!(
             "{}, native sample {}",
             detail(&ran, plan.repeat),
             human_s(native.as_secs_f64())
         ),
-    );
+    )?;
     let mut before = Some(first);
     let runs = repeat("ising", plan.repeat, per_run.wall_s, |i| {
         let native_before = match before.take() {

@@ -5,7 +5,7 @@ use multicomputer_workloads::analysis::Measurement;
 use multicomputer_workloads::ising::{IsingExperiment, Mechanism, median};
 use serde::Serialize;
 
-use super::Progress;
+use super::{Estimate, Progress, Ran, admit, check_emulated};
 use crate::plan::{ArgError, ScalingSweep, scaling_topology};
 
 /// A run in which some processor was charged more than this many native sample times per
@@ -59,6 +59,7 @@ impl ScalingRow {
 /// loop in measured charging) shows as scatter between replicates, not as a trend in P or in
 /// loop_count. Rows come back sorted by loop count, P and repeat.
 pub(crate) fn scaling_runs(sweep: &ScalingSweep) -> Result<Vec<ScalingRow>> {
+    admit_sweep(sweep)?;
     let cells: Vec<(usize, usize)> = (0..sweep.loop_counts.len())
         .flat_map(|l| (0..sweep.processors.len()).map(move |i| (l, i)))
         .collect();
@@ -89,6 +90,59 @@ pub(crate) fn scaling_runs(sweep: &ScalingSweep) -> Result<Vec<ScalingRow>> {
     drop(progress);
     rows.sort_by_key(|(key, _)| *key);
     Ok(rows.into_iter().map(|(_, row)| row).collect())
+}
+
+/// The flags that make a sweep long.
+const SWEEP_FLAGS: &str = "--processors, --loop-counts, --samples-per-processor, --repeats";
+
+/// Step 0: the sweep's wall time, estimated from one native sample before the first run;
+/// announced beyond 10 s, refused beyond 24 h (naming [`SWEEP_FLAGS`]). A cell's emulated
+/// time is its samples per processor × the sample time, plus the busy loop of the sends on its
+/// busiest processor: the centralized root sends twice per sample (work out, result in), a tree
+/// processor twice per sample of its own plus once per level.
+fn admit_sweep(sweep: &ScalingSweep) -> Result<()> {
+    let e = IsingExperiment {
+        config: sweep.config.clone(),
+        workload: sweep.workload,
+        mechanism: sweep.mechanism,
+        loop_count: 0,
+    };
+    let native = median(e.native_sample_times()?);
+    let native_s = native.as_secs_f64();
+    let loop_s = sweep.machine.work_costs.0.loop_iteration_ns * 1e-9;
+    let mut total = Estimate::ZERO;
+    let mut ran = None;
+    for &p in &sweep.processors {
+        let samples = sweep
+            .workload
+            .samples(p)
+            .map_err(|err| ArgError::new("--samples-per-processor", err))?;
+        let own = samples.div_ceil(u64::from(p)) as f64;
+        let busiest_sends = match sweep.mechanism {
+            Mechanism::Centralized => 2.0 * samples as f64,
+            Mechanism::Tree => 2.0 * own + f64::from(p).log2().ceil(),
+        };
+        let hints = e
+            .hints(p as usize, native)
+            .map_err(|err| ArgError::new("--samples-per-processor", err))?;
+        let m = sweep
+            .machine
+            .machine(scaling_topology(sweep.mechanism, p)?, &hints)?;
+        ran.get_or_insert_with(|| Ran::of_machine(&m));
+        for &l in &sweep.loop_counts {
+            let emulated_s = own * native_s + l as f64 * loop_s * busiest_sends;
+            check_emulated(SWEEP_FLAGS, emulated_s, p as usize)?;
+            total = total.plus(
+                Estimate::emulated(emulated_s, m.dilation(), hints.events_per_s, 1)
+                    .with_real_work(samples as f64 * native_s)
+                    .times(sweep.repeats),
+            );
+        }
+    }
+    let runs = sweep.processors.len() * sweep.loop_counts.len() * sweep.repeats as usize;
+    let detail = ran.map_or_else(String::new, |r| format!("{}; {runs} run(s)", r.describe()));
+    admit("scaling", SWEEP_FLAGS, total, &detail)?;
+    Ok(())
 }
 
 /// One (P, loop_count) run, run again (measured charging only) if the host stalled it.

@@ -33,9 +33,10 @@ fn key(name: &str) -> String {
 }
 
 impl Columns {
-    /// Reads a CSV file.
+    /// Reads a CSV file of at most [`super::read::MAX_FILE_BYTES`].
     pub(crate) fn read(path: &Path) -> Result<Self, ColumnsError> {
-        let bytes = std::fs::read(path).map_err(|e| ColumnsError(e.to_string()))?;
+        let bytes =
+            super::read::read_limited(path, super::read::MAX_FILE_BYTES).map_err(ColumnsError)?;
         Self::parse(&bytes)
     }
 
@@ -101,6 +102,52 @@ impl Columns {
             })
             .collect()
     }
+
+    /// A column of whole numbers in `range` (counts, sizes, loop counts): a fraction, a
+    /// negative number, NaN or a value out of range names its row and column.
+    pub(crate) fn whole(
+        &self,
+        name: &str,
+        range: std::ops::RangeInclusive<u64>,
+    ) -> Result<Vec<u64>, ColumnsError> {
+        let (lo, hi) = (*range.start(), *range.end());
+        self.numbers(name)?
+            .into_iter()
+            .enumerate()
+            .map(|(r, v)| {
+                if v.is_finite() && v.fract() == 0.0 && v >= lo as f64 && v <= hi as f64 {
+                    Ok(v as u64)
+                } else {
+                    Err(ColumnsError(format!(
+                        "row {} column '{name}': {v} is not a whole number in {lo}..={hi}",
+                        r + 2
+                    )))
+                }
+            })
+            .collect()
+    }
+
+    /// A column of times ≥ 0 (finite numbers); a cell that is not names its row and column.
+    pub(crate) fn times(&self, name: &str) -> Result<Vec<f64>, ColumnsError> {
+        let v = self.numbers(name)?;
+        match v.iter().position(|x| !(x.is_finite() && *x >= 0.0)) {
+            Some(i) => Err(ColumnsError(format!(
+                "row {} column '{name}': {} is not a time ≥ 0",
+                i + 2,
+                v[i]
+            ))),
+            None => Ok(v),
+        }
+    }
+
+    /// The mean of a column of times ≥ 0, if the table has the column.
+    pub(crate) fn mean_time(&self, name: &str) -> Result<Option<f64>, ColumnsError> {
+        if !self.has(name) {
+            return Ok(None);
+        }
+        let v = self.times(name)?;
+        Ok(Some(v.iter().sum::<f64>() / v.len() as f64))
+    }
 }
 
 #[cfg(test)]
@@ -126,5 +173,22 @@ mod tests {
         let e = Columns::parse(b"k,K\n1,2\n").err().unwrap().0;
         assert!(e.contains("appears twice"), "{e}");
         assert!(Columns::parse(b"a,b\n").is_err());
+        let t = Columns::parse(b"a,b\n1,2\n3,-1\n").unwrap();
+        assert_eq!(t.mean_time("a").unwrap(), Some(2.0));
+        assert_eq!(t.mean_time("c").unwrap(), None);
+        let e = t.times("b").unwrap_err().0;
+        assert_eq!(e, "row 3 column 'b': -1 is not a time ≥ 0");
+        let t = Columns::parse(b"k\n2\n2.5\n").unwrap();
+        let e = t.whole("k", 1..=10).unwrap_err().0;
+        assert_eq!(e, "row 3 column 'k': 2.5 is not a whole number in 1..=10");
+        let t = Columns::parse(b"k\n2\n-1\n").unwrap();
+        assert!(t.whole("k", 0..=10).unwrap_err().0.contains("row 3"));
+        assert_eq!(
+            Columns::parse(b"k\n2\n0\n")
+                .unwrap()
+                .whole("k", 0..=2)
+                .unwrap(),
+            vec![2, 0]
+        );
     }
 }

@@ -33,11 +33,15 @@ pub(crate) fn check_dir_target(dir: &Path) -> Result<(), String> {
             base.display()
         ));
     }
-    tempfile::Builder::new()
-        .prefix(".mc-probe-")
-        .tempfile_in(&base)
-        .map(drop)
-        .map_err(|e| format!("cannot write in {}: {e}", base.display()))
+    // Created and removed under the registry's lock: a signal never leaves it behind.
+    super::temps::with_lock(|_| {
+        tempfile::Builder::new()
+            // A probe left by a killed process is stale like its other temporary files.
+            .prefix(&format!("{}probe-", super::publish::own_prefix()))
+            .tempfile_in(&base)
+            .map(drop)
+    })
+    .map_err(|e| format!("cannot write in {}: {e}", base.display()))
 }
 
 /// Checks that a file can be written at `path` at the end of a run: it names a file (not a

@@ -14,27 +14,36 @@
 //!    mix of two.
 //!
 //! A run that fails or is stopped before step 3 leaves nothing but its temporary folder,
-//! which is removed when the run's process unwinds and, if the process was killed, by the
-//! next run into that folder ([`remove_stale_temps`]: temporary files of processes that are
-//! no longer alive).
+//! which is removed when the run's process unwinds, by the signal handler when it is stopped
+//! by SIGINT, SIGTERM or SIGHUP ([`super::temps`]), and, if the process was killed outright,
+//! by the next run into that folder ([`remove_stale_temps`]: temporary files of processes
+//! that are no longer alive). Steps 2 to 4 hold the temporary registry's lock, so a signal
+//! waits until they are done.
 //!
 //! # Single files ([`Publication`])
 //!
 //! Files at paths the user names (`--report`, `--trace`, `--timeline`, `--output`, the
 //! machine profile) are each written under a temporary name in their own folder and renamed
 //! into place at the end, in the order they were staged: each file is whole, and none is
-//! written when the run fails. A failed rename removes every temporary file left.
+//! written when the run fails. A failed rename removes every temporary file left. The renames
+//! hold the temporary registry's lock (a signal waits for them) and an exclusive `flock` on
+//! every destination folder, so that two runs publishing into the same folders publish their
+//! sets one after the other, never interleaved: a reader after both sees one run's set.
 
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use tempfile::{TempDir, TempPath};
 
+use super::temps::with_lock;
+
 /// Prefix of every temporary file and folder: `.mc-tmp-<pid>-`.
 pub(crate) const TEMP_PREFIX: &str = ".mc-tmp-";
 
-fn own_prefix() -> String {
+/// This process's prefix for temporary names: `.mc-tmp-<pid>-`.
+pub(super) fn own_prefix() -> String {
     format!("{TEMP_PREFIX}{}-", std::process::id())
 }
 
@@ -87,9 +96,43 @@ fn folder_of(path: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
+/// Creates `dir` and its missing ancestors, noting each created one in the registry.
 fn create_folder(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| io::Error::new(e.kind(), format!("creating folder {}: {e}", dir.display())))
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .collect();
+    with_lock(|r| {
+        for d in missing.iter().rev() {
+            match std::fs::create_dir(d) {
+                Ok(()) => r.created(d),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!("creating folder {}: {e}", d.display()),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// An exclusive advisory lock on a folder, released when dropped (its descriptor closes).
+struct FolderLock {
+    _held: std::fs::File,
+}
+
+impl FolderLock {
+    fn new(dir: &Path) -> io::Result<Self> {
+        let f = std::fs::File::open(dir)?;
+        // SAFETY: flock on a descriptor this value owns; it is released when `f` closes.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self { _held: f })
+    }
 }
 
 /// Files staged under temporary names, each in its destination's folder, renamed into place
@@ -97,6 +140,17 @@ fn create_folder(dir: &Path) -> io::Result<()> {
 #[derive(Default)]
 pub(crate) struct Publication {
     staged: Vec<(TempPath, PathBuf)>,
+}
+
+impl Drop for Publication {
+    fn drop(&mut self) {
+        // The temporary files go with their `TempPath`s; the registry forgets them first.
+        with_lock(|r| {
+            for (temp, _) in &self.staged {
+                r.forget(temp, None);
+            }
+        });
+    }
 }
 
 impl Publication {
@@ -111,18 +165,24 @@ impl Publication {
         let dir = folder_of(path);
         create_folder(dir)?;
         remove_stale_temps(dir);
-        // Read-write for all, less the umask, as a file written directly would be (a
-        // temporary file is private by default).
-        let mut file = tempfile::Builder::new()
-            .prefix(&own_prefix())
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-            .tempfile_in(dir)
-            .map_err(|e| io::Error::new(e.kind(), format!("writing in {}: {e}", dir.display())))?;
-        file.write_all(bytes)?;
-        file.as_file().sync_all()?;
-        self.staged
-            .push((file.into_temp_path(), path.to_path_buf()));
-        Ok(())
+        with_lock(|r| {
+            // Read-write for all, less the umask, as a file written directly would be (a
+            // temporary file is private by default).
+            let file = tempfile::Builder::new()
+                .prefix(&own_prefix())
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+                .tempfile_in(dir)
+                .map_err(|e| {
+                    io::Error::new(e.kind(), format!("writing in {}: {e}", dir.display()))
+                })?;
+            r.add(file.path());
+            let temp = file.into_temp_path();
+            let mut f = std::fs::OpenOptions::new().write(true).open(&temp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            self.staged.push((temp, path.to_path_buf()));
+            Ok(())
+        })
     }
 
     /// Renames every staged file into place, in order; returns their paths.
@@ -133,22 +193,51 @@ impl Publication {
     /// [`Self::commit`], calling `before(i)` before the `i`-th rename (a failure injected
     /// there stops the commit as a failed rename would).
     fn commit_with(
-        self,
+        mut self,
         before: &mut dyn FnMut(usize) -> io::Result<()>,
     ) -> io::Result<Vec<PathBuf>> {
-        let mut done = Vec::with_capacity(self.staged.len());
-        // The temporary paths not yet renamed are dropped, and so removed, on any error.
-        for (i, (temp, path)) in self.staged.into_iter().enumerate() {
-            before(i)?;
-            temp.persist(&path).map_err(|e| {
-                io::Error::new(
-                    e.error.kind(),
-                    format!("renaming into {}: {}", path.display(), e.error),
-                )
-            })?;
-            done.push(path);
-        }
-        Ok(done)
+        let staged = std::mem::take(&mut self.staged);
+        let mut folders: Vec<PathBuf> = staged
+            .iter()
+            .map(|(_, p)| folder_of(p).to_path_buf())
+            .collect();
+        folders.sort();
+        folders.dedup();
+        with_lock(|r| {
+            // Locked in a fixed order: two runs wait for each other, never for ever.
+            let _locks = folders
+                .into_iter()
+                .map(|f| FolderLock::new(&f))
+                .collect::<io::Result<Vec<_>>>()?;
+            let mut done = Vec::with_capacity(staged.len());
+            let mut rest = staged.into_iter().enumerate();
+            let result = rest.by_ref().try_for_each(|(i, (temp, path))| {
+                let name = temp.to_path_buf();
+                if let Err(e) = before(i) {
+                    r.forget(&name, None);
+                    return Err(e);
+                }
+                match temp.persist(&path) {
+                    Ok(()) => {
+                        r.forget(&name, Some(&path));
+                        done.push(path);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        r.forget(&name, None);
+                        Err(io::Error::new(
+                            e.error.kind(),
+                            format!("renaming into {}: {}", path.display(), e.error),
+                        ))
+                    }
+                }
+            });
+            // On an error, the temporary paths not yet renamed are dropped, and so removed.
+            for (_, (temp, _)) in rest {
+                r.forget(&temp, None);
+            }
+            result.map(|()| done)
+        })
     }
 }
 
@@ -184,8 +273,18 @@ pub(crate) struct RunFolder {
     parent: PathBuf,
     run: String,
     date: String,
-    temp: TempDir,
+    /// The staging folder; none once published.
+    temp: Option<TempDir>,
     files: Vec<ManifestFile>,
+}
+
+impl Drop for RunFolder {
+    fn drop(&mut self) {
+        // An unpublished staging folder goes with its `TempDir`; the registry forgets it.
+        if let Some(t) = &self.temp {
+            with_lock(|r| r.forget(t.path(), None));
+        }
+    }
 }
 
 /// The link to the newest run in a run's parent folder.
@@ -208,17 +307,21 @@ impl RunFolder {
             n += 1;
             run = format!("{base}-{n}");
         }
-        let temp = tempfile::Builder::new()
-            .prefix(&own_prefix())
-            .tempdir_in(&parent)
-            .map_err(|e| {
-                io::Error::new(e.kind(), format!("writing in {}: {e}", parent.display()))
-            })?;
+        let temp = with_lock(|r| {
+            let t = tempfile::Builder::new()
+                .prefix(&own_prefix())
+                .tempdir_in(&parent)
+                .map_err(|e| {
+                    io::Error::new(e.kind(), format!("writing in {}: {e}", parent.display()))
+                })?;
+            r.add(t.path());
+            Ok::<_, io::Error>(t)
+        })?;
         Ok(Self {
             parent,
             run,
             date: date.to_string(),
-            temp,
+            temp: Some(temp),
             files: Vec::new(),
         })
     }
@@ -228,9 +331,17 @@ impl RunFolder {
         self.parent.join(&self.run)
     }
 
+    fn staging(&self) -> io::Result<&Path> {
+        self.temp
+            .as_ref()
+            .map(TempDir::path)
+            .ok_or_else(|| io::Error::other("the run's folder is already published"))
+    }
+
     /// Adds a file to the run (a plain name, no folders).
     pub(crate) fn add(&mut self, file: &str, bytes: &[u8]) -> io::Result<()> {
-        std::fs::write(self.temp.path().join(file), bytes)?;
+        let path = self.staging()?.join(file);
+        with_lock(|_| std::fs::write(path, bytes))?;
         self.files.push(ManifestFile {
             name: file.to_string(),
             bytes: bytes.len() as u64,
@@ -247,11 +358,12 @@ impl RunFolder {
     /// [`Self::publish`], calling `before(step)` before step 2 (`"manifest"`), step 3
     /// (`"rename"`) and step 4 (`"latest"`): a failure injected there stops the publication.
     fn publish_with(
-        self,
+        mut self,
         command: &str,
         before: &mut dyn FnMut(&str) -> io::Result<()>,
     ) -> io::Result<PathBuf> {
-        before("manifest")?;
+        let staging = self.staging()?.to_path_buf();
+        let target = self.parent.join(&self.run);
         let manifest = Manifest {
             tool: "multicomputer",
             version: env!("CARGO_PKG_VERSION"),
@@ -260,37 +372,42 @@ impl RunFolder {
             run: self.run.clone(),
             files: self.files.clone(),
         };
-        let json = serde_json::to_vec_pretty(&manifest).map_err(io::Error::other)?;
-        std::fs::write(self.temp.path().join("manifest.json"), json)?;
-        before("rename")?;
-        let target = self.parent.join(&self.run);
-        if target.exists() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("publishing {}: it exists", target.display()),
-            ));
-        }
-        std::fs::rename(self.temp.path(), &target).map_err(|e| {
-            io::Error::new(e.kind(), format!("publishing {}: {e}", target.display()))
-        })?;
-        // The temporary folder is now the published one: nothing left to remove.
-        let _ = self.temp.keep();
-        before("latest")?;
-        let run = self.run.clone();
-        let link = tempfile::Builder::new()
-            .prefix(&own_prefix())
-            .make_in(&self.parent, |p| std::os::unix::fs::symlink(&run, p))?;
-        link.persist(self.parent.join(LATEST)).map_err(|e| {
-            io::Error::new(
-                e.error.kind(),
-                format!(
-                    "pointing {} at the new run: {} (is it a folder rather than a link?)",
-                    self.parent.join(LATEST).display(),
-                    e.error
-                ),
-            )
-        })?;
-        Ok(target)
+        with_lock(|r| {
+            before("manifest")?;
+            let json = serde_json::to_vec_pretty(&manifest).map_err(io::Error::other)?;
+            std::fs::write(staging.join("manifest.json"), json)?;
+            before("rename")?;
+            if target.exists() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("publishing {}: it exists", target.display()),
+                ));
+            }
+            std::fs::rename(&staging, &target).map_err(|e| {
+                io::Error::new(e.kind(), format!("publishing {}: {e}", target.display()))
+            })?;
+            // The staging folder is now the published one: nothing left to remove.
+            r.forget(&staging, Some(&target));
+            if let Some(t) = self.temp.take() {
+                let _ = t.keep();
+            }
+            before("latest")?;
+            let run = self.run.clone();
+            let link = tempfile::Builder::new()
+                .prefix(&own_prefix())
+                .make_in(&self.parent, |p| std::os::unix::fs::symlink(&run, p))?;
+            link.persist(self.parent.join(LATEST)).map_err(|e| {
+                io::Error::new(
+                    e.error.kind(),
+                    format!(
+                        "pointing {} at the new run: {} (is it a folder rather than a link?)",
+                        self.parent.join(LATEST).display(),
+                        e.error
+                    ),
+                )
+            })?;
+            Ok(target.clone())
+        })
     }
 }
 

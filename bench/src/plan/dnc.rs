@@ -5,8 +5,9 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
+use super::budget::TASK_BYTES;
 use super::machine::transfer_s;
-use super::{ArgError, Inputs, OutputPlan, RunPlan, model_error};
+use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
 use crate::args::{DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg};
 
 /// The model's parameter names and the flags that set them.
@@ -69,8 +70,41 @@ pub(crate) fn experiment(
     })
 }
 
+/// Bytes per key of a mergesort run: every task's keys, the sequential reference's sorted
+/// copy, the splits' copies and the merge's scratch.
+const KEY_BYTES: f64 = 4.0 * 8.0;
+
+/// What a divide-and-conquer run allocates: its tasks (and their keys, for mergesort) and,
+/// on threads, its links' buffers.
+pub(crate) fn footprint(
+    topology: &Topology,
+    e: &DncExperiment,
+    machine: &MachinePlan,
+) -> Footprint {
+    let mut f = Footprint::new();
+    f.add(
+        "--tasks",
+        format!("{} tasks", e.tasks),
+        e.tasks as f64 * TASK_BYTES,
+    )
+    .add(
+        "--capacity",
+        format!("the buffers of {} links", topology.links()),
+        machine.channel_bytes(topology),
+    );
+    if let DncKernel::Mergesort { keys } = e.kernel {
+        f.add(
+            "--keys",
+            format!("{} tasks × {keys} keys", e.tasks),
+            e.tasks as f64 * keys as f64 * KEY_BYTES,
+        );
+    }
+    f
+}
+
 /// Checks that the model accepts the experiment on `topology` (a balanced tree or a chain).
 pub(crate) fn check(topology: &Topology, e: &DncExperiment) -> Result<(), ArgError> {
+    super::farm::check_transfer(e.tau_s)?;
     if DncExperiment::shape(topology).is_err() {
         return Err(ArgError::new(
             "--topology",
@@ -133,6 +167,7 @@ pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
             machine.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
+        footprint(topology, &e, machine).check()?;
         Ok(e)
     })
 }

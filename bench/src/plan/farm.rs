@@ -5,8 +5,12 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
+use super::budget::TASK_BYTES;
 use super::machine::transfer_s;
-use super::{ArgError, Inputs, OutputPlan, RunFolderPlan, RunPlan, model_error};
+use super::{
+    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
+};
+use crate::args::MAX_DURATION;
 use crate::args::{
     EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs, TimesArg,
 };
@@ -71,9 +75,62 @@ pub(crate) fn experiment(
     })
 }
 
+/// Checks that a message carries no more tasks than there are (`g ≤ M`), and that its
+/// transfer time `g × (--latency + --per-byte × --task-bytes)` stays within an emulated cost's
+/// limit.
+pub(crate) fn check_messages(e: &FarmExperiment) -> Result<(), ArgError> {
+    let (g, m) = (e.spec.granularity, e.spec.tasks);
+    if g > m {
+        return Err(ArgError::new(
+            "--granularity",
+            format!(
+                "g = {g} tasks per message is more than the M = {m} tasks of the run: a message \
+                 cannot carry more tasks than there are (give g ≤ M)"
+            ),
+        ));
+    }
+    check_transfer(g as f64 * e.tau_s)
+}
+
+/// Checks that one message's transfer time (seconds) stays within an emulated cost's limit.
+pub(crate) fn check_transfer(tau_s: f64) -> Result<(), ArgError> {
+    if tau_s <= MAX_DURATION.as_secs_f64() {
+        return Ok(());
+    }
+    Err(ArgError::new(
+        "--per-byte",
+        format!(
+            "a message would take {} to transfer (--latency + --per-byte × --task-bytes, per \
+             task of the message), more than the limit of 1h for an emulated cost",
+            crate::units::human_s(tau_s)
+        ),
+    ))
+}
+
+/// What a farm run allocates: its task vectors and, on threads, its links' buffers.
+pub(crate) fn footprint(
+    topology: &Topology,
+    e: &FarmExperiment,
+    machine: &MachinePlan,
+) -> Footprint {
+    let mut f = Footprint::new();
+    f.add(
+        "--tasks",
+        format!("{} tasks", e.spec.tasks),
+        e.spec.tasks as f64 * TASK_BYTES,
+    )
+    .add(
+        "--capacity",
+        format!("the buffers of {} links", topology.links()),
+        machine.channel_bytes(topology),
+    );
+    f
+}
+
 /// Checks that the model accepts the experiment on `topology`, and that model guidance can
 /// be derived.
 pub(crate) fn check(topology: &Topology, e: &FarmExperiment) -> Result<(), ArgError> {
+    check_messages(e)?;
     // The drain needs nothing the prediction does not check (it is sampled, so it is left to
     // the run).
     e.model(topology)
@@ -121,6 +178,7 @@ pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
             machine.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
+        footprint(topology, &e, machine).check()?;
         Ok(e)
     })
 }

@@ -9,6 +9,9 @@ use super::{ArgError, Inputs, LoadedProfile, OutputPlan, load_profile};
 use crate::args::FitFarmArgs;
 use crate::files::Columns;
 
+/// The most levels a row of the table may have (the model works level by level).
+const MAX_LEVELS: u64 = 4096;
+
 /// A row left out of the fit, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct SkippedRow {
@@ -39,10 +42,6 @@ pub(crate) struct FitFarmPlan {
     pub(crate) output: OutputPlan,
 }
 
-fn whole(v: f64) -> Option<u32> {
-    (v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX)).then_some(v as u32)
-}
-
 impl FitFarmPlan {
     /// Validates `fit farm`'s flags and reads its table: k and levels must be whole numbers;
     /// rows of parent relations (k = 0) and rows without a steady state (a throughput that is
@@ -52,9 +51,10 @@ impl FitFarmPlan {
         let err = |e: &dyn std::fmt::Display| ArgError::new(&flag, e);
         let t = Columns::read(&a.csv).map_err(|e| err(&e))?;
         let col = |name: &str| t.numbers(name).map_err(|e| err(&e));
+        let whole = |name: &str, hi: u64| t.whole(name, 0..=hi).map_err(|e| err(&e));
         let (k, levels, te, tau, thr) = (
-            col("k")?,
-            col("levels")?,
+            whole("k", u64::from(u32::MAX))?,
+            whole("levels", MAX_LEVELS)?,
             col("te_s")?,
             col("tau_s")?,
             col(&a.column)?,
@@ -63,16 +63,8 @@ impl FitFarmPlan {
         let mut skipped = Vec::new();
         for i in 0..k.len() {
             let row = i + 2;
-            let (Some(ki), Some(li)) = (whole(k[i]), whole(levels[i])) else {
-                let (name, v) = if whole(k[i]).is_none() {
-                    ("k", k[i])
-                } else {
-                    ("levels", levels[i])
-                };
-                return Err(err(&format!(
-                    "row {row} column '{name}': {v} is not a whole number ≥ 0"
-                )));
-            };
+            // In range by the reads above.
+            let (ki, li) = (k[i] as u32, levels[i] as u32);
             if ki == 0 {
                 skipped.push(SkippedRow {
                     row,
@@ -80,9 +72,9 @@ impl FitFarmPlan {
                 });
                 continue;
             }
-            if li == 0 || li > 4096 {
+            if li == 0 {
                 return Err(err(&format!(
-                    "row {row} column 'levels': {li} is not in 1..=4096"
+                    "row {row} column 'levels': 0 is not in 1..={MAX_LEVELS}"
                 )));
             }
             if !(thr[i].is_finite() && thr[i] > 0.0) {
@@ -107,14 +99,22 @@ impl FitFarmPlan {
                 tasks_m: None,
             });
         }
-        let injected = |c: &str| -> Result<Option<f64>, ArgError> {
-            Ok(if t.has(c) {
-                let v = col(c)?;
-                Some(v.iter().sum::<f64>() / v.len() as f64)
-            } else {
-                None
-            })
-        };
+        if observations.len() < 2 {
+            let left: Vec<String> = skipped
+                .iter()
+                .map(|s| format!("row {}: {}", s.row, s.reason))
+                .collect();
+            return Err(err(&format!(
+                "{} row(s) to fit, 2 needed; left out: {}",
+                observations.len(),
+                if left.is_empty() {
+                    "none".to_string()
+                } else {
+                    left.join("; ")
+                }
+            )));
+        }
+        let injected = |c: &str| t.mean_time(c).map_err(|e| err(&e));
         Ok(Self {
             csv: a.csv.clone(),
             column: a.column.clone(),

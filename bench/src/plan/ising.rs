@@ -7,7 +7,8 @@ use multicomputer_workloads::ising::{
     Dimension, IsingConfig, IsingError, IsingExperiment, Mechanism, Start, Workload,
 };
 
-use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan};
+use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan};
+use crate::args::MAX_SAMPLES;
 use crate::args::{
     DimensionArg, IsingArgs, LatticeArgs, MechanismArg, MessageSystemArgs, StartArg,
 };
@@ -48,6 +49,44 @@ pub(crate) fn lattice_config(a: &LatticeArgs) -> Result<IsingConfig, ArgError> {
     Ok(config)
 }
 
+/// Bytes one sample's measurements take.
+const SAMPLE_BYTES: f64 = 64.0;
+
+/// Checks the samples of `workload` on `processors` against [`MAX_SAMPLES`] (`flag` names
+/// them) and what the run allocates: a lattice per busy processor (and the reference's), and
+/// every sample's measurements. Returns the samples.
+pub(crate) fn check_samples(
+    config: &IsingConfig,
+    workload: Workload,
+    processors: u32,
+    flag: &str,
+) -> Result<u64, ArgError> {
+    let samples = workload
+        .samples(processors)
+        .map_err(|e| ArgError::new(flag, e))?;
+    if samples > MAX_SAMPLES {
+        return Err(ArgError::new(
+            flag,
+            format!("{samples} samples in all is more than the limit of 10⁹"),
+        ));
+    }
+    let spins = config.spins().map_err(|e| ArgError::new("--size", e))?;
+    let lattices = samples.min(u64::from(processors)) + 1;
+    let mut f = Footprint::new();
+    f.add(
+        "--size",
+        format!("{lattices} lattices of {spins} spins"),
+        lattices as f64 * spins as f64,
+    )
+    .add(
+        flag,
+        format!("{samples} samples' measurements"),
+        samples as f64 * SAMPLE_BYTES,
+    );
+    f.check()?;
+    Ok(samples)
+}
+
 /// The machine of an ising run: the message system's costs and `loop_count`, capacity 2.
 /// The lattice's inputs (`ising` and `scaling` share them).
 pub(crate) fn lattice_inputs(c: &IsingConfig) -> Inputs {
@@ -74,6 +113,7 @@ pub(crate) fn message_system(
     out: &Path,
 ) -> Result<MachinePlan, ArgError> {
     let mut plan = MachinePlan::new(&m.time, out)?;
+    plan.size_flag = "--processors";
     plan.link.send_overhead = m.send_overhead;
     plan.link.per_byte_ns = m.per_byte.as_nanos() as f64;
     plan.link.loop_count = loop_count;
@@ -113,16 +153,12 @@ impl IsingPlan {
                 samples_per_processor: a.samples_per_processor,
             },
         };
-        workload.samples(a.processors).map_err(|e| {
-            ArgError::new(
-                if a.samples.is_some() {
-                    "--samples"
-                } else {
-                    "--samples-per-processor"
-                },
-                e,
-            )
-        })?;
+        let flag = if a.samples.is_some() {
+            "--samples"
+        } else {
+            "--samples-per-processor"
+        };
+        check_samples(&config, workload, a.processors, flag)?;
         let trace = TracePlan::new(&a.trace)?;
         Ok(Self {
             experiment: IsingExperiment {

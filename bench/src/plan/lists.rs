@@ -1,6 +1,7 @@
 //! Comma-separated lists on the command line: durations, whole numbers, names from a fixed
 //! set, and topologies with ranges of sizes (`chain:1-16,binary:1-5`).
 
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use multicomputer_runtime::Topology;
@@ -25,18 +26,24 @@ pub(crate) fn durations(flag: &str, list: &str) -> Result<Vec<Duration>, ArgErro
         .collect()
 }
 
-/// A list of whole numbers ≥ 1.
-pub(crate) fn counts<T: std::str::FromStr + PartialOrd + From<u8>>(
+/// A list of whole numbers in `range` (granularities, windows, processor counts, loop
+/// counts); an item that is not one names the flag and the range.
+pub(crate) fn counts(
     flag: &str,
     list: &str,
-) -> Result<Vec<T>, ArgError> {
+    range: RangeInclusive<u64>,
+) -> Result<Vec<u64>, ArgError> {
     split_list(flag, list)?
         .into_iter()
-        .map(|s| match s.parse::<T>() {
-            Ok(v) if v >= T::from(1) => Ok(v),
+        .map(|s| match s.parse::<u64>() {
+            Ok(v) if range.contains(&v) => Ok(v),
             _ => Err(ArgError::new(
                 flag,
-                format!("'{s}' is not a whole number ≥ 1"),
+                format!(
+                    "'{s}' is not a whole number in {}..={}",
+                    range.start(),
+                    range.end()
+                ),
             )),
         })
         .collect()
@@ -121,13 +128,14 @@ mod tests {
 
     #[test]
     fn numbers_names_and_durations() {
-        assert_eq!(counts::<u32>("--g", "1,2, 8").unwrap(), vec![1, 2, 8]);
-        assert!(
-            counts::<u32>("--g", "0")
-                .unwrap_err()
-                .message
-                .contains("≥ 1")
-        );
+        assert_eq!(counts("--g", "1,2, 8", 1..=8).unwrap(), vec![1, 2, 8]);
+        for bad in ["0", "9", "-1", "2.5", "18446744073709551616"] {
+            let e = counts("--g", bad, 1..=8).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("--g: '{bad}' is not a whole number in 1..=8")
+            );
+        }
         assert_eq!(
             choices(
                 "--split",

@@ -20,8 +20,11 @@ use multicomputer_runtime::{
 use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
 
+use super::budget::SLOT_BYTES;
 use super::{ArgError, Inputs};
-use crate::args::{ComputeArg, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg};
+use crate::args::{
+    ComputeArg, MAX_DILATION, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg,
+};
 
 /// The default place of the machine profile.
 pub(crate) fn default_profile_path(out: &Path) -> PathBuf {
@@ -67,15 +70,31 @@ pub(crate) fn load_profile(
     }
 }
 
+/// `--dilation D`, checked: a number in `1..=`[`MAX_DILATION`].
+pub(crate) fn dilation(d: f64) -> Result<f64, ArgError> {
+    if d.is_finite() && (1.0..=MAX_DILATION).contains(&d) {
+        Ok(d)
+    } else {
+        Err(ArgError::new(
+            "--dilation",
+            format!(
+                "must be a number in 1..=1e6 (at 1e6 one second of emulated time takes 11.6 \
+                 days), got {}",
+                if d.abs() < 1e7 {
+                    d.to_string()
+                } else {
+                    format!("{d:e}")
+                }
+            ),
+        ))
+    }
+}
+
 /// `--mode` and `--dilation` as a time mode; `--mode dilated` without `--dilation` is
 /// `Dilated(0.0)`, which [`MachinePlan::machine`] replaces by the D chosen for fidelity.
-pub(crate) fn time_mode(mode: ModeArg, dilation: Option<f64>) -> Result<TimeMode, ArgError> {
-    match (mode, dilation) {
-        (ModeArg::Dilated, Some(d)) if d.is_finite() && d >= 1.0 => Ok(TimeMode::Dilated(d)),
-        (ModeArg::Dilated, Some(d)) => Err(ArgError::new(
-            "--dilation",
-            format!("must be a number ≥ 1, got {d}"),
-        )),
+pub(crate) fn time_mode(mode: ModeArg, dilation_given: Option<f64>) -> Result<TimeMode, ArgError> {
+    match (mode, dilation_given) {
+        (ModeArg::Dilated, Some(d)) => Ok(TimeMode::Dilated(dilation(d)?)),
         (ModeArg::Dilated, None) => Ok(TimeMode::Dilated(CHOOSE_DILATION)),
         (_, Some(_)) => Err(ArgError::new(
             "--dilation",
@@ -144,6 +163,8 @@ pub(crate) struct MachinePlan {
     pub(crate) profile: Option<LoadedProfile>,
     /// The flag to name when native mode has too few cores.
     pub(crate) native_flag: &'static str,
+    /// The flag to name when the host cannot hold the machine's processors.
+    pub(crate) size_flag: &'static str,
     /// In auto mode, emulate (in virtual time) even when the processors leave a core free,
     /// so that every size of a scalability sweep is emulated alike.
     pub(crate) always_dilate: bool,
@@ -191,6 +212,7 @@ impl MachinePlan {
             work_costs: work_costs(profile.as_ref().map(|p| &p.profile), &[]),
             profile,
             native_flag: "--mode native",
+            size_flag: "--topology",
             always_dilate: false,
             compute: None,
             stack_bytes: DEFAULT_STACK_BYTES,
@@ -217,6 +239,35 @@ impl MachinePlan {
     pub(crate) fn tracing(mut self, on: bool) -> Self {
         self.trace = on;
         self
+    }
+
+    /// Whether the dilation was given (`--dilation`), so that a run too long names it.
+    pub(crate) fn dilation_given(&self) -> bool {
+        matches!(self.mode, TimeMode::Dilated(d) if d != CHOOSE_DILATION)
+    }
+
+    /// Whether a machine on `processors` will run on OS threads (native or dilated time; auto
+    /// mode runs natively when a core is left for the host).
+    pub(crate) fn threads(&self, processors: usize) -> bool {
+        match self.mode {
+            TimeMode::Virtual => false,
+            TimeMode::Auto => {
+                !self.always_dilate
+                    && processors < std::thread::available_parallelism().map_or(1, |c| c.get())
+            }
+            _ => true,
+        }
+    }
+
+    /// Bytes the links' buffers of a machine on `topology` take before the run: threads'
+    /// channels are allocated whole (two directions per link, `capacity` messages each);
+    /// virtual time's queues grow as messages come.
+    pub(crate) fn channel_bytes(&self, topology: &Topology) -> f64 {
+        if self.threads(topology.len()) {
+            2.0 * topology.links() as f64 * self.capacity as f64 * SLOT_BYTES
+        } else {
+            0.0
+        }
     }
 
     /// Overlapped transfer time of a message of `bytes` bytes, seconds: what the models
@@ -253,7 +304,7 @@ impl MachinePlan {
             ConfigError::BadDilation(_) => "--dilation",
             ConfigError::ZeroCapacity => "--capacity",
             ConfigError::BadPerByte(_) => "--per-byte",
-            ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => "--topology",
+            ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => self.size_flag,
             ConfigError::StackTooSmall { .. } => "--stack-size",
             ConfigError::BadUnitCost { .. } => "--unit-cost",
         };
@@ -356,6 +407,14 @@ mod tests {
         assert_eq!(
             time_mode(ModeArg::Dilated, Some(0.5)).unwrap_err().flag,
             "--dilation"
+        );
+        for huge in [1e308, f64::INFINITY, 1.000_001e6] {
+            let e = time_mode(ModeArg::Dilated, Some(huge)).unwrap_err();
+            assert!(e.message.contains("1..=1e6"), "{e}");
+        }
+        assert_eq!(
+            time_mode(ModeArg::Dilated, Some(1e6)),
+            Ok(TimeMode::Dilated(1e6))
         );
         assert_eq!(
             time_mode(ModeArg::Dilated, Some(f64::NAN))

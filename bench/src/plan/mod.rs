@@ -7,6 +7,7 @@
 //! relation to other flags, the files it names). The machine's configuration is built in one
 //! place, [`MachinePlan::config`].
 
+mod budget;
 mod calibrate;
 mod dnc;
 mod emulate;
@@ -26,6 +27,7 @@ mod scaling;
 mod sweep;
 mod tour;
 
+pub(crate) use budget::{Footprint, available_memory};
 pub(crate) use calibrate::CalibratePlan;
 pub(crate) use dnc::{PredictDncPlan, dnc, dnc_inputs, splitting_name};
 pub(crate) use emulate::{EmulatePlan, emulate, synthetic_inputs};
@@ -34,10 +36,14 @@ pub(crate) use farm::{PredictFarmPlan, farm, farm_inputs, times_name};
 pub(crate) use fit::{FitFarmPlan, SkippedRow};
 pub(crate) use inputs::Inputs;
 pub(crate) use ising::IsingPlan;
+#[cfg(test)]
+pub(crate) use lists::{counts, durations, topologies};
 pub(crate) use machine::{
     LoadedProfile, MachinePlan, default_profile_path, load_profile, wait_name,
 };
-pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan};
+pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan, pipeline_machine, table_of};
+#[cfg(test)]
+pub(crate) use ocl::{parse_transform, read_stream, read_table};
 pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;

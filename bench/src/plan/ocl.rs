@@ -4,18 +4,21 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use multicomputer_runtime::TimeMode;
+use multicomputer_runtime::{ConfigError, Machine, TimeMode, Topology};
+use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::ocl::fit::{TimingRow, Weighting, multi_process_rows};
 use multicomputer_workloads::ocl::model::Costs;
 use multicomputer_workloads::ocl::{Grain, OclError, OclTable, random_stream, transform_label};
 
 use super::lists::{choices, counts, split_list};
 use super::output::optional_file;
-use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, TracePlan};
+use super::{
+    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, TracePlan,
+};
 use crate::args::{
     CostsArg, FitOclArgs, OclArgs, OclMachineArgs, SweepOclArgs, TableArg, WeightingArg,
 };
-use crate::files::Columns;
+use crate::files::{Columns, read_text};
 
 /// Parses `fine`, `m1:M`, `kk:K` or `mk:M,K` for window `n`; errors name `--transform` (or
 /// `--window` for N = 0).
@@ -94,18 +97,75 @@ fn machine(m: &OclMachineArgs, out: &Path, trace: bool) -> Result<MachinePlan, A
             return Err(ArgError::new("--dilation", "native costs run at D = 1"));
         }
         (CostsArg::Native, None) => TimeMode::Native,
-        (CostsArg::Emulated, Some(d)) if d.is_finite() && d >= 1.0 => TimeMode::Dilated(d),
-        (CostsArg::Emulated, Some(d)) => {
-            return Err(ArgError::new(
-                "--dilation",
-                format!("must be a number ≥ 1, got {d}"),
-            ));
-        }
+        (CostsArg::Emulated, Some(d)) => TimeMode::Dilated(super::machine::dilation(d)?),
         (CostsArg::Emulated, None) => TimeMode::Auto,
     };
     let mut plan = MachinePlan::from_parts(mode, m.wait, m.profile.as_deref(), out)?.tracing(trace);
     plan.native_flag = "--costs native";
+    plan.size_flag = "--window";
     Ok(plan)
+}
+
+/// The machine a pipeline of `grain` runs on, as `run_pipeline` builds it (a linear array,
+/// free links, its expected event rate): for estimates and, before the run, for the host's
+/// limits. Errors name `flag` (the window or the cells) with the number of processes, or
+/// `--costs native` when there are not enough cores.
+pub(crate) fn pipeline_machine(
+    machine: &MachinePlan,
+    grain: Grain,
+    model: Option<Costs>,
+    native: bool,
+    flag: &str,
+) -> Result<Machine, ArgError> {
+    let c = model.unwrap_or_else(|| table_of(grain).paper_costs());
+    let hints = MachineHints {
+        events_per_s: (!native)
+            .then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c)),
+        ..MachineHints::default()
+    };
+    let mut config = machine.config(&hints);
+    config.link = Default::default();
+    config.capacity = 2;
+    let topology = Topology::array(grain.processes()).map_err(|e| ArgError::new(flag, e))?;
+    Machine::new(topology, config).map_err(|e| match e {
+        ConfigError::NotEnoughCores { .. } => ArgError::new(
+            "--costs native",
+            format!("{e} ({} processes for this transform)", grain.processes()),
+        ),
+        ConfigError::HostLimit { .. } | ConfigError::TooManyThreads { .. } => ArgError::new(
+            flag,
+            format!(
+                "{e} (N = {} with {} makes {} processes)",
+                grain.n(),
+                transform_label(grain),
+                grain.processes()
+            ),
+        ),
+        e => machine.config_error(&e),
+    })
+}
+
+/// The table whose model a grain follows: packets ([K,K]) or single values ([M,1]).
+pub(crate) fn table_of(grain: Grain) -> OclTable {
+    if grain.k() > 1 {
+        OclTable::Kk
+    } else {
+        OclTable::M1
+    }
+}
+
+/// Bytes per value of a stream: A, B, the reference's B and the pipeline's packets.
+const STREAM_VALUE_BYTES: f64 = 4.0 * 8.0;
+
+/// Checks that a stream of `length` values fits in memory.
+fn check_stream(length: u64) -> Result<(), ArgError> {
+    Footprint::new()
+        .add(
+            "--length",
+            format!("a stream of {length} values"),
+            length as f64 * STREAM_VALUE_BYTES,
+        )
+        .check()
 }
 
 fn costs_inputs(i: &mut Inputs, native: bool, c: Option<Costs>) {
@@ -118,10 +178,9 @@ fn costs_inputs(i: &mut Inputs, native: bool, c: Option<Costs>) {
 }
 
 /// Reads `--input`: one integer per line, blank lines ignored, a byte-order mark allowed.
-fn read_stream(path: &Path) -> Result<Vec<i64>, ArgError> {
+pub(crate) fn read_stream(path: &Path) -> Result<Vec<i64>, ArgError> {
     let flag = format!("--input {}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| ArgError::new(&flag, e))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let text = read_text(path).map_err(|e| ArgError::new(&flag, e))?;
     let a = text
         .lines()
         .enumerate()
@@ -130,7 +189,11 @@ fn read_stream(path: &Path) -> Result<Vec<i64>, ArgError> {
             l.trim().parse::<i64>().map_err(|_| {
                 ArgError::new(
                     &flag,
-                    format!("line {}: '{}' is not an integer", i + 1, l.trim()),
+                    format!(
+                        "line {}: '{}' is not an integer",
+                        i + 1,
+                        l.trim().escape_default()
+                    ),
                 )
             })
         })
@@ -182,30 +245,32 @@ impl OclPlan {
                 .any(|p| a.transform.trim().starts_with(p));
         let model = model_costs(&a.machine, packets)?;
         let trace = TracePlan::new(&a.trace)?;
+        let native = a.machine.costs == CostsArg::Native;
+        let machine = machine(&a.machine, out, trace.wanted())?;
+        pipeline_machine(&machine, grain, model, native, "--window")?;
+        let output_stream = optional_file("--output", a.output.as_deref())?;
+        let output = OutputPlan::new(&a.report)?;
         let (stream, source) = match &a.input {
             Some(path) => (read_stream(path)?, path.display().to_string()),
-            None => (
-                random_stream(
-                    usize::try_from(a.length)
-                        .map_err(|_| ArgError::new("--length", "too long for this host"))?,
-                    0,
-                    a.values,
-                    a.seed,
-                ),
-                format!("random, seed {}, values 0..={}", a.seed, a.values),
-            ),
+            None => {
+                check_stream(a.length)?;
+                (
+                    random_stream(a.length as usize, 0, a.values, a.seed),
+                    format!("random, seed {}, values 0..={}", a.seed, a.values),
+                )
+            }
         };
         Ok(Self {
             grain,
             stream,
             source,
-            native: a.machine.costs == CostsArg::Native,
+            native,
             model,
-            machine: machine(&a.machine, out, trace.wanted())?,
-            output_stream: optional_file("--output", a.output.as_deref())?,
+            machine,
+            output_stream,
             trace,
             repeat: (&a.repeat).into(),
-            output: OutputPlan::new(&a.report)?,
+            output,
         })
     }
 
@@ -264,11 +329,17 @@ impl SweepOclPlan {
             "transform",
             &[("m1", OclTable::M1), ("kk", OclTable::Kk)],
         )?;
-        let windows: Vec<usize> = counts("--windows", &a.windows)?;
+        let most = multicomputer_runtime::MAX_PROCESSORS as u64;
+        let windows: Vec<usize> = counts("--windows", &a.windows, 1..=most)?
+            .into_iter()
+            .map(|n| n as usize)
+            .collect();
         let given: Option<Vec<usize>> = a
             .grains
             .as_deref()
-            .map(|g| counts("--grains", g))
+            .map(|g| {
+                counts("--grains", g, 1..=most).map(|v| v.into_iter().map(|g| g as usize).collect())
+            })
             .transpose()?;
         let explicit = a.cells.as_deref().map(parse_cells).transpose()?;
         let native = a.machine.costs == CostsArg::Native;
@@ -322,22 +393,33 @@ impl SweepOclPlan {
                     g.k()
                 )
             });
+        let models = [
+            model_costs(&a.machine, false)?,
+            model_costs(&a.machine, true)?,
+        ];
+        let machine = machine(&a.machine, out, false)?;
+        let flag = if a.cells.is_some() {
+            "--cells"
+        } else {
+            "--windows"
+        };
+        for &(t, grain) in &cells {
+            pipeline_machine(
+                &machine,
+                grain,
+                models[usize::from(t == OclTable::Kk)],
+                native,
+                flag,
+            )?;
+        }
+        check_stream(a.length)?;
         Ok(Self {
             cells,
-            stream: random_stream(
-                usize::try_from(a.length)
-                    .map_err(|_| ArgError::new("--length", "too long for this host"))?,
-                0,
-                9,
-                a.seed,
-            ),
+            stream: random_stream(a.length as usize, 0, 9, a.seed),
             seed: a.seed,
             native,
-            models: [
-                model_costs(&a.machine, false)?,
-                model_costs(&a.machine, true)?,
-            ],
-            machine: machine(&a.machine, out, false)?,
+            models,
+            machine,
             repeat: Repeat {
                 runs: a.runs,
                 warmup: a.warmup,
@@ -409,13 +491,16 @@ pub(crate) struct FitOclPlan {
 }
 
 /// Reads a timing table; missing columns and bad cells name the file, row and column.
-fn read_table(path: &Path, table: OclTable) -> Result<(Vec<TimingRow>, Option<Costs>), ArgError> {
+pub(crate) fn read_table(
+    path: &Path,
+    table: OclTable,
+) -> Result<(Vec<TimingRow>, Option<Costs>), ArgError> {
     let flag = format!("--csv {}", path.display());
     let err = |e: &dyn std::fmt::Display| ArgError::new(&flag, e);
     let t = Columns::read(path).map_err(|e| err(&e))?;
-    let n = t.numbers("n").map_err(|e| err(&e))?;
-    let g = t.numbers(table.column()).map_err(|e| err(&e))?;
-    let l = t.numbers("l").map_err(|e| err(&e))?;
+    // Whole numbers ≥ 1, at most 10¹² (the model's terms stay exact in f64).
+    let whole = |c: &str| t.whole(c, 1..=1_000_000_000_000).map_err(|e| err(&e));
+    let (n, g, l) = (whole("n")?, whole(table.column())?, whole("l")?);
     let elapsed = match t.first_of(&["elapsed_s"]) {
         Some(c) => t.numbers(c).map_err(|e| err(&e))?,
         None => match t.first_of(&["elapsed_ms", "et_ms", "et"]) {
@@ -428,38 +513,27 @@ fn read_table(path: &Path, table: OclTable) -> Result<(Vec<TimingRow>, Option<Co
             None => t.numbers("elapsed_s").map_err(|e| err(&e))?,
         },
     };
-    let whole = |v: f64, name: &str, i: usize| -> Result<u64, ArgError> {
-        if v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 1e12 {
-            Ok(v as u64)
-        } else {
-            Err(err(&format!(
-                "row {} column '{name}': {v} is not a whole number ≥ 1",
-                i + 2
-            )))
-        }
-    };
     let mut rows = Vec::with_capacity(n.len());
     for i in 0..n.len() {
-        if !(elapsed[i].is_finite() && elapsed[i] > 0.0) {
+        // Within a picosecond and 10¹² s: the relative weights 1/t² stay finite.
+        if !(1e-12..=1e12).contains(&elapsed[i]) {
             return Err(err(&format!(
-                "row {} column 'elapsed_s': {} is not a time > 0",
+                "row {} column 'elapsed_s': {} is not a time in 1e-12..=1e12 s",
                 i + 2,
                 elapsed[i]
             )));
         }
         rows.push(TimingRow::new(
-            whole(n[i], "n", i)? as usize,
-            whole(g[i], table.column(), i)? as usize,
-            whole(l[i], "l", i)?,
+            n[i] as usize,
+            g[i] as usize,
+            l[i],
             elapsed[i],
         ));
     }
-    // The constants an emulated sweep was run with (empty for native runs: no reference).
-    let mean = |c: &str| -> Option<f64> {
-        let v = t.numbers(c).ok()?;
-        Some(v.iter().sum::<f64>() / v.len() as f64)
-    };
-    let injected = match (mean("alpha0_s"), mean("alpha1_s"), mean("beta_s")) {
+    // The constants an emulated sweep was run with (absent for native runs: no reference);
+    // a reference column that is present must hold times ≥ 0 in every row.
+    let mean = |c: &str| t.mean_time(c).map_err(|e| err(&e));
+    let injected = match (mean("alpha0_s")?, mean("alpha1_s")?, mean("beta_s")?) {
         (Some(alpha0_s), Some(alpha1_s), Some(beta_s)) => Some(Costs {
             alpha0_s,
             alpha1_s,
@@ -582,5 +656,27 @@ mod tests {
         std::fs::write(&p, "N,K,L,Elapsed_S\n12,2,60,0.001\n12,2.5,60,0.002\n").unwrap();
         let e = read_table(&p, OclTable::Kk).unwrap_err();
         assert!(e.message.contains("row 3 column 'k'"), "{e}");
+    }
+
+    #[test]
+    fn garbage_in_a_reference_column_names_its_row_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.csv");
+        let head = "n,k,l,elapsed_s,alpha0_s,alpha1_s,beta_s\n";
+        std::fs::write(&p, format!("{head}12,2,60,0.001,1e-6,1e-6,1e-6\n")).unwrap();
+        let (_, reference) = read_table(&p, OclTable::Kk).unwrap();
+        assert!(reference.is_some());
+        for (bad, needle) in [
+            ("12,2,60,0.001,x,1e-6,1e-6", "row 2 column 'alpha0_s': 'x'"),
+            (
+                "12,2,60,0.001,1e-6,NaN,1e-6",
+                "row 2 column 'alpha1_s': NaN",
+            ),
+            ("12,2,60,0.001,1e-6,1e-6,-1", "row 2 column 'beta_s': -1"),
+        ] {
+            std::fs::write(&p, format!("{head}{bad}\n")).unwrap();
+            let e = read_table(&p, OclTable::Kk).unwrap_err();
+            assert!(e.message.contains(needle), "{e}");
+        }
     }
 }

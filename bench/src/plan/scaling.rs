@@ -12,10 +12,11 @@ use multicomputer_workloads::analysis::{
 use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::ising::{IsingConfig, Mechanism, Workload};
 
-use super::ising::{lattice_config, lattice_inputs, mechanism_of, message_system};
+use super::ising::{check_samples, lattice_config, lattice_inputs, mechanism_of, message_system};
 use super::lists::{counts, split_list};
 use super::{ArgError, Inputs, MachinePlan, OutputPlan, RunFolderPlan};
-use crate::args::{ScalingArgs, ScalingWeightingArg};
+use crate::args::{MAX_LOOP_COUNT, ScalingArgs, ScalingWeightingArg};
+use crate::files::{Columns, ColumnsError};
 
 /// What is fitted when the ideal run time is known.
 pub(crate) const PHI_S: &str = "Φ_s = time_s / ideal_s";
@@ -160,15 +161,11 @@ fn options(a: &ScalingArgs, model: &OverheadModel) -> Result<ConsistencyOptions,
 fn sweep(a: &ScalingArgs, out: &Path) -> Result<ScalingSweep, ArgError> {
     let config = lattice_config(&a.lattice)?;
     let mechanism = mechanism_of(a.mechanism);
-    let processors: Vec<u32> = counts("--processors", &a.processors)?;
-    let loop_counts: Vec<u64> = split_list("--loop-counts", &a.loop_counts)?
+    let processors: Vec<u32> = counts("--processors", &a.processors, 1..=u64::from(u32::MAX))?
         .into_iter()
-        .map(|s| {
-            s.parse::<u64>().map_err(|_| {
-                ArgError::new("--loop-counts", format!("'{s}' is not a whole number ≥ 0"))
-            })
-        })
-        .collect::<Result<_, _>>()?;
+        .map(|p| p as u32)
+        .collect();
+    let loop_counts = counts("--loop-counts", &a.loop_counts, 0..=MAX_LOOP_COUNT)?;
     let workload = Workload::Scaled {
         samples_per_processor: a.samples_per_processor,
     };
@@ -177,9 +174,7 @@ fn sweep(a: &ScalingArgs, out: &Path) -> Result<ScalingSweep, ArgError> {
     // Every P's machine, built (not run) now: a P the host cannot hold is refused before the
     // first run, naming the limit.
     for &p in &processors {
-        workload
-            .samples(p)
-            .map_err(|e| ArgError::new("--samples-per-processor", e))?;
+        check_samples(&config, workload, p, "--samples-per-processor")?;
         let topology = mechanism
             .topology(p as usize)
             .map_err(|e| ArgError::new("--processors", e))?;
@@ -364,127 +359,48 @@ pub(crate) fn scaling_topology(mechanism: Mechanism, p: u32) -> Result<Topology,
         .map_err(|e| ArgError::new("--processors", e))
 }
 
-/// A CSV table whose column names are matched case-insensitively.
-struct CsvTable {
-    path: PathBuf,
-    /// Header names, trimmed, lower case.
-    names: Vec<String>,
-    records: Vec<csv::StringRecord>,
-}
-
-impl CsvTable {
-    fn error(&self, message: &str) -> ArgError {
-        ArgError::new(format!("--csv {}", self.path.display()), message)
-    }
-
-    fn read(path: &Path) -> Result<Self, ArgError> {
-        let fail = |e: &dyn std::fmt::Display| {
-            ArgError::new(format!("--csv {}", path.display()), e.to_string())
-        };
-        let mut reader = csv::Reader::from_path(path).map_err(|e| fail(&e))?;
-        let names: Vec<String> = reader
-            .headers()
-            .map_err(|e| fail(&e))?
-            .iter()
-            .map(|h| h.trim().trim_start_matches('\u{feff}').to_lowercase())
-            .collect();
-        if let Some((i, n)) = names
-            .iter()
-            .enumerate()
-            .find(|(i, n)| names[..*i].contains(n))
-        {
-            return Err(fail(&format!(
-                "column {} repeats the name '{n}' (names are matched in any case)",
-                i + 1
-            )));
-        }
-        let records = reader
-            .records()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| fail(&e))?;
-        if records.is_empty() {
-            return Err(fail(&"no data rows"));
-        }
-        Ok(CsvTable {
-            path: path.to_path_buf(),
-            names,
-            records,
-        })
-    }
-
-    /// The column named `name` (or one of `aliases`), in any case.
-    fn find(&self, name: &str, aliases: &[&str]) -> Option<usize> {
-        std::iter::once(name)
-            .chain(aliases.iter().copied())
-            .find_map(|n| self.names.iter().position(|h| *h == n.to_lowercase()))
-    }
-
-    /// The numbers of a column; a cell that is not a number is named by row and column.
-    fn numbers(&self, column: usize, name: &str) -> Result<Vec<f64>, ArgError> {
-        self.records
-            .iter()
-            .enumerate()
-            .map(|(r, rec)| {
-                let cell = rec.get(column).unwrap_or("").trim();
-                cell.parse::<f64>().map_err(|_| {
-                    self.error(&format!(
-                        "row {} column '{name}': '{cell}' is not a number",
-                        r + 2
-                    ))
-                })
-            })
-            .collect()
-    }
-
-    fn required(&self, name: &str) -> Result<Vec<f64>, ArgError> {
-        let Some(i) = self.find(name, &[]) else {
-            return Err(self.error(&format!(
-                "missing column '{name}' (columns: {}; names are matched in any case)",
-                self.names.join(", ")
-            )));
-        };
-        self.numbers(i, name)
-    }
-
-    fn optional(&self, name: &str, aliases: &[&str]) -> Result<Option<Vec<f64>>, ArgError> {
-        self.find(name, aliases)
-            .map(|i| self.numbers(i, name))
-            .transpose()
-    }
-}
-
 /// Reads `--csv`: every row a measurement, every bad cell named by row and column.
 fn read_measurements(path: &Path) -> Result<(Vec<Measurement>, &'static str), ArgError> {
-    let t = CsvTable::read(path)?;
-    let ps = t.required("P")?;
-    let times = t.required("time_s")?;
-    let loops = t.optional("loop_count", &[])?;
-    let ideal = t.optional("ideal_s", &[])?;
-    let se = t.optional("std_error", &["std_error_s"])?;
-    let runs = t.optional("runs", &[])?;
+    let flag = format!("--csv {}", path.display());
+    let fail = |e: ColumnsError| ArgError::new(&flag, e.to_string());
+    let t = Columns::read(path).map_err(fail)?;
+    let ps = t.whole("P", 1..=u64::from(u32::MAX)).map_err(fail)?;
+    let times = t.numbers("time_s").map_err(fail)?;
+    let optional = |name: &str| t.has(name).then(|| t.numbers(name)).transpose();
+    let loops = t
+        .has("loop_count")
+        .then(|| t.whole("loop_count", 0..=MAX_LOOP_COUNT))
+        .transpose()
+        .map_err(fail)?;
+    let ideal = optional("ideal_s").map_err(fail)?;
+    let se = match t.first_of(&["std_error", "std_error_s"]) {
+        Some(name) => Some(t.numbers(name).map_err(fail)?),
+        None => None,
+    };
+    let runs = t
+        .has("runs")
+        .then(|| t.whole("runs", 1..=u64::from(u32::MAX)))
+        .transpose()
+        .map_err(fail)?;
     if runs.is_some() && se.is_none() {
-        return Err(t.error("column 'runs' needs a column 'std_error' (of each row's mean)"));
+        return Err(ArgError::new(
+            &flag,
+            "column 'runs' needs a column 'std_error' (of each row's mean)",
+        ));
     }
     let bad = |row: usize, column: &str, value: f64, what: &str| {
-        t.error(&format!(
-            "row {} column '{column}': {value} is not {what}",
-            row + 2
-        ))
+        ArgError::new(
+            &flag,
+            format!("row {} column '{column}': {value} is not {what}", row + 2),
+        )
     };
     let mut out = Vec::with_capacity(ps.len());
     for i in 0..ps.len() {
-        let p = ps[i];
-        if !(p >= 1.0 && p.fract() == 0.0 && p <= f64::from(u32::MAX)) {
-            return Err(bad(i, "P", p, "a whole number ≥ 1"));
-        }
         if !(times[i].is_finite() && times[i] > 0.0) {
             return Err(bad(i, "time_s", times[i], "a time > 0"));
         }
-        let loop_count = loops.as_ref().map_or(0.0, |l| l[i]);
-        if !(loop_count.is_finite() && loop_count >= 0.0 && loop_count.fract() == 0.0) {
-            return Err(bad(i, "loop_count", loop_count, "a whole number ≥ 0"));
-        }
-        let mut m = Measurement::run(p as u32, loop_count, times[i]);
+        let loop_count = loops.as_ref().map_or(0, |l| l[i]);
+        let mut m = Measurement::run(ps[i] as u32, loop_count as f64, times[i]);
         if let Some(ideal) = &ideal {
             if !(ideal[i].is_finite() && ideal[i] > 0.0) {
                 return Err(bad(i, "ideal_s", ideal[i], "a time > 0"));
@@ -505,10 +421,6 @@ fn read_measurements(path: &Path) -> Result<(Vec<Measurement>, &'static str), Ar
                     None
                 }
                 Some(runs) => {
-                    if !(runs[i] >= 1.0 && runs[i].fract() == 0.0 && runs[i] <= f64::from(u32::MAX))
-                    {
-                        return Err(bad(i, "runs", runs[i], "a whole number ≥ 1"));
-                    }
                     if !(se[i].is_finite() && se[i] >= 0.0) {
                         return Err(bad(i, "std_error", se[i], "a standard error ≥ 0"));
                     }
@@ -555,7 +467,11 @@ mod tests {
             .to_string();
         assert!(e.contains("whole number"), "{e}");
         let e = table("P,time_s,P\n2,1.5,2\n").unwrap_err().to_string();
-        assert!(e.contains("repeats the name 'p'"), "{e}");
+        assert!(e.contains("column 'P' appears twice"), "{e}");
+        let e = table("P,time_s,loop_count\n2,1.5,18446744073709551616\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 2 column 'loop_count'"), "{e}");
         let e = table("P,seconds\n2,1.5\n").unwrap_err().to_string();
         assert!(
             e.starts_with("--csv") && e.contains("missing column 'time_s'"),

@@ -9,8 +9,8 @@ use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes}
 
 use super::lists::{choices, counts, durations, topologies};
 use super::machine::transfer_s;
-use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan};
-use crate::args::{DncWorkArgs, SweepDncArgs, SweepFarmArgs};
+use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, available_memory};
+use crate::args::{DncWorkArgs, MAX_TASKS, SweepDncArgs, SweepFarmArgs};
 
 /// One cell of a sweep: an experiment on its topology.
 #[derive(Debug, Clone)]
@@ -67,7 +67,7 @@ impl SweepFarmPlan {
         if tes.iter().any(|t| t.is_zero()) {
             return Err(ArgError::new("--te", "every T_e must be > 0"));
         }
-        let gs: Vec<u32> = counts("--granularity", &a.granularity)?;
+        let gs = counts("--granularity", &a.granularity, 1..=MAX_TASKS)?;
         let times = choices(
             "--times",
             &a.times,
@@ -78,12 +78,14 @@ impl SweepFarmPlan {
                 ("exponential", TaskTimes::Exponential),
             ],
         )?;
-        let machine = MachinePlan::new(&a.time, out)?
+        let mut machine = MachinePlan::new(&a.time, out)?
             .transfer(&a.transfer)
             .messages(&a.messages);
+        machine.size_flag = "--topologies";
         let tasks = usize::try_from(a.tasks)
             .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
         let mut cells = Vec::new();
+        let memory = available_memory();
         for t in &topologies {
             for &te in &tes {
                 for &g in &gs {
@@ -106,6 +108,7 @@ impl SweepFarmPlan {
                             tau_s: transfer_s(&a.transfer, a.task_bytes),
                         };
                         super::farm::check(t, &experiment)?;
+                        super::farm::footprint(t, &experiment, &machine).check_against(memory)?;
                         cells.push(FarmCell {
                             topology: t.clone(),
                             experiment,
@@ -151,10 +154,12 @@ impl SweepDncPlan {
                 ("random", Splitting::Random { seed: a.seed }),
             ],
         )?;
-        let machine = MachinePlan::new(&a.time, out)?
+        let mut machine = MachinePlan::new(&a.time, out)?
             .transfer(&a.transfer)
             .messages(&a.messages);
+        machine.size_flag = "--topologies";
         let mut cells = Vec::new();
+        let memory = available_memory();
         for t in &topologies {
             for &te in &tes {
                 for &splitting in &splits {
@@ -179,6 +184,7 @@ impl SweepDncPlan {
                             e
                         }
                     })?;
+                    super::dnc::footprint(t, &experiment, &machine).check_against(memory)?;
                     cells.push(DncCell {
                         topology: t.clone(),
                         experiment,

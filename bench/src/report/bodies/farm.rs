@@ -21,6 +21,39 @@ pub(crate) fn bound_name(b: Bound) -> &'static str {
 
 /// Table rows `(quantity, predicted, speedup error)` for a drain: the floor and, for flood
 /// fill, the protocol's drain; none for constant times.
+/// Tables list every level up to this many; a deeper tree or a longer chain shows its first
+/// [`HEAD_LEVELS`] and last [`TAIL_LEVELS`], and says how many are left out (`--json` keeps
+/// every one).
+const MAX_LEVEL_ROWS: usize = 24;
+const HEAD_LEVELS: usize = 16;
+const TAIL_LEVELS: usize = 4;
+
+/// A row of a per-level table: a level (0-based), or the levels left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LevelRow {
+    Level(usize),
+    Omitted(usize),
+}
+
+/// The rows a per-level table of `levels` levels lists.
+pub(crate) fn level_rows(levels: usize) -> Vec<LevelRow> {
+    if levels <= MAX_LEVEL_ROWS {
+        return (0..levels).map(LevelRow::Level).collect();
+    }
+    (0..HEAD_LEVELS)
+        .map(LevelRow::Level)
+        .chain([LevelRow::Omitted(levels - HEAD_LEVELS - TAIL_LEVELS)])
+        .chain((levels - TAIL_LEVELS..levels).map(LevelRow::Level))
+        .collect()
+}
+
+/// The row that stands for `omitted` levels left out, `columns` wide.
+pub(crate) fn omitted_levels_row(omitted: usize, columns: usize) -> Vec<String> {
+    let mut row = vec![format!("… {omitted} more levels (every one in --json)")];
+    row.resize(columns, String::new());
+    row
+}
+
 pub(crate) fn drain_rows(d: &Drain) -> Vec<[String; 3]> {
     let mut rows = Vec::new();
     if d.drain_s > 0.0 {
@@ -115,18 +148,24 @@ impl FarmReport {
             human_s(p.startup_s),
             String::new(),
         ]);
-        for (i, ((fm, fp), fe)) in m
+        let levels = m
             .fractions_by_level
-            .iter()
-            .zip(&p.fractions_by_level)
-            .zip(&e.fractions_of_m)
-            .enumerate()
-        {
+            .len()
+            .min(p.fractions_by_level.len())
+            .min(e.fractions_of_m.len());
+        for row in level_rows(levels) {
+            let i = match row {
+                LevelRow::Level(i) => i,
+                LevelRow::Omitted(n) => {
+                    t.row(omitted_levels_row(n, 4));
+                    continue;
+                }
+            };
             t.row(vec![
                 format!("f_{} (level {})", i + 1, i + 1),
-                format!("{fm:.4}"),
-                format!("{fp:.4}"),
-                format!("{fe:+.2} % of M"),
+                format!("{:.4}", m.fractions_by_level[i]),
+                format!("{:.4}", p.fractions_by_level[i]),
+                format!("{:+.2} % of M", e.fractions_of_m[i]),
             ]);
         }
         if let Some(d) = &c.drain {
@@ -203,26 +242,47 @@ impl Body for FarmReport {
             runs if spread => format!("measured (mean ± sd of {runs} runs)"),
             runs => format!("measured ({runs} runs, all alike)"),
         };
+        // The levels the tables list: every one, or the first and the last of a long chain.
+        let shown: Vec<usize> = level_rows(levels)
+            .into_iter()
+            .filter_map(|r| match r {
+                LevelRow::Level(i) => Some(i),
+                LevelRow::Omitted(_) => None,
+            })
+            .filter(|&i| i < c.predicted.fractions_by_level.len())
+            .collect();
+        let title = if shown.len() < levels {
+            format!(
+                "Share of the tasks executed per level, measured and predicted (levels \
+                 1–{HEAD_LEVELS} and {}–{levels} of {levels})",
+                levels - TAIL_LEVELS + 1
+            )
+        } else {
+            "Share of the tasks executed per level, measured and predicted".into()
+        };
         let fractions = BarChart {
-            title: "Share of the tasks executed per level, measured and predicted".into(),
+            title,
             x_label: "level (1 = leaves)".into(),
             y_label: "fraction of M".into(),
-            categories: (1..=levels).map(|i| format!("level {i}")).collect(),
+            categories: shown.iter().map(|i| format!("level {}", i + 1)).collect(),
             groups: vec![
                 BarGroup {
                     name: measured.clone(),
-                    bars: c
-                        .measured
-                        .fractions_by_level
+                    bars: shown
                         .iter()
-                        .enumerate()
-                        .map(|(i, &value)| Bar {
-                            value,
+                        .map(|&i| Bar {
+                            value: c.measured.fractions_by_level[i],
                             error: sd(fraction_sd(i)),
                         })
                         .collect(),
                 },
-                BarGroup::of("model f_i", &c.predicted.fractions_by_level),
+                BarGroup::of(
+                    "model f_i",
+                    &shown
+                        .iter()
+                        .map(|&i| c.predicted.fractions_by_level[i])
+                        .collect::<Vec<_>>(),
+                ),
             ],
         };
         let mut speedup = BarChart {
@@ -258,5 +318,28 @@ impl Body for FarmReport {
                 svg: speedup.to_svg(640, 420)?,
             },
         ])
+    }
+}
+
+#[cfg(test)]
+mod level_row_tests {
+    use super::*;
+
+    #[test]
+    fn long_chains_list_their_first_and_last_levels() {
+        assert_eq!(
+            level_rows(3),
+            vec![LevelRow::Level(0), LevelRow::Level(1), LevelRow::Level(2)]
+        );
+        assert_eq!(level_rows(MAX_LEVEL_ROWS).len(), MAX_LEVEL_ROWS);
+        let rows = level_rows(1000);
+        assert_eq!(rows.len(), HEAD_LEVELS + 1 + TAIL_LEVELS);
+        assert_eq!(rows[HEAD_LEVELS - 1], LevelRow::Level(HEAD_LEVELS - 1));
+        assert_eq!(
+            rows[HEAD_LEVELS],
+            LevelRow::Omitted(1000 - HEAD_LEVELS - TAIL_LEVELS)
+        );
+        assert_eq!(rows[HEAD_LEVELS + 1], LevelRow::Level(1000 - TAIL_LEVELS));
+        assert_eq!(*rows.last().unwrap(), LevelRow::Level(999));
     }
 }

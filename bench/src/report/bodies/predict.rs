@@ -7,7 +7,7 @@ use multicomputer_workloads::farm::{
 };
 use serde::Serialize;
 
-use super::farm::{bound_name, drain_rows};
+use super::farm::{LevelRow, bound_name, drain_rows, level_rows, omitted_levels_row};
 use crate::plot::{LineChart, Reference, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::human_s;
@@ -21,8 +21,14 @@ fn prediction_table(p: &Prediction) -> Table {
     .row(vec!["speedup".into(), format!("{:.3}", p.speedup)])
     .row(vec!["makespan".into(), human_s(p.makespan_s)])
     .row(vec!["start-up".into(), human_s(p.startup_s)]);
-    for (i, f) in p.fractions_by_level.iter().enumerate() {
-        t.row(vec![format!("f_{}", i + 1), format!("{f:.4}")]);
+    for row in level_rows(p.fractions_by_level.len()) {
+        match row {
+            LevelRow::Level(i) => t.row(vec![
+                format!("f_{}", i + 1),
+                format!("{:.4}", p.fractions_by_level[i]),
+            ]),
+            LevelRow::Omitted(n) => t.row(omitted_levels_row(n, 2)),
+        };
     }
     t.row(vec!["bound".into(), bound_name(p.bound).into()]);
     t

@@ -1,0 +1,379 @@
+//! Inputs at the edges (issue 14): every value that once panicked, aborted, wrapped or hung now
+//! exits with code 2 before any work, naming its flag (or file, row and column) and the limit,
+//! and writes nothing. Each case is refused before a run starts, so each is fast.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const MAX: &str = "18446744073709551615";
+
+/// A results folder of its own for one invocation, removed when dropped.
+struct Out(PathBuf);
+
+impl Out {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("mc-edges-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        Self(p)
+    }
+}
+
+impl Drop for Out {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(args: &[&str], out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The command exits 2, its error names every one of `needles`, it prints nothing on stdout
+/// and writes nothing in its results folder.
+#[track_caller]
+fn refused(args: &[&str], needles: &[&str]) {
+    let out = Out::new(&args.join("_").replace(['/', ':', ' '], "-"));
+    let o = run(args, &out.0);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: expected '{n}' in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(o.stdout.is_empty(), "{args:?} printed to stdout on error");
+    let written: Vec<_> = std::fs::read_dir(&out.0)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(written.is_empty(), "{args:?} wrote {written:?}");
+}
+
+#[test]
+fn counts_of_u64_max_exit_2_naming_the_flag_and_the_limit() {
+    refused(&["farm", "--tasks", MAX], &["--tasks", "1..=100000000"]);
+    refused(&["dnc", "--tasks", MAX], &["--tasks", "1..=100000000"]);
+    refused(
+        &["dnc", "--kernel", "mergesort", "--keys", MAX],
+        &["--keys", "2..=1000000000"],
+    );
+    refused(
+        &["ocl", "-n", "10", "--length", MAX],
+        &["--length", "1000000000"],
+    );
+    refused(
+        &["emulate", "--capacity", MAX],
+        &["--capacity", "1..=65536"],
+    );
+    refused(&["farm", "--capacity", MAX], &["--capacity", "1..=65536"]);
+    refused(&["farm", "--queue", MAX], &["--queue", "1..=65536"]);
+    refused(
+        &["emulate", "--loop-count", MAX],
+        &["--loop-count", "1000000000"],
+    );
+    refused(&["ising", "--samples", MAX], &["--samples", "1000000000"]);
+    refused(
+        &["farm", "--per-byte", "1s", "--task-bytes", MAX],
+        &["--task-bytes", "1073741824"],
+    );
+    refused(
+        &["calibrate", "--samples", "4294967295"],
+        &["--samples", "5..=100000"],
+    );
+    refused(&["emulate", "--rounds", MAX], &["--rounds"]);
+    refused(&["farm", "--runs", "4294967295"], &["--runs", "10000"]);
+    refused(
+        &["sweep", "farm", "--topologies", &format!("chain:1-{MAX}")],
+        &["--topologies", "more than 4096 sizes"],
+    );
+    refused(&["emulate", "-t", &format!("chain:{MAX}")], &["--topology"]);
+    refused(
+        &["scaling", "--loop-counts", MAX],
+        &["--loop-counts", "0..=1000000000"],
+    );
+    refused(
+        &["scaling", "--processors", &format!("2,{MAX}")],
+        &["--processors"],
+    );
+    refused(
+        &["scaling", "--samples-per-processor", MAX],
+        &["--samples-per-processor"],
+    );
+}
+
+#[test]
+fn durations_that_would_wrap_or_hang_exit_2() {
+    for (flag, value) in [
+        ("--occupy", "18446744074s"),
+        ("--occupy", "1000000h"),
+        ("--send-overhead", "18446744074s"),
+        ("--send-overhead", "1000h"),
+    ] {
+        refused(&["emulate", flag, value], &[flag, "limit of 1h"]);
+    }
+    refused(&["farm", "--te", "1000000h"], &["--te", "limit of 1h"]);
+    refused(&["farm", "--beta-f", "2h"], &["--beta-f", "limit of 1h"]);
+    refused(&["dnc", "--ts", "2h"], &["--ts", "limit of 1h"]);
+    refused(
+        &["sweep", "farm", "--te", "1ms,2h"],
+        &["--te", "limit of 1h"],
+    );
+    refused(
+        &["farm", "--per-byte", "1s", "--task-bytes", "1000000000"],
+        &["--per-byte", "limit of 1h"],
+    );
+    refused(
+        &["emulate", "--unit-cost", "spin_flip=1e300"],
+        &["--unit-cost", "one hour"],
+    );
+}
+
+#[test]
+fn memory_no_host_has_is_refused_before_allocating() {
+    refused(&["ising", "--size", "10000"], &["--size", "of memory"]);
+    refused(&["emulate", "--capacity", "1000000000"], &["--capacity"]);
+    refused(
+        &["ocl", "-n", "10", "--length", "10000000000"],
+        &["--length", "1000000000"],
+    );
+    refused(
+        &["dnc", "--kernel", "mergesort", "--keys", "1000000000"],
+        &["--keys", "of memory"],
+    );
+    refused(
+        &[
+            "farm",
+            "--mode",
+            "dilated",
+            "-t",
+            "chain:16384",
+            "--capacity",
+            "65536",
+        ],
+        &["--capacity", "of memory"],
+    );
+}
+
+#[test]
+fn meaningless_or_endless_runs_are_refused() {
+    refused(
+        &["farm", "-g", "1000000", "--tasks", "10"],
+        &["--granularity", "g ≤ M"],
+    );
+    refused(
+        &["sweep", "farm", "--granularity", "1,20", "--tasks", "10"],
+        &["--granularity", "g ≤ M"],
+    );
+    refused(
+        &["emulate", "--mode", "dilated", "--dilation", "1e308"],
+        &["--dilation", "1..=1e6", "1e308"],
+    );
+    refused(&["ocl", "-n", "10", "--dilation", "inf"], &["--dilation"]);
+    // 1 s of emulated time at D = 10⁶: 11.6 days.
+    refused(
+        &["emulate", "--mode", "dilated", "--dilation", "1000000"],
+        &["--dilation", "limit of 24 h", "--mode virtual"],
+    );
+    // 10⁹ rounds of an hour: beyond the runtime's clocks in every mode.
+    refused(
+        &[
+            "emulate",
+            "--mode",
+            "virtual",
+            "--rounds",
+            "1000000000",
+            "--occupy",
+            "1h",
+        ],
+        &["--rounds, --occupy", "emulator's range"],
+    );
+    refused(
+        &[
+            "farm",
+            "--mode",
+            "virtual",
+            "--tasks",
+            "100000000",
+            "--te",
+            "1h",
+        ],
+        &["--tasks"],
+    );
+    refused(&["ocl", "-n", "100000000"], &["--window", "1..=2097152"]);
+}
+
+#[test]
+fn more_threads_than_the_host_allows_name_the_size_flag() {
+    refused(
+        &["emulate", "--mode", "dilated", "-t", "chain:16385"],
+        &["--topology", "16384"],
+    );
+    refused(&["ising", "-P", "16385"], &["--processors", "1..=16384"]);
+    refused(
+        &[
+            "sweep",
+            "farm",
+            "--mode",
+            "dilated",
+            "--topologies",
+            "chain:16385",
+        ],
+        &["--topologies", "16384"],
+    );
+    refused(
+        &["ocl", "-n", "16385", "--dilation", "2"],
+        &["--window", "16385 processes"],
+    );
+}
+
+#[test]
+fn files_at_the_edges_name_the_file_row_and_line() {
+    let dir = Out::new("files");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let file = |name: &str, text: &[u8]| {
+        let p = dir.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    refused(
+        &["fit", "farm", "--csv", "/dev/zero"],
+        &["--csv /dev/zero", "64 MiB"],
+    );
+    refused(
+        &["ocl", "-n", "4", "--input", "/dev/zero"],
+        &["--input /dev/zero", "64 MiB"],
+    );
+    refused(
+        &["scaling", "--csv", "/dev/zero"],
+        &["--csv /dev/zero", "64 MiB"],
+    );
+    let head = "k,levels,te_s,tau_s,steady_throughput_per_s\n";
+    let frac = file(
+        "frac.csv",
+        format!("{head}2,3,0.001,0,900\n2.5,3,0.001,0,800\n").as_bytes(),
+    );
+    refused(
+        &["fit", "farm", "--csv", &frac],
+        &["row 3 column 'k'", "not a whole number"],
+    );
+    let huge = file(
+        "huge.csv",
+        format!("{head}2,1000000000,0.001,0,900\n").as_bytes(),
+    );
+    refused(
+        &["fit", "farm", "--csv", &huge],
+        &["row 2 column 'levels'", "0..=4096"],
+    );
+    let twice = file(
+        "twice.csv",
+        b"k,levels,K,te_s,tau_s,steady_throughput_per_s\n",
+    );
+    refused(&["fit", "farm", "--csv", &twice], &["appears twice"]);
+    let garbage = file(
+        "ocl.csv",
+        b"n,k,l,elapsed_s,alpha0_s,alpha1_s,beta_s\n12,2,60,0.001,1e-6,oops,1e-6\n",
+    );
+    refused(
+        &["fit", "ocl", "--transform", "kk", "--csv", &garbage],
+        &["row 2 column 'alpha1_s'", "'oops'"],
+    );
+    let tiny = file(
+        "tiny.csv",
+        b"n,k,l,elapsed_s\n12,2,60,1e-300\n12,3,60,0.001\n12,4,60,0.002\n",
+    );
+    refused(
+        &["fit", "ocl", "--transform", "kk", "--csv", &tiny],
+        &["row 2 column 'elapsed_s'", "1e-12..=1e12"],
+    );
+    let parents = file("parents.txt", "\u{feff}-\n0\n0 x\n".as_bytes());
+    refused(
+        &["emulate", "-t", &format!("parents:{parents}")],
+        &["--topology", &format!("{parents}: line 3: entry 3 is 'x'")],
+    );
+    let stream = file("a.txt", "\u{feff}1\n2\nthree\n".as_bytes());
+    let o = run(&["ocl", "-n", "2", "--input", &stream], &dir.0.join("x"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("line 3: 'three' is not an integer"), "{err}");
+    assert!(!err.contains('\u{feff}'), "an invisible character: {err}");
+}
+
+/// Every file and folder under `dir` whose name marks it temporary.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with(".mc-tmp-") || name.starts_with(".mc-probe-") {
+                found.push(p.clone());
+            }
+            if p.is_dir() && !p.is_symlink() {
+                stack.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// Whatever moment SIGTERM comes, the run ends with 128 + 15 (or 0 if it had finished), leaves
+/// no temporary file, and the results folder holds nothing of it or its whole set.
+#[test]
+fn a_terminated_sweep_leaves_its_folder_as_it_was_or_complete() {
+    let out = Out::new("sigterm");
+    let child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args([
+            "sweep",
+            "farm",
+            "--topologies",
+            "chain:1-8,binary:1-4",
+            "--tasks",
+            "4000",
+            "--mode",
+            "virtual",
+            "--out",
+        ])
+        .arg(&out.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Any moment will do: the checks below hold whenever the signal lands.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    use std::os::unix::process::ExitStatusExt;
+    match (o.status.code(), o.status.signal()) {
+        (Some(143), _) => assert!(err.contains("stopped by SIGTERM"), "{err}"),
+        (Some(0), _) => {}
+        // Killed before it could install its handler: it had written nothing yet.
+        (None, Some(15)) => {}
+        other => panic!("exit {other:?}: {err}"),
+    }
+    assert_eq!(temporaries(&out.0), Vec::<PathBuf>::new());
+    let runs = out.0.join("sweep-farm");
+    for run in std::fs::read_dir(&runs).into_iter().flatten().flatten() {
+        let p = run.path();
+        assert!(
+            p.join("manifest.json").exists(),
+            "{} is incomplete",
+            p.display()
+        );
+    }
+    let nothing = err.contains("nothing of this run was published") || o.status.signal().is_some();
+    if nothing {
+        assert!(
+            !out.0.exists(),
+            "the results folder was not there before: {err}"
+        );
+    }
+}
