@@ -100,8 +100,8 @@ mod tree;
 
 pub use compare::{
     CompareError, Drain, Errors, FarmComparison, FarmExperiment, FloodFillDrain, Measured,
-    PEAK_SEARCH_CHAIN_LEVELS, PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples, error_pct,
-    guided_limits, worst_fidelity,
+    MissingTerm, PEAK_SEARCH_CHAIN_LEVELS, PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples,
+    error_pct, guided_limits, worst_fidelity,
 };
 pub use config::{Bound, FarmModel, FarmTopology, Prediction};
 pub use drain::{
@@ -121,7 +121,8 @@ pub use model::{
 };
 pub use program::{
     FarmError, FarmRun, FarmSpec, Kernel, PRIME_CANDIDATE, Packet, PacketResult, TRIAL_DIVISION,
-    TaskTimes, count_primes, count_primes_metered, is_prime, run, sequential, task_times_ns,
+    TaskTimes, count_primes, count_primes_metered, is_prime, run, sequential, sequential_metered,
+    task_times_ns,
 };
 pub use tree::{
     FrameworkSolution, ProcessorCosts, TreeSolution, flood_fill_tree, framework_linear_system,
