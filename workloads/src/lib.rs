@@ -17,6 +17,7 @@ pub mod hints;
 pub mod ising;
 pub mod ocl;
 pub mod repetitions;
+pub mod speedup;
 pub mod synthetic;
 pub mod tree;
 pub mod unit_costs;

@@ -111,7 +111,7 @@ pub use drain::{
 pub use figures::{
     CurvePoint, FIGURE_CHAIN_LEVELS, GranularityCurve, SpeedupCurve, figure4, figure5, max_levels,
 };
-pub use fit::{BetaFit, ThroughputObservation, fit_betas};
+pub use fit::{BetaFit, ThroughputObservation, fit_betas, fit_overheads, grid_overheads};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};
 pub use model::{
     FarmCosts, TreeShape, execution_time_s, level_fractions, link_limited_throughput_per_s,
