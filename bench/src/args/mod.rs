@@ -10,6 +10,7 @@ mod fit;
 mod ising;
 mod ocl;
 mod pingpong;
+mod speedup;
 mod sweep;
 mod tour;
 mod values;
@@ -32,6 +33,7 @@ pub(crate) use ocl::{
     CostsArg, FitOclArgs, OclArgs, OclMachineArgs, SweepOclArgs, TableArg, WeightingArg,
 };
 pub(crate) use pingpong::PingpongArgs;
+pub(crate) use speedup::{SpeedupArgs, SpeedupKernelArg};
 pub(crate) use sweep::{CellRepeatArgs, SweepCommand, SweepDncArgs, SweepFarmArgs};
 pub(crate) use tour::TourArgs;
 pub(crate) use values::parse_duration;

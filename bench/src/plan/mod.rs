@@ -22,6 +22,7 @@ mod output;
 mod pingpong;
 mod repeat;
 mod run;
+mod speedup;
 mod sweep;
 mod tour;
 
@@ -42,5 +43,6 @@ pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;
+pub(crate) use speedup::SpeedupCommandPlan;
 pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
 pub(crate) use tour::TourPlan;

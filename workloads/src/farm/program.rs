@@ -185,6 +185,10 @@ impl Job for FarmJob {
         !matches!(self.kernel, Kernel::Synthetic)
     }
 
+    fn forwarding_is_real(&self) -> bool {
+        false
+    }
+
     fn execute_time(&self, task: &Packet, _level: u32) -> Duration {
         match self.kernel {
             Kernel::Synthetic => Duration::from_nanos(task.work.iter().sum()),

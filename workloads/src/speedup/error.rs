@@ -15,6 +15,9 @@ pub enum SpeedupError {
     /// The workload cannot run.
     #[error(transparent)]
     Workload(#[from] WorkloadError),
+    /// The plan measures nothing: no measured round, or no processor count, or none is 1.
+    #[error("a speedup needs at least one measured round and the processor counts to include 1")]
+    EmptyPlan,
     /// A run on the runtime failed.
     #[error(transparent)]
     Runtime(#[from] RuntimeError),

@@ -66,7 +66,8 @@ pub struct Predicted {
     pub wall_s: f64,
     /// The median sequential time over it.
     pub speedup: f64,
-    /// The runtime's median speedup against it, percent.
+    /// The speedup error of the runtime's median time against it, percent:
+    /// `(T_seq/T_runtime) / (T_seq/T_model) − 1 = T_model/T_runtime − 1`.
     pub error_pct: f64,
 }
 
@@ -147,6 +148,9 @@ impl SpeedupPlan {
     /// Steps 1 and 2: describes the host, makes the inputs and the reference (timed), builds
     /// the pools.
     pub fn prepare(&self) -> Result<Prepared<'_>, SpeedupError> {
+        if self.rounds == 0 || !self.processors.contains(&1) {
+            return Err(SpeedupError::EmptyPlan);
+        }
         self.workload.check(&self.processors)?;
         let host = Host::before(self.max_processors());
         let inputs = self.workload.inputs()?;
@@ -219,9 +223,7 @@ impl Prepared<'_> {
         }
         // Step 4: summarise.
         let sequential: Vec<f64> = rounds.iter().map(|r| r.sequential_s).collect();
-        let sequential_s = Spread::of(&sequential).ok_or(SpeedupError::Workload(
-            crate::speedup::kernel::WorkloadError::ZeroTasks("rounds"),
-        ))?;
+        let sequential_s = Spread::of(&sequential).ok_or(SpeedupError::EmptyPlan)?;
         let column = |i: usize, f: fn(&crate::speedup::rounds::AtP) -> f64| -> Vec<f64> {
             rounds.iter().map(|r| f(&r.at[i])).collect()
         };
@@ -269,11 +271,10 @@ impl Prepared<'_> {
         if let Some(f) = &fitted {
             for pt in &mut points {
                 let wall_s = predict_s(&plan.workload, &costs, f.overheads, pt.processors)?;
-                let speedup = sequential_s.median / wall_s;
                 pt.model = Some(Predicted {
                     wall_s,
-                    speedup,
-                    error_pct: 100.0 * (pt.runtime.speedup.median / speedup - 1.0),
+                    speedup: sequential_s.median / wall_s,
+                    error_pct: 100.0 * (wall_s / pt.runtime.wall_s.median - 1.0),
                 });
             }
         }

@@ -173,9 +173,12 @@ pub enum WorkloadError {
     /// A queue of 0.
     #[error("the engine's queue must hold at least one task")]
     ZeroQueue,
-    /// A size that does not fit this host's integers.
+    /// A number of tasks (or a product with it) that does not fit this host's integers.
     #[error("{0} is too large for this host")]
-    TooLarge(&'static str),
+    TasksTooLarge(&'static str),
+    /// A grain that does not fit.
+    #[error("{0} is too large for this host")]
+    GrainTooLarge(&'static str),
     /// OCL: `P · K` does not divide `N`.
     #[error(
         "the OCL array of P = {processors} processes needs P × K = {processors} × {packet} to \
@@ -241,21 +244,23 @@ impl Workload {
         if self.queue == 0 {
             return Err(WorkloadError::ZeroQueue);
         }
-        usize::try_from(self.tasks).map_err(|_| WorkloadError::TooLarge(k.tasks_unit()))?;
-        usize::try_from(self.grain).map_err(|_| WorkloadError::TooLarge(k.grain_unit()))?;
+        usize::try_from(self.tasks).map_err(|_| WorkloadError::TasksTooLarge(k.tasks_unit()))?;
+        usize::try_from(self.grain).map_err(|_| WorkloadError::GrainTooLarge(k.grain_unit()))?;
         match k {
             Kernel::PrimesChain | Kernel::PrimesTree => {
                 self.tasks
                     .checked_mul(self.grain)
-                    .ok_or(WorkloadError::TooLarge("the range of integers"))?;
+                    .ok_or(WorkloadError::TasksTooLarge(
+                        "the range of integers (tasks × grain)",
+                    ))?;
             }
             Kernel::Mergesort => {
                 usize::try_from(self.tasks.saturating_mul(self.grain))
-                    .map_err(|_| WorkloadError::TooLarge("the keys"))?;
+                    .map_err(|_| WorkloadError::TasksTooLarge("the keys (lists × keys a list)"))?;
             }
             Kernel::Ising => {
                 u32::try_from(self.grain)
-                    .map_err(|_| WorkloadError::TooLarge("sweeps a sample"))?;
+                    .map_err(|_| WorkloadError::GrainTooLarge("sweeps a sample"))?;
                 ising_config(self.grain, self.seed)?;
             }
             Kernel::Ocl => {
@@ -375,6 +380,9 @@ mod tests {
         );
         let mut w = Workload::new(Kernel::PrimesChain);
         w.tasks = u64::MAX;
-        assert!(matches!(w.check(&[1]), Err(WorkloadError::TooLarge(_))));
+        assert!(matches!(
+            w.check(&[1]),
+            Err(WorkloadError::TasksTooLarge(_))
+        ));
     }
 }

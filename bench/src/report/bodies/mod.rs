@@ -8,6 +8,7 @@ mod ising;
 mod ocl;
 mod pingpong;
 mod predict;
+mod speedup;
 mod sweep;
 mod tour;
 
@@ -19,6 +20,7 @@ pub(crate) use ising::IsingReport;
 pub(crate) use ocl::{FitOclReport, OclReport, SweepOclReport, SweepOclRow};
 pub(crate) use pingpong::PingpongReport;
 pub(crate) use predict::{PredictDncReport, PredictFarmReport};
+pub(crate) use speedup::SpeedupReport;
 #[cfg(test)]
 pub(crate) use sweep::sweep_rows;
 pub(crate) use sweep::{CellInputs, SweepReport, publish_sweep};
