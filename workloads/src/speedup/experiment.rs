@@ -15,10 +15,11 @@
 //!    by round against that round's sequential time (the *real* speedup), the runtime's
 //!    *rough* speedup against its own run on one processor (the scalability paper's), the
 //!    efficiency, and the runtime/rayon ratio.
-//! 5. **Model**: the kernel's costs measured ([`WorkCosts::measure`]), its overheads fitted to
-//!    the runtime's median times ([`fit`]), and the predicted time and speedup at every P.
-//! 6. **Grain** (optional): the same at P = the largest, over a range of grains
+//! 5. **Grain** (optional): the same at P = the largest, over a range of grains
 //!    ([`crate::speedup::GrainSweep`]).
+//! 6. **Model**: the kernel's costs measured ([`WorkCosts::measure`]), its overheads fitted to
+//!    all the runtime's median times, the grain sweep's included ([`fit`]), and the predicted
+//!    time and speedup at every P and efficiency at every grain.
 //! 7. **Describe the host again**: the load average after.
 
 use rayon::ThreadPool;
@@ -28,7 +29,7 @@ use crate::speedup::baselines::rayon as with_rayon;
 use crate::speedup::error::SpeedupError;
 use crate::speedup::grain::{GrainSweep, sweep_grains};
 use crate::speedup::host::Host;
-use crate::speedup::kernel::{Inputs, Output, Workload};
+use crate::speedup::kernel::{Inputs, Kernel, Output, Workload};
 use crate::speedup::model::{ModelFit, Observation, WorkCosts, fit, predict_s};
 use crate::speedup::rounds::{Bench, Round, Timing, ratios, time_sequential};
 use crate::speedup::spread::Spread;
@@ -251,14 +252,23 @@ impl Prepared<'_> {
                 points.push(point);
             }
         }
-        // Step 5: the model.
+        // Step 5: the grain sweep.
+        let (mut grain, grain_observations) = match &plan.grains {
+            Some(grains) => {
+                let (sweep, obs) = sweep_grains(plan, grains, &self.pools, &mut step)?;
+                (Some(sweep), obs)
+            }
+            None => (None, Vec::new()),
+        };
+        // Step 6: the model, fitted to every median time of the runtime (the grain sweep's
+        // too: their range of task times pins the overheads down).
         let costs = WorkCosts::measure(
             &plan.workload,
             &bench.inputs,
             sequential_s.median,
             &plan.processors,
         )?;
-        let observations: Vec<Observation> = points
+        let mut observations: Vec<Observation> = points
             .iter()
             .map(|pt| Observation {
                 workload: plan.workload.clone(),
@@ -267,7 +277,10 @@ impl Prepared<'_> {
                 wall_s: pt.runtime.wall_s.median,
             })
             .collect();
-        let fitted = fit(plan.workload.kernel, &observations, false)?;
+        observations.extend(grain_observations.iter().cloned());
+        // OCL's communication cost grows with the packet: fit α0 + Kα1 when K varies.
+        let over_packets = plan.workload.kernel == Kernel::Ocl && grain.is_some();
+        let fitted = fit(plan.workload.kernel, &observations, over_packets)?;
         if let Some(f) = &fitted {
             for pt in &mut points {
                 let wall_s = predict_s(&plan.workload, &costs, f.overheads, pt.processors)?;
@@ -277,18 +290,10 @@ impl Prepared<'_> {
                     error_pct: 100.0 * (wall_s / pt.runtime.wall_s.median - 1.0),
                 });
             }
+            if let Some(g) = &mut grain {
+                g.predict(f, &grain_observations)?;
+            }
         }
-        // Step 6: the grain sweep.
-        let grain = match &plan.grains {
-            Some(grains) => Some(sweep_grains(
-                plan,
-                grains,
-                &self.pools,
-                fitted.as_ref(),
-                &mut step,
-            )?),
-            None => None,
-        };
         // Step 7.
         Ok(SpeedupResult {
             plan: plan.clone(),

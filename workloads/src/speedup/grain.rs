@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use crate::speedup::error::SpeedupError;
 use crate::speedup::experiment::SpeedupPlan;
-use crate::speedup::kernel::{Kernel, Workload};
-use crate::speedup::model::{ModelFit, Observation, WorkCosts, fit, predict_s};
+use crate::speedup::kernel::Workload;
+use crate::speedup::model::{ModelFit, Observation, WorkCosts, predict_s};
 use crate::speedup::rounds::{Bench, Timing, time_sequential};
 use crate::speedup::spread::Spread;
 
@@ -65,8 +65,6 @@ pub struct GrainSweep {
     pub points: Vec<GrainPoint>,
     /// Where each variant reaches each target efficiency.
     pub thresholds: Vec<Threshold>,
-    /// OCL only: `α0`, `α1` fitted over the packet sizes (γ = α0 + Kα1 changes with K).
-    pub fit: Option<ModelFit>,
 }
 
 /// The smallest grain from which on `efficiency` stays at or above `target`, interpolated
@@ -93,15 +91,15 @@ pub fn threshold(points: &[(f64, f64, f64)], target: f64) -> (Option<f64>, Optio
     (Some(lerp_log(a.0, b.0)), Some(lerp_log(a.1, b.1)), false)
 }
 
-/// Runs the sweep of `plan` over `grains` at its largest P, with the P sweep's `fitted`
-/// overheads for the model (OCL fits its own over the packet sizes).
+/// Runs the sweep of `plan` over `grains` at its largest P: the sweep (its model's
+/// efficiencies and the thresholds still to come, see [`GrainSweep::predict`]) and the
+/// runtime's median times as observations for the model's fit.
 pub(crate) fn sweep_grains(
     plan: &SpeedupPlan,
     grains: &[u64],
     pools: &[(usize, ThreadPool)],
-    fitted: Option<&ModelFit>,
     step: &mut dyn FnMut(&str),
-) -> Result<GrainSweep, SpeedupError> {
+) -> Result<(GrainSweep, Vec<Observation>), SpeedupError> {
     let p = plan.max_processors();
     let mut grains = grains.to_vec();
     grains.sort_unstable();
@@ -156,49 +154,61 @@ pub(crate) fn sweep_grains(
             model_efficiency: None,
         });
     }
-    // The model: the P sweep's overheads; OCL's communication cost depends on K, so it is
-    // fitted here, over the packet sizes.
-    let own_fit = if plan.workload.kernel == Kernel::Ocl && observations.len() >= 2 {
-        fit(Kernel::Ocl, &observations, true)?
-    } else {
-        None
-    };
-    if let Some(f) = own_fit.as_ref().or(fitted) {
-        for (point, o) in points.iter_mut().zip(&observations) {
-            let t = predict_s(&o.workload, &o.costs, f.overheads, p)?;
-            point.model_efficiency = Some(point.sequential_s.median / (p as f64 * t));
-        }
-    }
-    let mut thresholds = Vec::new();
-    let series: [(&'static str, Efficiency); 4] = [
-        ("runtime", |g| Some(g.runtime.efficiency)),
-        ("rayon", |g| Some(g.rayon.efficiency)),
-        ("scoped threads", |g| Some(g.scoped.efficiency)),
-        ("model", |g| g.model_efficiency),
-    ];
-    for (who, efficiency) in series {
-        let pts: Option<Vec<(f64, f64, f64)>> = points
-            .iter()
-            .map(|g| Some((g.grain as f64, g.task_s, efficiency(g)?)))
-            .collect();
-        let Some(pts) = pts else { continue };
-        for target in EFFICIENCY_TARGETS {
-            let (grain, task_s, at_most) = threshold(&pts, target);
-            thresholds.push(Threshold {
-                who,
-                efficiency: target,
-                grain,
-                task_s,
-                at_most,
-            });
-        }
-    }
-    Ok(GrainSweep {
+    let mut sweep = GrainSweep {
         processors: p,
         points,
-        thresholds,
-        fit: own_fit,
-    })
+        thresholds: Vec::new(),
+    };
+    sweep.thresholds = sweep.thresholds_of_all();
+    Ok((sweep, observations))
+}
+
+impl GrainSweep {
+    /// Fills in the model's efficiency at every grain with the overheads of `fitted` (the
+    /// `observations` are the sweep's own, in its order), and the thresholds.
+    pub(crate) fn predict(
+        &mut self,
+        fitted: &ModelFit,
+        observations: &[Observation],
+    ) -> Result<(), SpeedupError> {
+        let p = self.processors;
+        for (point, o) in self.points.iter_mut().zip(observations) {
+            let t = predict_s(&o.workload, &o.costs, fitted.overheads, p)?;
+            point.model_efficiency = Some(point.sequential_s.median / (p as f64 * t));
+        }
+        self.thresholds = self.thresholds_of_all();
+        Ok(())
+    }
+
+    /// Where each variant (and the model, once predicted) reaches each target efficiency.
+    fn thresholds_of_all(&self) -> Vec<Threshold> {
+        let mut thresholds = Vec::new();
+        let series: [(&'static str, Efficiency); 4] = [
+            ("runtime", |g| Some(g.runtime.efficiency)),
+            ("rayon", |g| Some(g.rayon.efficiency)),
+            ("scoped threads", |g| Some(g.scoped.efficiency)),
+            ("model", |g| g.model_efficiency),
+        ];
+        for (who, efficiency) in series {
+            let pts: Option<Vec<(f64, f64, f64)>> = self
+                .points
+                .iter()
+                .map(|g| Some((g.grain as f64, g.task_s, efficiency(g)?)))
+                .collect();
+            let Some(pts) = pts else { continue };
+            for target in EFFICIENCY_TARGETS {
+                let (grain, task_s, at_most) = threshold(&pts, target);
+                thresholds.push(Threshold {
+                    who,
+                    efficiency: target,
+                    grain,
+                    task_s,
+                    at_most,
+                });
+            }
+        }
+        thresholds
+    }
 }
 
 #[cfg(test)]

@@ -50,6 +50,21 @@ fn cpu_ticks(stat: &str) -> Option<(u64, u64)> {
     Some((idle, total))
 }
 
+/// This process's CPU time, user and system, from `/proc/self/stat` (ticks, as `/proc/stat`).
+fn own_ticks(stat: &str) -> Option<u64> {
+    // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+/// CPU ticks of the whole host (busy, total) and of this process, now.
+fn ticks_now() -> Option<(u64, u64, u64)> {
+    let (idle, total) = cpu_ticks(&std::fs::read_to_string("/proc/stat").ok()?)?;
+    let own = own_ticks(&std::fs::read_to_string("/proc/self/stat").ok()?)?;
+    Some((total - idle, total, own))
+}
+
 /// The cores that were idle over the next `window`, on average: `cores × idle share` from
 /// `/proc/stat` (time stolen by a hypervisor counts as busy). `None` where it cannot be read.
 pub fn free_cores(cores: usize, window: Duration) -> Option<f64> {
@@ -114,6 +129,12 @@ pub struct Host {
     pub load_after: Option<LoadAverage>,
     /// Cores idle, on average, over half a second just before the experiment.
     pub free_cores_before: Option<f64>,
+    /// Cores that other processes kept busy, on average, during the experiment: the host's
+    /// busy time less this process's, over the elapsed time.
+    pub others_cores_during: Option<f64>,
+    /// The host's and this process's CPU ticks when the experiment started.
+    #[serde(skip)]
+    ticks_before: Option<(u64, u64, u64)>,
 }
 
 impl Host {
@@ -127,20 +148,35 @@ impl Host {
             load_before: LoadAverage::now(),
             load_after: None,
             free_cores_before: free_cores(cores, Duration::from_millis(500)),
+            others_cores_during: None,
+            ticks_before: ticks_now(),
         }
     }
 
-    /// Adds the load average after the experiment.
+    /// Adds the load average after the experiment and what other processes used during it.
     pub fn after(mut self) -> Self {
         self.load_after = LoadAverage::now();
+        if let (Some((busy0, total0, own0)), Some((busy1, total1, own1))) =
+            (self.ticks_before, ticks_now())
+        {
+            let total = total1.saturating_sub(total0);
+            let others = (busy1.saturating_sub(busy0)).saturating_sub(own1.saturating_sub(own0));
+            if total > 0 {
+                self.others_cores_during = Some(self.cores as f64 * others as f64 / total as f64);
+            }
+        }
         self
     }
 
-    /// Whether the host was shared: fewer cores idle before the run than the largest P needs
-    /// (with half a core's slack for the host's own noise).
+    /// Whether the host was shared: fewer cores idle before the run than the largest P needs,
+    /// or other processes busy during it (each with half a core's slack for the host's own
+    /// noise).
     pub fn shared_for(&self, processors: usize) -> bool {
-        self.free_cores_before
-            .is_some_and(|free| free + 0.5 < processors as f64)
+        let before = self
+            .free_cores_before
+            .is_some_and(|free| free + 0.5 < processors as f64);
+        let during = self.others_cores_during.is_some_and(|o| o > 0.5);
+        before || during
     }
 }
 
@@ -156,6 +192,9 @@ mod tests {
         let stat = "cpu  100 5 20 300 10 0 2 3 0 0\ncpu0 1 2 3 4\n";
         assert_eq!(cpu_ticks(stat), Some((310, 440)));
         assert_eq!(cpu_ticks("intr 1 2"), None);
+        // A command with spaces and parentheses; utime 7 and stime 5 are fields 14 and 15.
+        let own = "42 (my (odd) cmd) R 1 42 42 0 -1 4194304 100 0 0 0 7 5 0 0 20 0 1 0";
+        assert_eq!(own_ticks(own), Some(12));
     }
 
     #[test]
@@ -167,13 +206,23 @@ mod tests {
             load_before: None,
             load_after: None,
             free_cores_before: Some(1.2),
+            others_cores_during: Some(0.1),
+            ticks_before: None,
         };
         assert!(!h.shared_for(1));
         assert!(h.shared_for(2));
         let unknown = Host {
             free_cores_before: None,
-            ..h
+            others_cores_during: None,
+            ..h.clone()
         };
         assert!(!unknown.shared_for(4));
+        // Idle before, busy during.
+        let busy = Host {
+            free_cores_before: Some(4.0),
+            others_cores_during: Some(0.9),
+            ..h
+        };
+        assert!(busy.shared_for(1));
     }
 }

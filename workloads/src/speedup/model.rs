@@ -298,10 +298,11 @@ pub fn fit(
         Kernel::PrimesChain | Kernel::PrimesTree | Kernel::Mergesort => {
             let forwarding = observations.iter().any(|o| o.processors >= 2);
             if forwarding && observations.len() >= 2 {
+                // The grid spans four decades below the longest time per task.
                 let scale = observations
                     .iter()
                     .map(|o| o.wall_s / o.workload.tasks as f64)
-                    .fold(f64::INFINITY, f64::min);
+                    .fold(0.0, f64::max);
                 let model = |i: usize, be: f64, bf: f64| {
                     predict(
                         &observations[i],

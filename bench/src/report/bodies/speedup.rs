@@ -223,8 +223,8 @@ impl SpeedupReport {
         }
         vec![
             Block::Text(format!(
-                "model: {}; the runtime's own overheads fitted to its median times (largest \
-                 relative residual {:.1} %):",
+                "model: {}; the runtime's own overheads fitted to all its median times, the \
+                 grain sweep's included (largest relative residual {:.1} %):",
                 f.model,
                 100.0 * f.max_relative_residual
             )),
@@ -285,32 +285,19 @@ impl SpeedupReport {
                 Self::threshold_text(at(0.9)),
             ]);
         }
-        let mut blocks = vec![
+        vec![
             Block::Text(format!(
                 "Efficiency against grain at P = {} ({unit}; the total work kept):",
                 g.processors
             )),
             Block::Table(t),
             Block::Text(
-                "Where each reaches 50 % and 90 % efficiency: the grain (and the \
-                         sequential time of a task there), interpolated between the grains \
-                         measured:"
+                "Where each reaches 50 % and 90 % efficiency: the grain (and the sequential \
+                 time of a task there), interpolated between the grains measured:"
                     .into(),
             ),
             Block::Table(th),
-        ];
-        if let Some(f) = &g.fit {
-            let params: Vec<String> = f
-                .parameters
-                .iter()
-                .map(|p| format!("{} = {}", p.name, human_s(p.value_s)))
-                .collect();
-            blocks.push(Block::Text(format!(
-                "the model's communication cost per packet, fitted over the packet sizes: {}",
-                params.join(", ")
-            )));
-        }
-        blocks
+        ]
     }
 
     /// What the user should know about the host.
@@ -318,7 +305,11 @@ impl SpeedupReport {
         let h: &Host = &self.result.host;
         let largest = self.result.plan.max_processors();
         let mut w = Vec::new();
-        if let (true, Some(free)) = (h.shared_for(largest), h.free_cores_before) {
+        let shared = h.shared_for(largest);
+        let idle_before = h
+            .free_cores_before
+            .filter(|f| shared && f + 0.5 < largest as f64);
+        if let Some(free) = idle_before {
             w.push(Block::Warning(format!(
                 "only {free:.1} of {} cores were idle just before the run{}: at P above that \
                  the processors shared their cores with other work, so the speedups there are \
@@ -326,6 +317,14 @@ impl SpeedupReport {
                 h.cores,
                 h.load_before
                     .map_or(String::new(), |l| format!(" (load average {:.2})", l.one))
+            )));
+        }
+        if let Some(others) = h.others_cores_during.filter(|o| shared && *o > 0.5) {
+            w.push(Block::Warning(format!(
+                "other processes kept {others:.1} of the {} cores busy on average during the \
+                 run: the measurements shared the host, and its speedups and efficiencies are \
+                 lower and noisier than a quiet host's; rerun on an idle host",
+                h.cores
             )));
         }
         if !h.pinning {
@@ -348,13 +347,15 @@ impl SpeedupReport {
         };
         format!(
             "host: {} ({} cores), pinning {}; load average {} before, {} after; {} cores idle \
-             just before",
+             just before; other processes kept {} cores busy during the run",
             h.cpu_model,
             h.cores,
             if h.pinning { "works" } else { "failed" },
             load(h.load_before),
             load(h.load_after),
             h.free_cores_before
+                .map_or("unknown".into(), |f| format!("{f:.1}")),
+            h.others_cores_during
                 .map_or("unknown".into(), |f| format!("{f:.1}"))
         )
     }
