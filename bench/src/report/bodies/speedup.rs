@@ -223,9 +223,14 @@ impl SpeedupReport {
         }
         vec![
             Block::Text(format!(
-                "model: {}; the runtime's own overheads fitted to all its median times, the \
-                 grain sweep's included (largest relative residual {:.1} %):",
+                "model: {}; the runtime's own overheads fitted to its median times{} (largest \
+                 relative residual {:.1} %):",
                 f.model,
+                if self.result.grain.is_some() {
+                    ", the grain sweep's included"
+                } else {
+                    ""
+                },
                 100.0 * f.max_relative_residual
             )),
             Block::Table(t),
