@@ -73,6 +73,8 @@ pub(crate) struct SpeedupCommandPlan {
     pub(crate) experiment: SpeedupPlan,
     /// Whether 1 was added to the processor counts given.
     pub(crate) one_added: bool,
+    /// P left out of the default counts: OCL arrays that do not fit the window.
+    pub(crate) skipped: Vec<usize>,
     /// The cores this process may use.
     pub(crate) cores: usize,
     /// The run's folder.
@@ -86,7 +88,7 @@ impl SpeedupCommandPlan {
     pub(crate) fn new(a: &SpeedupArgs, out: &Path) -> Result<Self, ArgError> {
         let k = kernel(a.kernel);
         let cores = usable_cores();
-        let (processors, one_added) = match &a.processors {
+        let (mut processors, one_added) = match &a.processors {
             Some(list) => {
                 let p = processor_counts(list)?;
                 let given_one = split_list("--processors", list)?
@@ -119,17 +121,41 @@ impl SpeedupCommandPlan {
         } else {
             workload.window = DEFAULT_OCL_WINDOW;
         }
+        // By default, OCL measures the P whose arrays fit its window (P × K divides N).
+        let mut skipped = Vec::new();
+        if a.processors.is_none() {
+            processors.retain(|&p| {
+                let fits = workload.check(&[p]).is_ok();
+                if !fits {
+                    skipped.push(p);
+                }
+                fits
+            });
+        }
         workload
             .check(&processors)
             .map_err(|e| workload_error(&e, a.window.is_some()))?;
         let largest = processors.iter().copied().max().unwrap_or(1);
+        let fits = |g: u64| workload.at_grain(g).check(&[largest]);
         let grains = match a.grains.as_deref() {
             None => None,
-            Some("default") => Some(k.default_grains()),
+            // The kernel's grains that fit (OCL: the packets that divide N/P).
+            Some("default") => Some(
+                k.default_grains()
+                    .into_iter()
+                    .filter(|&g| fits(g).is_ok())
+                    .collect(),
+            ),
             Some(list) => Some(counts::<u64>("--grains", list)?),
         };
+        if grains.as_ref().is_some_and(Vec::is_empty) {
+            return Err(ArgError::new(
+                "--grains",
+                format!("none of the kernel's grains fits at P = {largest}: give a list"),
+            ));
+        }
         for &g in grains.iter().flatten() {
-            workload.at_grain(g).check(&[largest]).map_err(|e| {
+            fits(g).map_err(|e| {
                 ArgError::new(
                     "--grains",
                     format!("grain {g}: {}", workload_error(&e, false)),
@@ -145,6 +171,7 @@ impl SpeedupCommandPlan {
                 grains,
             },
             one_added,
+            skipped,
             cores,
             folder: RunFolderPlan::new(out, &a.name)?,
             output: OutputPlan::new(&a.output)?,
@@ -158,15 +185,16 @@ impl SpeedupCommandPlan {
         let k = w.kernel;
         let list: Vec<String> = e.processors.iter().map(ToString::to_string).collect();
         let mut i = Inputs::new();
+        let note = match (self.one_added, self.skipped.is_empty()) {
+            (true, _) => " (1 added)".to_string(),
+            (false, false) => {
+                let s: Vec<String> = self.skipped.iter().map(ToString::to_string).collect();
+                format!(" ({} left out: P × K does not divide N)", s.join(","))
+            }
+            (false, true) => String::new(),
+        };
         i.add("kernel", k.name())
-            .add(
-                "processors",
-                if self.one_added {
-                    format!("{} (1 added)", list.join(","))
-                } else {
-                    list.join(",")
-                },
-            )
+            .add("processors", format!("{}{note}", list.join(",")))
             .add("tasks", format!("{} {}", w.tasks, k.tasks_unit()))
             .add("grain", format!("{} {}", w.grain, k.grain_unit()));
         if k == Kernel::Ocl {

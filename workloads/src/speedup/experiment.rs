@@ -238,7 +238,7 @@ impl Prepared<'_> {
             let summary = (|| {
                 Some(Point {
                     processors: p,
-                    topology: plan.workload.kernel.topology(p).ok()?.to_string(),
+                    topology: plan.workload.kernel.topology_name(p).ok()?,
                     runtime: Timing::of(&runtime, &sequential, p)?,
                     rough_speedup: ratios(rough.as_deref()?, &runtime)?,
                     setup_s: Spread::of(&column(i, |a| a.setup_s))?,

@@ -123,8 +123,22 @@ impl Kernel {
             ),
             Kernel::Mergesort if processors <= 1 => Topology::chain(processors),
             Kernel::Mergesort => Topology::kary_tree(processors - 1, 2),
+            Kernel::Ising if processors <= 1 => Topology::chain(processors),
             Kernel::Ising => Mechanism::Tree.topology(processors),
         }
+    }
+}
+
+impl Kernel {
+    /// The runtime's topology for P processors as a report names it: its own name, or for a
+    /// tree given by a parent relation, the kind of tree.
+    pub fn topology_name(self, processors: usize) -> Result<String, TopologyError> {
+        let t = self.topology(processors)?;
+        Ok(match (self, processors) {
+            (Kernel::PrimesTree, 2..) => format!("binary tree of {processors} (heap order)"),
+            (Kernel::Ising, 2..) => format!("binomial tree of {processors}"),
+            _ => t.to_string(),
+        })
     }
 }
 
@@ -342,6 +356,9 @@ mod tests {
         assert_eq!(t.children(1), &[3, 4]);
         // Mergesort's root splits P − 1 ways.
         assert_eq!(Kernel::Mergesort.topology(4).unwrap().children(0).len(), 3);
+        assert_eq!(Kernel::Mergesort.topology_name(4).unwrap(), "tree:3:2");
+        assert_eq!(Kernel::Ising.topology_name(4).unwrap(), "binomial tree of 4");
+        assert_eq!(Kernel::Ising.topology_name(1).unwrap(), "chain:1");
     }
 
     #[test]
