@@ -26,7 +26,8 @@ pub struct GrainPoint {
     pub grain: u64,
     /// Tasks at this grain (the total work kept).
     pub tasks: u64,
-    /// The sequential program's time of one task, seconds (its median time over the tasks).
+    /// The sequential program's time of one task (for OCL, of one packet's outputs), seconds:
+    /// its median time over the units of scheduling ([`Workload::units`]).
     pub task_s: f64,
     /// The sequential program's wall time, seconds.
     pub sequential_s: Spread,
@@ -146,7 +147,7 @@ pub(crate) fn sweep_grains(
         points.push(GrainPoint {
             grain: g,
             tasks: workload.tasks,
-            task_s: sequential_s.median / workload.tasks as f64,
+            task_s: sequential_s.median / workload.units() as f64,
             sequential_s,
             runtime: Timing::of(&col(|a| a.runtime_s), &seq, p).ok_or_else(missing)?,
             rayon: Timing::of(&col(|a| a.rayon_s), &seq, p).ok_or_else(missing)?,

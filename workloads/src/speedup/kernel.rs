@@ -246,6 +246,15 @@ impl Workload {
         }
     }
 
+    /// Its units of scheduling: tasks, lists, samples, or OCL packets `⌈L/K⌉` (each the
+    /// window's comparisons for K outputs).
+    pub fn units(&self) -> u64 {
+        match self.kernel {
+            Kernel::Ocl => self.tasks.div_ceil(self.grain.max(1)),
+            _ => self.tasks,
+        }
+    }
+
     /// Checks the workload for P in `processors`.
     pub fn check(&self, processors: &[usize]) -> Result<(), WorkloadError> {
         let k = self.kernel;
@@ -357,7 +366,10 @@ mod tests {
         // Mergesort's root splits P − 1 ways.
         assert_eq!(Kernel::Mergesort.topology(4).unwrap().children(0).len(), 3);
         assert_eq!(Kernel::Mergesort.topology_name(4).unwrap(), "tree:3:2");
-        assert_eq!(Kernel::Ising.topology_name(4).unwrap(), "binomial tree of 4");
+        assert_eq!(
+            Kernel::Ising.topology_name(4).unwrap(),
+            "binomial tree of 4"
+        );
         assert_eq!(Kernel::Ising.topology_name(1).unwrap(), "chain:1");
     }
 
@@ -369,6 +381,9 @@ mod tests {
         assert_eq!(w.at_grain(u64::MAX).tasks, 1);
         let ocl = Workload::new(Kernel::Ocl);
         assert_eq!(ocl.at_grain(4).tasks, ocl.tasks);
+        // 30 000 values in packets of 16.
+        assert_eq!(ocl.units(), 1875);
+        assert_eq!(w.units(), w.tasks);
     }
 
     #[test]
