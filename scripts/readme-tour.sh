@@ -57,6 +57,8 @@ run predict-farm yes predict farm -t chain:16 --te 10ms --figures
 run farm-random yes farm -t chain:16 --te 10ms --times exponential --runs 5 --warmup 1
 run dnc yes dnc -t binary:3 --te 8ms --split random
 run dnc-mergesort yes dnc -t tree:3:3 --kernel mergesort --keys 100000
+run speedup yes speedup --kernel mergesort
+run speedup-grains yes speedup --kernel primes-chain --grains default
 run sweep-farm yes sweep farm --topologies chain:1-16,binary:1-5 --te 1ms,5ms,10ms --guided
 run fit-farm yes fit farm --csv "$res/sweep-farm/latest/rows.csv"
 run ocl yes ocl --window 500 --transform m1:10 --length 10000

@@ -77,6 +77,9 @@ enum Command {
     /// loop_count, test the candidate's consistency; or the same analysis on your own table
     /// (--csv).
     Scaling(Box<args::ScalingArgs>),
+    /// Real speedup of a real kernel natively on 1…P cores, beside rayon, scoped threads and
+    /// the kernel's model; optionally efficiency against grain.
+    Speedup(Box<args::SpeedupArgs>),
     /// The default tour (what running with no command does).
     Tour(args::TourArgs),
 }
@@ -110,6 +113,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Fit(args::FitCommand::Ocl(a))) => run::fit_ocl::run(a),
         Some(Command::Ising(a)) => run::ising::run(a, out),
         Some(Command::Scaling(a)) => run::scaling::run(a, out),
+        Some(Command::Speedup(a)) => run::speedup::run(a, out),
     }
 }
 

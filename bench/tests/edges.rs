@@ -155,6 +155,21 @@ fn memory_no_host_has_is_refused_before_allocating() {
         ],
         &["--capacity", "of memory"],
     );
+    // 10⁸ lists of 10⁶ keys: 2.2 PiB.
+    refused(
+        &[
+            "speedup",
+            "--kernel",
+            "mergesort",
+            "-P",
+            "1",
+            "--tasks",
+            "100000000",
+            "--grain",
+            "1000000",
+        ],
+        &["--tasks", "of memory"],
+    );
 }
 
 #[test]
@@ -203,6 +218,26 @@ fn meaningless_or_endless_runs_are_refused() {
         &["--tasks"],
     );
     refused(&["ocl", "-n", "100000000"], &["--window", "1..=2097152"]);
+    // 10⁶ Ising samples of 10⁹ sweeps: refused by the rough estimate, before any sample runs.
+    refused(
+        &[
+            "speedup",
+            "--kernel",
+            "ising",
+            "-P",
+            "1",
+            "--tasks",
+            "1000000",
+            "--grain",
+            "1000000000",
+        ],
+        &["--tasks, --grain", "limit of 24 h"],
+    );
+    refused(&["speedup", "--tasks", MAX], &["--tasks", "1..=100000000"]);
+    refused(
+        &["speedup", "--grains", MAX],
+        &["--grains", "1..=1000000000"],
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! confidence intervals, [`hints`] tells the machine's auto mode what a workload does.
 
 pub mod analysis;
+pub mod charging;
 pub mod dnc;
 pub mod estimate;
 pub mod farm;
@@ -16,6 +17,7 @@ pub mod hints;
 pub mod ising;
 pub mod ocl;
 pub mod repetitions;
+pub mod speedup;
 pub mod synthetic;
 pub mod tree;
 pub mod unit_costs;

@@ -12,6 +12,7 @@ mod limits;
 mod ocl;
 mod pingpong;
 mod scaling;
+mod speedup;
 mod sweep;
 mod tour;
 mod values;
@@ -36,6 +37,7 @@ pub(crate) use ocl::{
 };
 pub(crate) use pingpong::PingpongArgs;
 pub(crate) use scaling::{ScalingArgs, ScalingWeightingArg};
+pub(crate) use speedup::{SpeedupArgs, SpeedupKernelArg};
 pub(crate) use sweep::{CellRepeatArgs, SweepCommand, SweepDncArgs, SweepFarmArgs};
 pub(crate) use tour::TourArgs;
 pub(crate) use values::parse_duration;

@@ -24,6 +24,7 @@ mod pingpong;
 mod repeat;
 mod run;
 mod scaling;
+mod speedup;
 mod sweep;
 mod tour;
 
@@ -49,5 +50,6 @@ pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;
 pub(crate) use scaling::{ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
+pub(crate) use speedup::SpeedupCommandPlan;
 pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
 pub(crate) use tour::TourPlan;

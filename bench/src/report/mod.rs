@@ -33,8 +33,8 @@ use serde::Serialize;
 pub(crate) use bodies::{AlternativeFit, Analysis, LoopCountRow, ScalingReport};
 pub(crate) use bodies::{
     CalibrateReport, CellInputs, EmulateReport, FarmReport, FitFarmReport, FitOclReport,
-    IsingReport, OclReport, PingpongReport, PredictDncReport, PredictFarmReport, SweepOclReport,
-    SweepOclRow, TourReport, publish_sweep,
+    IsingReport, OclReport, PingpongReport, PredictDncReport, PredictFarmReport, SpeedupReport,
+    SweepOclReport, SweepOclRow, TourReport, publish_sweep,
 };
 pub(crate) use document::{Block, Document, Figure, Section, Table};
 pub(crate) use meta::Meta;

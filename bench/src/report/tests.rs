@@ -106,6 +106,7 @@ fn comparison(speedup: f64) -> FarmComparison {
                 speedup: 2.494,
             }),
         }),
+        missing_terms: Vec::new(),
         fidelity: fidelity(),
         mode: "dilated",
         dilation: Some(4.0),

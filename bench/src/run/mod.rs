@@ -14,6 +14,7 @@ pub(crate) mod pingpong;
 pub(crate) mod predict_dnc;
 pub(crate) mod predict_farm;
 pub(crate) mod scaling;
+pub(crate) mod speedup;
 pub(crate) mod sweep_dnc;
 pub(crate) mod sweep_farm;
 pub(crate) mod sweep_ocl;

@@ -5,16 +5,21 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Machine, Topology, thread_cpu_time};
+use multicomputer_runtime::{LinkCost, Machine, Payload, Topology, Work};
 use serde::Serialize;
 use thiserror::Error;
 
 use super::DncModel;
 use super::model::{DncLevelCosts, even_split_levels};
-use super::program::{DncError, DncSpec, Splitting, run_mergesort, run_synthetic};
-use crate::farm::{Errors, FarmComparison, Measured, ModelError, TreeShape};
+use super::program::{
+    DncError, DncSpec, Keys, MergeSort, Splitting, mergesort, run_mergesort, run_synthetic,
+};
+use crate::charging::Charger;
+use crate::farm::{
+    Bound, Errors, FarmComparison, Measured, MissingTerm, ModelError, Prediction, TreeShape,
+};
 use crate::hints::{MachineHints, smallest_nonzero};
-use crate::tree::{EngineConfig, engine_events_per_s};
+use crate::tree::{EngineConfig, Job, Message, engine_events_per_s};
 
 /// A divide-and-conquer run measured beside its model.
 pub type DncComparison = FarmComparison;
@@ -75,6 +80,135 @@ pub enum DncCompareError {
     /// Mergesort's output differs from the sequential sort (a bug).
     #[error("mergesort's output differs from the sequential sort")]
     Mismatch,
+}
+
+/// The time a forwarding-bound level spent executing tasks itself, which the model leaves out.
+///
+/// When forwarding bounds the throughput (the paper's `S_max` (k)), the model lets no
+/// intermediate level execute: "the intermediate nodes should not be used for processing
+/// subtasks as this will not increase the throughput" (§3.3.1). The engine's flood fill does
+/// let them execute whenever no child is asking for work, and on the level whose
+/// `T_s(i) + T_j(i)` is largest — the one that sets `t_max` — that time is taken from
+/// forwarding, so it adds to the makespan: each of its processors executes its part of
+/// `(f_b − f̂_b) M` tasks at `T_e(b) + β_e` each (every task visits every processor of a level
+/// once). `None` when the bound is not forwarding or the level executed no more than
+/// predicted.
+fn forwarding_level_execution(
+    model: &DncModel,
+    predicted: &Prediction,
+    measured: &Measured,
+) -> Option<MissingTerm> {
+    if predicted.bound != Bound::Forwarding || model.levels.len() < 2 {
+        return None;
+    }
+    let (i, level) = model
+        .levels
+        .iter()
+        .enumerate()
+        .skip(1)
+        .max_by(|a, b| (a.1.ts_s + a.1.tj_s).total_cmp(&(b.1.ts_s + b.1.tj_s)))?;
+    let excess = measured.fractions_by_level.get(i)? - predicted.fractions_by_level.get(i)?;
+    if excess <= 0.0 {
+        return None;
+    }
+    let time_s = excess * model.tasks_m as f64 * (level.te_s + model.beta_e_s);
+    Some(MissingTerm::new(
+        format!(
+            "execution on forwarding level {} ({:.1} % of the tasks)",
+            i + 1,
+            100.0 * excess
+        ),
+        time_s,
+        predicted,
+    ))
+}
+
+/// Lists shorter than this are sorted where they are, not split.
+pub const MIN_SPLIT: usize = 2;
+
+/// Lists whose pieces [`mergesort_levels`] times (in measured charging each operation is also
+/// repeated, and the median kept).
+const SAMPLE_LISTS: usize = 3;
+
+/// Repetitions of each timed operation in measured charging.
+const SAMPLE_REPEATS: usize = 3;
+
+/// The per-level costs of mergesort on a balanced `shape`, from the program itself: level `i`
+/// receives the first piece of a level-`i + 1` split (the root receives whole lists), and
+///
+/// - `T_e(i)` is the mergesort of such a piece,
+/// - `T_s(i)` its split into `k` pieces (the keys copied into the subtasks),
+/// - `T_j(i)` the join of the `k` sorted pieces (successive two-way merges), and
+/// - `T_τ(i)` the overlapped transfer of its message (a header and 8 bytes a key) under the
+///   machine's `link`: latency plus τ per byte. A result has the size of its task, so the
+///   model's `2 T_τ(i)` per level is exact.
+///
+/// Costs are charged as `charger` charges (CPU time, or declared comparisons and key moves
+/// at their costs), averaged over the first [`SAMPLE_LISTS`] lists. Level 1 (the leaves)
+/// never splits: its `T_s` and `T_j` are zero.
+pub fn mergesort_levels(
+    lists: &[Vec<i64>],
+    shape: TreeShape,
+    charger: &Charger,
+    link: &LinkCost,
+) -> Vec<DncLevelCosts> {
+    let n = shape.levels as usize;
+    let k = shape.k as usize;
+    let job = MergeSort {
+        min_split: MIN_SPLIT,
+    };
+    let sample = &lists[..lists.len().min(SAMPLE_LISTS)];
+    let mut sums = vec![[0.0; 4]; n];
+    for list in sample {
+        let mut piece = list.clone();
+        for level in (1..=n).rev() {
+            let costs = &mut sums[level - 1];
+            costs[0] += charger.median_s(
+                SAMPLE_REPEATS,
+                || piece.clone(),
+                |mut keys, w| mergesort(&mut keys, w),
+            );
+            costs[3] += link.transfer_ns(task_message_bytes(piece.len())) as f64 * 1e-9;
+            if level == 1 {
+                break;
+            }
+            costs[1] += charger.median_s(
+                SAMPLE_REPEATS,
+                || Keys(piece.clone()),
+                |keys, w| job.split(keys, k, w).ok(),
+            );
+            let Ok(parts) = job.split(Keys(piece.clone()), k, &mut Work::default()) else {
+                // Too short to split: it is executed where it is.
+                break;
+            };
+            // The join merges the children's results: the parts, sorted.
+            let mut sorted = parts.clone();
+            for p in &mut sorted {
+                mergesort(&mut p.0, &mut Work::default());
+            }
+            costs[2] += charger.median_s(SAMPLE_REPEATS, || sorted.clone(), |p, w| job.join(p, w));
+            // The next level receives the first part as it was sent: unsorted.
+            piece = parts.into_iter().next().map_or_else(Vec::new, |p| p.0);
+        }
+    }
+    let count = sample.len().max(1) as f64;
+    sums.into_iter()
+        .map(|[te, ts, tj, tau]| DncLevelCosts {
+            te_s: te / count,
+            ts_s: ts / count,
+            tj_s: tj / count,
+            tau_s: tau / count,
+        })
+        .collect()
+}
+
+/// Bytes of the engine's message carrying a task of `keys` keys (or its result, as long).
+fn task_message_bytes(keys: usize) -> u64 {
+    Message::<Keys, Keys>::Task {
+        key: 0,
+        task: Keys(vec![0; keys]),
+    }
+    .size_bytes()
 }
 
 /// Reproducible keys for mergesort, `keys` per task: a SplitMix-style hash of the seed, with
@@ -162,9 +296,12 @@ impl DncExperiment {
         })
     }
 
-    /// Runs on `machine` and compares with the model. A mergesort's model takes the measured
-    /// sequential time of a task as `T_e(N)`; its split and join costs are not known in advance
-    /// and are taken as zero.
+    /// Runs on `machine` and compares with the model.
+    ///
+    /// A mergesort is modelled by the program that runs: its baseline is the same top-down
+    /// mergesort run sequentially, and its per-level `T_e(i)`, `T_s(i)`, `T_j(i)` and
+    /// `T_τ(i)` are those of the pieces each level receives ([`mergesort_levels`]), all
+    /// charged as the machine charges real work ([`Charger`]).
     pub fn run(&self, machine: &Machine) -> Result<DncComparison, DncCompareError> {
         let topology = machine.topology();
         let model = self.model(topology)?;
@@ -177,31 +314,28 @@ impl DncExperiment {
         let (run, sequential_s, model) = match self.kernel {
             DncKernel::Mergesort { keys } => {
                 let lists = mergesort_keys(self.tasks, keys, self.seed);
-                let before = thread_cpu_time();
-                let expected: Vec<Vec<i64>> = lists
-                    .iter()
-                    .map(|l| {
-                        let mut s = l.clone();
-                        s.sort_unstable();
-                        s
-                    })
-                    .collect();
-                let sequential_s = thread_cpu_time().saturating_sub(before).as_secs_f64();
-                let run = run_mergesort(machine, lists, 2, &engine)?;
+                let charger = Charger::of(machine);
+                // The baseline: the same mergesort, one list after the other.
+                let mut expected = lists.clone();
+                let ((), sequential_s) = charger.run(|w| {
+                    for list in &mut expected {
+                        mergesort(list, w);
+                    }
+                });
+                let shape = Self::shape(topology)?;
+                let levels = mergesort_levels(&lists, shape, &charger, &machine.config().link);
+                let run = run_mergesort(machine, lists, MIN_SPLIT, &engine)?;
                 if !run.engine.outputs.iter().map(|k| &k.0).eq(expected.iter()) {
                     return Err(DncCompareError::Mismatch);
                 }
-                let whole = DncLevelCosts {
-                    te_s: sequential_s / self.tasks as f64,
-                    ts_s: 0.0,
-                    tj_s: 0.0,
-                    tau_s: self.tau_s,
+                let model = DncModel {
+                    levels,
+                    beta_e_s: self.beta_e.as_secs_f64(),
+                    beta_f_s: self.beta_f.as_secs_f64(),
+                    tasks_m: self.tasks as u64,
+                    sequential_task_s: Some(sequential_s / self.tasks as f64),
                 };
-                (
-                    run.engine.map_outputs(),
-                    sequential_s,
-                    self.model_with(topology, whole)?,
-                )
+                (run.engine.map_outputs(), sequential_s, model)
             }
             DncKernel::Synthetic { splitting } => {
                 let per_level = |f: fn(&DncLevelCosts) -> f64| {
@@ -228,6 +362,9 @@ impl DncExperiment {
         let predicted = model.predict()?;
         let measured = Measured::of(&run, topology, 1.0, sequential_s);
         let errors_pct = Errors::between(&measured, &predicted);
+        let missing_terms = forwarding_level_execution(&model, &predicted, &measured)
+            .into_iter()
+            .collect();
         Ok(DncComparison {
             topology: topology.to_string(),
             processors: topology.len(),
@@ -236,6 +373,7 @@ impl DncExperiment {
             measured,
             predicted,
             drain: None,
+            missing_terms,
             fidelity: run.report.fidelity.clone(),
             mode: machine.mode(),
             dilation: machine.dilation(),
@@ -265,6 +403,124 @@ mod tests {
             queue: 1,
             tau_s: 0.0,
         }
+    }
+
+    fn model_charger(comparison_ns: f64, key_move_ns: f64) -> Charger {
+        use super::super::program::{COMPARISON, KEY_MOVE};
+        Charger {
+            charge: multicomputer_runtime::ComputeCharge::Model,
+            costs: multicomputer_runtime::WorkCosts::default()
+                .with_unit(COMPARISON, comparison_ns)
+                .with_unit(KEY_MOVE, key_move_ns),
+        }
+    }
+
+    #[test]
+    fn mergesort_levels_are_the_pieces_each_level_receives() {
+        // Eight interleaved keys on a binary tree of two levels. The leaf receives the root's
+        // first half as sent, [1, 5, 2, 6], and sorts it with 1 + 1 + 3 = 5 comparisons (4 if
+        // it were already sorted); the root sorts all eight with 5 + 5 + 6 = 16 and joins the
+        // sorted halves [1, 2, 5, 6] and [3, 4, 7, 8] with 6.
+        let lists = vec![vec![1, 5, 2, 6, 3, 7, 4, 8]];
+        let shape = TreeShape { k: 2, levels: 2 };
+        let link = LinkCost {
+            per_byte_ns: 1.0,
+            ..LinkCost::default()
+        };
+        let by_comparisons = mergesort_levels(&lists, shape, &model_charger(1.0, 0.0), &link);
+        assert_eq!(by_comparisons.len(), 2);
+        let [leaf, root] = [by_comparisons[0], by_comparisons[1]];
+        assert!((root.te_s - 16e-9).abs() < 1e-18, "{root:?}");
+        assert!((root.tj_s - 6e-9).abs() < 1e-18, "{root:?}");
+        assert_eq!(root.ts_s, 0.0);
+        assert!((leaf.te_s - 5e-9).abs() < 1e-18, "{leaf:?}");
+        assert_eq!((leaf.ts_s, leaf.tj_s), (0.0, 0.0));
+        // A header of 8 bytes and 8 bytes a key, at 1 ns a byte.
+        assert!((root.tau_s - 72e-9).abs() < 1e-18);
+        assert!((leaf.tau_s - 40e-9).abs() < 1e-18);
+        // Key moves: a sort writes every key twice per level of its recursion (8 keys,
+        // 3 levels: 48), a split copies the 8 keys, a join writes them once.
+        let by_moves = mergesort_levels(&lists, shape, &model_charger(0.0, 1.0), &link);
+        assert!((by_moves[1].te_s - 48e-9).abs() < 1e-18);
+        assert!((by_moves[1].ts_s - 8e-9).abs() < 1e-18);
+        assert!((by_moves[1].tj_s - 8e-9).abs() < 1e-18);
+        assert!((by_moves[0].te_s - 16e-9).abs() < 1e-18);
+    }
+
+    #[test]
+    fn execution_on_the_forwarding_level_is_a_missing_term_of_its_size() {
+        // Root-bound: T_s + T_j at level 2 is the largest. The root executed 10 % of M = 100
+        // tasks at T_e(2) + β_e = 1.1 ms each: 11 ms more than the predicted 100 ms.
+        let level = |te_s, ts_s| DncLevelCosts {
+            te_s,
+            ts_s,
+            tj_s: 0.0,
+            tau_s: 0.0,
+        };
+        let model = DncModel {
+            levels: vec![level(0.5e-3, 0.0), level(1e-3, 2e-3)],
+            beta_e_s: 0.1e-3,
+            beta_f_s: 0.0,
+            tasks_m: 100,
+            sequential_task_s: None,
+        };
+        let predicted = Prediction {
+            throughput_per_s: 500.0,
+            speedup: 1.0,
+            makespan_s: 0.1,
+            fractions_by_level: vec![1.0, 0.0],
+            startup_s: 0.0,
+            bound: Bound::Forwarding,
+        };
+        let measured = Measured {
+            throughput_per_s: 450.0,
+            steady_throughput_per_s: 450.0,
+            speedup: 0.9,
+            makespan_s: 0.111,
+            fractions_by_level: vec![0.9, 0.1],
+            startup_s: 0.0,
+        };
+        let term = forwarding_level_execution(&model, &predicted, &measured).unwrap();
+        assert!((term.time_s - 0.011).abs() < 1e-15, "{term:?}");
+        assert!((term.speedup - 0.1 / 0.111).abs() < 1e-12);
+        assert!(term.name.contains("level 2"), "{}", term.name);
+        // Not forwarding-bound: nothing is missing.
+        let processors = Prediction {
+            bound: Bound::Processors,
+            ..predicted
+        };
+        assert!(forwarding_level_execution(&model, &processors, &measured).is_none());
+    }
+
+    #[test]
+    fn a_mergesort_is_predicted_from_its_own_costs() {
+        use multicomputer_runtime::{ComputeCharge, MachineConfig, TimeMode};
+        // Virtual time with model charging: every cost is the declared units at their cost,
+        // so the comparison is exact and repeatable.
+        let charger = model_charger(2.5, 0.7);
+        let config = MachineConfig {
+            mode: TimeMode::Virtual,
+            compute: Some(ComputeCharge::Model),
+            work_costs: charger.costs,
+            capacity: 3,
+            ..MachineConfig::default()
+        };
+        let machine = Machine::new("binary:2".parse().unwrap(), config).unwrap();
+        let e = DncExperiment {
+            tasks: 40,
+            kernel: DncKernel::Mergesort { keys: 20_000 },
+            beta_e: Duration::from_micros(5),
+            beta_f: Duration::from_micros(10),
+            ..experiment()
+        };
+        let c = e.run(&machine).unwrap();
+        // Processors bound the throughput (every level computes): nothing is missing, and the
+        // model is within the paper's 5 %.
+        assert_eq!(c.predicted.bound, Bound::Processors);
+        assert!(c.missing_terms.is_empty());
+        assert!(c.error_pct.abs() < 5.0, "error {:+.2} %", c.error_pct);
+        // Its start-up is the model's: the first result's way down and back.
+        assert!((c.measured.startup_s / c.predicted.startup_s - 1.0).abs() < 0.01);
     }
 
     #[test]

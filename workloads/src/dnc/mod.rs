@@ -63,7 +63,10 @@ mod model;
 mod program;
 
 pub use crate::farm::{Bound, ModelError, Prediction};
-pub use compare::{DncCompareError, DncComparison, DncExperiment, DncKernel, mergesort_keys};
+pub use compare::{
+    DncCompareError, DncComparison, DncExperiment, DncKernel, MIN_SPLIT, mergesort_keys,
+    mergesort_levels,
+};
 pub use model::{
     DncLevelCosts, even_split_levels, level_fractions, paper_throughput_per_s,
     saturating_level_fractions, saturating_throughput_by_level_per_s, startup_s,

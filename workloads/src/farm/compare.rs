@@ -34,7 +34,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Fidelity, Machine, Topology, Trace, thread_cpu_time};
+use multicomputer_runtime::{Fidelity, Machine, Topology, Trace};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -43,8 +43,9 @@ use super::config::{FarmModel, FarmTopology, Prediction};
 use super::drain::{drain_s, flood_fill_drain, speedup_error_with_drain_pct};
 use super::granularity::{PeakOperatingPoint, peak_operating_point};
 use super::model::TreeShape;
-use super::program::{FarmError, FarmSpec, Kernel, TaskTimes, run, sequential};
+use super::program::{FarmError, FarmSpec, Kernel, TaskTimes, run, sequential_metered};
 use super::tree::{ProcessorCosts, flood_fill_tree};
+use crate::charging::Charger;
 use crate::hints::{MachineHints, smallest_nonzero};
 use crate::repetitions::{Quantities, mean_vector};
 use crate::tree::{
@@ -341,6 +342,10 @@ pub struct FarmComparison {
     /// The drain at the end that (g) leaves out (synthetic kernel).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drain: Option<Drain>,
+    /// What the run spent that the model leaves out, by name and size (a real kernel's
+    /// divide and conquer: local execution on a level the model has only forwarding).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_terms: Vec<MissingTerm>,
     /// How faithfully the host kept emulated time.
     pub fidelity: Fidelity,
     /// The time mode the machine ran in: `native`, `dilated` or `virtual`.
@@ -354,7 +359,38 @@ pub struct FarmComparison {
     pub trace: Option<Trace>,
 }
 
+/// A cost the run paid on its critical path that the model does not have: its name, its size
+/// and the speedup the model predicts with it added to the makespan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MissingTerm {
+    /// What it is, in words.
+    pub name: String,
+    /// Its size: time added to the predicted makespan, seconds.
+    pub time_s: f64,
+    /// The model's speedup with it: `M T_e / (makespan + time_s)`.
+    pub speedup: f64,
+}
+
+impl MissingTerm {
+    /// The term `name` of `time_s` beside `predicted`.
+    pub fn new(name: String, time_s: f64, predicted: &Prediction) -> Self {
+        Self {
+            name,
+            time_s,
+            speedup: predicted.speedup * predicted.makespan_s / (predicted.makespan_s + time_s),
+        }
+    }
+}
+
 impl FarmComparison {
+    /// The measured speedup's error against the model with each missing term added, percent.
+    pub fn errors_with_missing_terms_pct(&self) -> Vec<f64> {
+        self.missing_terms
+            .iter()
+            .map(|t| error_pct(self.measured.speedup, t.speedup))
+            .collect()
+    }
+
     /// The speedup of (g) plus the flood-fill drain, and the measured speedup's error against
     /// it, percent (random times, flood fill only).
     pub fn error_with_drain_pct(&self) -> Option<f64> {
@@ -468,7 +504,8 @@ impl FarmExperiment {
     ///
     /// 1. Predict; for guided flow control, derive the split limits.
     /// 2. Run the sequential reference: its values to check, its time as the speedup's
-    ///    numerator (CPU time for a real kernel, `Σ` task times for a synthetic one).
+    ///    numerator (for a real kernel, charged as the machine charges real work: its CPU
+    ///    time, or its declared units at their costs; `Σ` task times for a synthetic one).
     /// 3. Run the farm and check its values.
     /// 4. Measure; for a real kernel, predict again with the measured mean task time.
     /// 5. Add the drain of random task times and compare.
@@ -477,10 +514,11 @@ impl FarmExperiment {
         let mut model = self.model(topology);
         let mut predicted = model.predict()?;
         let engine = self.engine_config(topology)?;
-        let before = thread_cpu_time();
-        let reference = sequential(&self.spec);
+        // A real kernel's reference is charged as the machine charges the same work.
+        let (reference, charged_s) =
+            Charger::of(machine).run(|w| sequential_metered(&self.spec, w));
         let sequential_s = if self.real() {
-            thread_cpu_time().saturating_sub(before).as_secs_f64()
+            charged_s
         } else {
             reference.iter().sum::<u64>() as f64 / 1e9
         };
@@ -505,6 +543,7 @@ impl FarmExperiment {
             measured,
             predicted,
             drain,
+            missing_terms: Vec::new(),
             fidelity: r.report.fidelity.clone(),
             mode: machine.mode(),
             dilation: machine.dilation(),

@@ -91,10 +91,8 @@ pub struct BetaFit {
 /// The model is the farm steady state (d)–(f) (in its saturating form, identical where no
 /// processor is forwarding-bound), capped by the link limit `1/(T_τ + β_e)`, and for
 /// observations with `tasks_m` the execution-time form (g). At least one observation must have
-/// `N ≥ 2` levels, or `β_f` does not enter the model. The starting point is the best of a
-/// logarithmic grid of `β ∈ [10⁻⁴, 1]·median(T_e)`, refined by successively finer grids around
-/// it (the model's kinks at the link limit and at forwarding saturation stall Gauss–Newton
-/// steps from a distant start).
+/// `N ≥ 2` levels, or `β_f` does not enter the model. The fit is [`fit_overheads`] on the
+/// scale of the median `T_e`.
 pub fn fit_betas(observations: &[ThroughputObservation]) -> Result<BetaFit, ModelError> {
     for o in observations {
         o.validate()?;
@@ -111,52 +109,36 @@ pub fn fit_betas(observations: &[ThroughputObservation]) -> Result<BetaFit, Mode
         return Err(FitError::RankDeficient.into());
     }
     let y: Vec<f64> = observations.iter().map(|o| o.throughput_per_s).collect();
-    let w: Vec<f64> = y.iter().map(|y| 1.0 / (y * y)).collect();
     let mut te: Vec<f64> = observations.iter().map(|o| o.te_s).collect();
     te.sort_by(f64::total_cmp);
     let scale = te[te.len() / 2];
-    let wrss = |be: f64, bf: f64| -> f64 {
-        observations
-            .iter()
-            .zip(&y)
-            .map(|(o, y)| {
-                let r = (y - o.predict_per_s(be, bf)) / y;
-                r * r
-            })
-            .sum()
-    };
-    let grid: Vec<f64> = (0..=32)
-        .map(|i| scale * 10f64.powf(-4.0 + f64::from(i) / 8.0))
-        .collect();
-    let mut best = (grid[0], grid[0], f64::INFINITY);
-    for &be in &grid {
-        for &bf in &grid {
-            let c = wrss(be, bf);
-            if c < best.2 {
-                best = (be, bf, c);
-            }
+    fit_overheads(&y, scale, |i, be, bf| observations[i].predict_per_s(be, bf))
+}
+
+/// Fits the two start-up overheads `(β_e, β_f)` of any model `predict(i, β_e, β_f)` of
+/// observations `y` (throughputs, times: any positive quantity) by weighted least squares with
+/// relative weights `1/y²`: the best point of a logarithmic grid `β ∈ [10⁻⁴, 1]·scale`,
+/// refined by successively finer grids around it (the farm and divide-and-conquer models have
+/// kinks, at the link limit and at forwarding saturation, where Gauss–Newton steps stall from
+/// a distant start), then Levenberg–Marquardt from there ([`fit_nonlinear`]).
+pub fn fit_overheads(
+    y: &[f64],
+    scale: f64,
+    predict: impl Fn(usize, f64, f64) -> f64,
+) -> Result<BetaFit, ModelError> {
+    check_work("scale", scale)?;
+    if y.len() < 2 {
+        return Err(FitError::TooFewPoints {
+            needed: 2,
+            got: y.len(),
         }
+        .into());
     }
-    // The model has kinks (link limit, forwarding saturation) where Gauss–Newton steps stall,
-    // so zoom in on the grid optimum before handing over to Levenberg–Marquardt.
-    let mut half_width = 10f64.powf(1.0 / 8.0);
-    for _ in 0..6 {
-        let (be0, bf0) = (best.0, best.1);
-        for i in -5..=5 {
-            for j in -5..=5 {
-                let be = be0 * half_width.powf(f64::from(i) / 5.0);
-                let bf = bf0 * half_width.powf(f64::from(j) / 5.0);
-                let c = wrss(be, bf);
-                if c < best.2 {
-                    best = (be, bf, c);
-                }
-            }
-        }
-        half_width = half_width.powf(0.25);
-    }
+    let w: Vec<f64> = y.iter().map(|y| 1.0 / (y * y)).collect();
+    let best = grid_overheads(y, scale, &predict);
     let fit = fit_nonlinear(
-        |i, theta| observations[i].predict_per_s(theta[0], theta[1]),
-        &y,
+        |i, theta| predict(i, theta[0], theta[1]),
+        y,
         &[best.0, best.1],
         Some(&w),
     )?;
@@ -175,6 +157,53 @@ pub fn fit_betas(observations: &[ThroughputObservation]) -> Result<BetaFit, Mode
         relative_residuals: fit.relative_residuals,
         dof: fit.dof,
     })
+}
+
+/// The positive `(β_e, β_f)` of least relative squared error on a logarithmic grid
+/// `β ∈ [10⁻⁴, 1]·scale`, zoomed in six times around its best point, with that error: the
+/// start of [`fit_overheads`], and a bounded fit where an unbounded one would go negative.
+pub fn grid_overheads(
+    y: &[f64],
+    scale: f64,
+    predict: impl Fn(usize, f64, f64) -> f64,
+) -> (f64, f64, f64) {
+    let wrss = |be: f64, bf: f64| -> f64 {
+        y.iter()
+            .enumerate()
+            .map(|(i, y)| {
+                let r = (y - predict(i, be, bf)) / y;
+                r * r
+            })
+            .sum()
+    };
+    let grid: Vec<f64> = (0..=32)
+        .map(|i| scale * 10f64.powf(-4.0 + f64::from(i) / 8.0))
+        .collect();
+    let mut best = (grid[0], grid[0], f64::INFINITY);
+    for &be in &grid {
+        for &bf in &grid {
+            let c = wrss(be, bf);
+            if c < best.2 {
+                best = (be, bf, c);
+            }
+        }
+    }
+    let mut half_width = 10f64.powf(1.0 / 8.0);
+    for _ in 0..6 {
+        let (be0, bf0) = (best.0, best.1);
+        for i in -5..=5 {
+            for j in -5..=5 {
+                let be = be0 * half_width.powf(f64::from(i) / 5.0);
+                let bf = bf0 * half_width.powf(f64::from(j) / 5.0);
+                let c = wrss(be, bf);
+                if c < best.2 {
+                    best = (be, bf, c);
+                }
+            }
+        }
+        half_width = half_width.powf(0.25);
+    }
+    best
 }
 
 #[cfg(test)]

@@ -100,8 +100,8 @@ mod tree;
 
 pub use compare::{
     CompareError, Drain, Errors, FarmComparison, FarmExperiment, FloodFillDrain, Measured,
-    PEAK_SEARCH_CHAIN_LEVELS, PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples, error_pct,
-    guided_limits, worst_fidelity,
+    MissingTerm, PEAK_SEARCH_CHAIN_LEVELS, PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples,
+    error_pct, guided_limits, worst_fidelity,
 };
 pub use config::{Bound, FarmModel, FarmTopology, Prediction};
 pub use drain::{
@@ -111,7 +111,7 @@ pub use drain::{
 pub use figures::{
     CurvePoint, FIGURE_CHAIN_LEVELS, GranularityCurve, SpeedupCurve, figure4, figure5, max_levels,
 };
-pub use fit::{BetaFit, ThroughputObservation, fit_betas};
+pub use fit::{BetaFit, ThroughputObservation, fit_betas, fit_overheads, grid_overheads};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};
 pub use model::{
     FarmCosts, TreeShape, execution_time_s, level_fractions, link_limited_throughput_per_s,
@@ -121,7 +121,8 @@ pub use model::{
 };
 pub use program::{
     FarmError, FarmRun, FarmSpec, Kernel, PRIME_CANDIDATE, Packet, PacketResult, TRIAL_DIVISION,
-    TaskTimes, count_primes, count_primes_metered, is_prime, run, sequential, task_times_ns,
+    TaskTimes, count_primes, count_primes_metered, is_prime, run, sequential, sequential_metered,
+    task_times_ns,
 };
 pub use tree::{
     FrameworkSolution, ProcessorCosts, TreeSolution, flood_fill_tree, framework_linear_system,

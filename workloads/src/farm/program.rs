@@ -185,6 +185,10 @@ impl Job for FarmJob {
         !matches!(self.kernel, Kernel::Synthetic)
     }
 
+    fn forwarding_is_real(&self) -> bool {
+        false
+    }
+
     fn execute_time(&self, task: &Packet, _level: u32) -> Duration {
         match self.kernel {
             Kernel::Synthetic => Duration::from_nanos(task.work.iter().sum()),
@@ -246,10 +250,15 @@ pub fn task_times_ns(spec: &FarmSpec) -> Vec<u64> {
 /// The sequential reference: each task's value (its execution time for synthetic tasks, its
 /// prime count for the prime kernel) and the sequential time Σ T_e (synthetic) in ns.
 pub fn sequential(spec: &FarmSpec) -> Vec<u64> {
+    sequential_metered(spec, &mut Work::default())
+}
+
+/// [`sequential`], declaring the real kernel's work on `work` (nothing for synthetic tasks).
+pub fn sequential_metered(spec: &FarmSpec, work: &mut Work) -> Vec<u64> {
     match spec.kernel {
         Kernel::Synthetic => task_times_ns(spec),
         Kernel::Primes { grain } => (0..spec.tasks as u64)
-            .map(|i| count_primes(i * grain, grain))
+            .map(|i| count_primes_metered(i * grain, grain, work))
             .collect(),
     }
 }

@@ -347,16 +347,23 @@ impl SystolicCell for MkCell {
     fn step(&mut self, mut input: Packet) -> Result<Packet, OclError> {
         let (m, k) = (self.window.len(), self.k);
         input.check(k)?;
-        let w = |q: usize, c: &[i64]| -> i64 {
-            if q < m {
-                self.window[(self.head + q) % m]
-            } else {
-                c[q - m]
-            }
-        };
+        // W(0..M+K) is three contiguous runs: the cyclic window from its head, its wrapped
+        // start, and the received VC. Counting over slices keeps the inner loop free of
+        // index arithmetic (a `% M` per comparison made it ten times slower than the
+        // sequential program).
+        let (older, newer) = self.window.split_at(self.head);
+        let runs = [newer, older, &input.c[..]];
         for p in 0..k {
             let vd = input.d[p];
-            let matches = (p + 1..=p + m).filter(|&q| w(q, &input.c) == vd).count();
+            // W(p+1 ..= p+M), run by run.
+            let (mut lo, mut hi) = (p + 1, p + m + 1);
+            let mut matches = 0;
+            for run in runs {
+                let end = lo.min(run.len())..hi.min(run.len());
+                matches += run[end].iter().filter(|&&v| v == vd).count();
+                lo = lo.saturating_sub(run.len());
+                hi = hi.saturating_sub(run.len());
+            }
             input.b[p] += matches as u64;
         }
         // W(0..K) leaves (K ≤ M), the received VC takes its slots, the window advances by K.

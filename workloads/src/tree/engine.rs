@@ -23,6 +23,14 @@ pub trait Job: Sync {
     /// Whether `execute`, `split` and `join` do real work to be charged by CPU time.
     fn is_real(&self) -> bool;
 
+    /// Whether `split` and `join` do real work (by default, as `execute` does). A farm's are
+    /// bookkeeping — a task is forwarded whole, its result relayed, `T_s = T_j = 0` (§3.2) —
+    /// and charging them as real work would charge the cost of measuring them instead (two
+    /// clock reads a block).
+    fn forwarding_is_real(&self) -> bool {
+        self.is_real()
+    }
+
     /// Emulated time to execute `task` locally on a processor of `level` (synthetic jobs).
     fn execute_time(&self, task: &Self::Task, level: u32) -> Duration;
 
@@ -366,7 +374,7 @@ impl<J: Job> Node<'_, J> {
             unreachable!("split {id} was present")
         };
         let parts: Vec<J::Output> = done.parts.into_iter().flatten().collect();
-        let joined = if self.job.is_real() {
+        let joined = if self.job.forwarding_is_real() {
             let job = self.job;
             p.compute(|w| job.join(parts, w))
         } else {
@@ -422,7 +430,7 @@ impl<J: Job> Node<'_, J> {
     ) -> Result<Result<(), J::Task>, ProcessorError> {
         let job = self.job;
         let fanout = self.children.len();
-        let split = if job.is_real() {
+        let split = if job.forwarding_is_real() {
             p.compute(|w| job.split(task, fanout, w))
         } else {
             job.split(task, fanout, &mut Work::default())
@@ -436,7 +444,7 @@ impl<J: Job> Node<'_, J> {
             }
             Err(task) => return Ok(Err(task)),
         };
-        if !job.is_real() {
+        if !job.forwarding_is_real() {
             p.occupy(job.split_time(self.level));
         }
         p.occupy_comm(self.config.beta_f);

@@ -168,6 +168,24 @@ impl FarmReport {
                 format!("{:+.2} % of M", e.fractions_of_m[i]),
             ]);
         }
+        for (term, err) in c
+            .missing_terms
+            .iter()
+            .zip(c.errors_with_missing_terms_pct())
+        {
+            t.row(vec![
+                format!("not in the model: {}", term.name),
+                String::new(),
+                human_s(term.time_s),
+                String::new(),
+            ])
+            .row(vec![
+                "speedup, model + that term".into(),
+                format!("{:.3}", m.speedup),
+                format!("{:.3}", term.speedup),
+                signed_pct(err, 2),
+            ]);
+        }
         if let Some(d) = &c.drain {
             for [quantity, predicted, error] in drain_rows(d) {
                 t.row(vec![quantity, String::new(), predicted, error]);

@@ -9,6 +9,7 @@ mod ocl;
 mod pingpong;
 mod predict;
 mod scaling;
+mod speedup;
 mod sweep;
 mod sweep_plots;
 mod tour;
@@ -22,6 +23,7 @@ pub(crate) use ocl::{FitOclReport, OclReport, SweepOclReport, SweepOclRow};
 pub(crate) use pingpong::PingpongReport;
 pub(crate) use predict::{PredictDncReport, PredictFarmReport};
 pub(crate) use scaling::{AlternativeFit, Analysis, LoopCountRow, ScalingReport};
+pub(crate) use speedup::SpeedupReport;
 #[cfg(test)]
 pub(crate) use sweep::sweep_rows;
 pub(crate) use sweep::{CellInputs, SweepReport, publish_sweep};

@@ -1,0 +1,61 @@
+//! `multicomputer speedup`: a real kernel natively on 1…P cores beside rayon, scoped threads
+//! and its model, published as one run folder (speedup.csv, grain.csv, plots, report.json,
+//! report.html).
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::args::SpeedupArgs;
+use crate::exec::{Estimate, Progress, admit, announce};
+use crate::files::Publication;
+use crate::plan::SpeedupCommandPlan;
+use crate::report::{Meta, SpeedupReport};
+
+pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
+    let plan = SpeedupCommandPlan::new(a, out)?;
+    let e = &plan.experiment;
+    let detail = format!(
+        "{} rounds after {} warm-up, P = 1 to {}, three variants each{}",
+        e.rounds,
+        e.warmup,
+        e.max_processors(),
+        if e.grains.is_some() {
+            ", and the grain sweep"
+        } else {
+            ""
+        }
+    );
+    // Step 0, before the inputs are made: a rough estimate from the kernel's operation
+    // count refuses a run of days. Native runs only: no other time mode to suggest.
+    let rough = native(e.estimate_s(e.workload.rough_sequential_s()));
+    admit(
+        "speedup",
+        "--tasks, --grain, --rounds, --processors, --grains",
+        rough,
+        &format!("{detail}; rough, before the first sequential run"),
+    )?;
+    let prepared = e.prepare()?;
+    let measured = native(prepared.estimate_s());
+    if !rough.is_long() {
+        announce("speedup", measured, &detail);
+    }
+    let mut progress = Progress::new("speedup", e.measurements() as u64, "measurements");
+    let result = prepared.run(&mut |step| {
+        progress.set_message(step.what.to_string());
+        progress.inc();
+    })?;
+    drop(progress);
+    let (mut report, files) =
+        SpeedupReport::report(Meta::new("speedup", plan.inputs(), None), result)?;
+    report.publish_folder(&plan.folder, files)?;
+    report.finish(&plan.output, Publication::new())
+}
+
+/// A native run's estimate: `wall_s` of wall time, no other mode to compare.
+fn native(wall_s: f64) -> Estimate {
+    Estimate {
+        wall_s,
+        ..Estimate::UNKNOWN
+    }
+}
