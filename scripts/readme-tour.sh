@@ -49,6 +49,7 @@ echo "|---|---|---|---|"
 run tour yes tour
 run calibrate yes calibrate
 run emulate-256 yes emulate -t chain:256 --rounds 100 --occupy 10ms
+run emulate-256-dilated yes emulate -t chain:256 --rounds 100 --occupy 10ms --mode dilated
 run emulate-reduce yes emulate -t binary:5 --pattern reduce --send-overhead 50us --trace "$out/timeline.json"
 run pingpong yes pingpong
 run farm yes farm -t binary:4 --te 1ms --beta-e 50us --beta-f 100us --tasks 1000
