@@ -65,8 +65,10 @@ impl WorkCosts {
         let n = workload.tasks as f64;
         Ok(match (workload.kernel, inputs) {
             (Kernel::Mergesort, Inputs::Lists(lists)) => {
+                // Timed as the native run charges its blocks: by the monotonic clock.
                 let charger = Charger {
                     charge: multicomputer_runtime::ComputeCharge::Measured,
+                    clock: multicomputer_runtime::WorkClock::Monotonic,
                     costs: Default::default(),
                 };
                 let mut levels = Vec::new();
@@ -465,6 +467,30 @@ mod tests {
         assert!((one.parameters[0].value_s - 20e-6).abs() < 1e-12);
         let m = Workload::new(Kernel::PrimesChain).tasks as f64;
         assert!((obs[0].wall_s - m * (1e-3 + 20e-6)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn mergesort_on_two_processors_is_below_perfect_efficiency() {
+        // tree:1:2: both levels sort whole lists, T_e(1) = T_e(2) = 8 ms = the sequential
+        // time of a list, and nothing else costs. S_1 = 1/T_e, S_2 = 2/T_e (j), T_startup =
+        // T_e(1): 40 lists take 8 ms + 39 × 4 ms = 164 ms, efficiency 40 × 8/(2 × 164) =
+        // 40/41. (Levels timed faster than the sequential program made it exceed 1.)
+        let level = DncLevelCosts {
+            te_s: 8e-3,
+            ts_s: 0.0,
+            tj_s: 0.0,
+            tau_s: 0.0,
+        };
+        let costs = WorkCosts::Dnc {
+            levels: vec![(2, vec![level; 2])],
+            sequential_task_s: 8e-3,
+        };
+        let w = Workload::new(Kernel::Mergesort);
+        assert_eq!(w.tasks, 40);
+        let t = predict_s(&w, &costs, Overheads::NONE, 2).unwrap();
+        assert!((t - 0.164).abs() < 1e-12, "{t}");
+        let efficiency = 40.0 * 8e-3 / (2.0 * t);
+        assert!((efficiency - 40.0 / 41.0).abs() < 1e-12);
     }
 
     #[test]
