@@ -198,6 +198,15 @@ pub fn mergesort_levels(
             costs[2] += charger.run(|w| job.join(parts, w)).1;
         }
     }
+    if k == 1 {
+        // Split one way, every level receives the whole list: its sort is the root's, and
+        // timing it again per level would add only noise (a leaf faster than its root would
+        // put the model above the sequential time / P).
+        let root = sums[n - 1][0];
+        for level in &mut sums {
+            level[0] = root;
+        }
+    }
     let count = sample.len().max(1) as f64;
     sums.into_iter()
         .map(|[te, ts, tj, tau]| DncLevelCosts {
@@ -465,6 +474,21 @@ mod tests {
         assert!((by_moves[1].ts_s - 4e-9).abs() < 1e-18);
         assert!((by_moves[1].tj_s - 8e-9).abs() < 1e-18);
         assert!((by_moves[0].te_s - 16e-9).abs() < 1e-18);
+    }
+
+    #[test]
+    fn split_one_way_every_level_sorts_in_the_roots_time() {
+        let lists = mergesort_keys(4, 1000, 3);
+        let charger = Charger {
+            charge: multicomputer_runtime::ComputeCharge::Measured,
+            clock: multicomputer_runtime::WorkClock::Monotonic,
+            costs: Default::default(),
+        };
+        let shape = TreeShape { k: 1, levels: 3 };
+        let levels = mergesort_levels(&lists, shape, &charger, &LinkCost::default());
+        assert!(levels[2].te_s > 0.0);
+        assert_eq!(levels[0].te_s, levels[2].te_s);
+        assert_eq!(levels[1].te_s, levels[2].te_s);
     }
 
     #[test]
