@@ -12,7 +12,7 @@
 #     cores idle before; the command and the date.
 #
 # The figures are the host's: run it on a quiet machine (nothing else running; the report
-# warns when fewer cores were idle than P needs) and record its output. About 4 minutes on
+# warns when fewer cores were idle than P needs) and record its output. About 6.5 minutes on
 # 2 cores; ROUNDS (default 7) and KERNELS (default all five) change what it runs.
 #
 # Usage: scripts/validate-speedup.sh [OUT_DIR]   (default results/validate-speedup)

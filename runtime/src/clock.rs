@@ -235,6 +235,52 @@ impl TimeBase {
     }
 }
 
+/// The clock that measures a block of real work in measured charging
+/// ([`ComputeCharge::Measured`](crate::ComputeCharge::Measured)).
+///
+/// - **Native time** (`D = 1`, one pinned processor per core): the monotonic clock
+///   ([`Instant`], a vDSO read of ~20–30 ns). A pinned processor that spins owns its core, so
+///   its wall time is its CPU time except for the host's interruptions, which a native run
+///   lives through anyway; and the thread CPU-time clock costs a system call on some hosts
+///   (~0.5 µs a read on the development VM: two per block).
+/// - **Dilated and virtual time**: the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), because
+///   processors share cores there and a block's wall time is not its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkClock {
+    /// The calling thread's CPU time.
+    ThreadCpu,
+    /// The monotonic clock: wall time.
+    Monotonic,
+}
+
+impl WorkClock {
+    /// `thread CPU time` or `monotonic (wall) time`, for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkClock::ThreadCpu => "thread CPU time",
+            WorkClock::Monotonic => "monotonic (wall) time",
+        }
+    }
+
+    /// Runs `work` and returns its result with the time this clock saw it take.
+    #[inline]
+    pub fn time<T>(self, work: impl FnOnce() -> T) -> (T, Duration) {
+        match self {
+            WorkClock::ThreadCpu => {
+                let before = thread_cpu_time();
+                let out = work();
+                (out, thread_cpu_time().saturating_sub(before))
+            }
+            WorkClock::Monotonic => {
+                let before = Instant::now();
+                let out = work();
+                (out, before.elapsed())
+            }
+        }
+    }
+}
+
 /// CPU time consumed by the calling thread so far.
 pub fn thread_cpu_time() -> Duration {
     let mut ts = libc::timespec {

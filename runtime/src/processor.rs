@@ -14,7 +14,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clock::thread_cpu_time;
+use crate::clock::WorkClock;
 use crate::error::ProcessorError;
 use crate::link::flavors::Port;
 use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
@@ -41,6 +41,8 @@ pub enum Interrupt<M> {
 #[derive(Debug, Clone)]
 pub(crate) struct Charging {
     pub(crate) charge: ComputeCharge,
+    /// The clock of measured charging.
+    pub(crate) clock: WorkClock,
     pub(crate) costs: Arc<WorkCosts>,
 }
 
@@ -272,7 +274,8 @@ impl<M: Payload> Processor<M> {
         self.advance(nanos(duration), Activity::Communication, None);
     }
 
-    /// Runs real work and charges it as computation: its thread CPU time, or the units it
+    /// Runs real work and charges it as computation: the time it took on the machine's
+    /// [`WorkClock`] (its wall time natively, its thread CPU time otherwise), or the units it
     /// declares on the [`Work`] meter times their cost ([`ComputeCharge`]).
     ///
     /// Under dilation the work may take longer in wall time (processors share cores), but it is
@@ -299,9 +302,8 @@ impl<M: Payload> Processor<M> {
         let mut declared = Work::default();
         let (out, ns) = match self.charging.charge {
             ComputeCharge::Measured => {
-                let before = thread_cpu_time();
-                let out = work(&mut declared);
-                (out, nanos(thread_cpu_time().saturating_sub(before)))
+                let (out, took) = self.charging.clock.time(|| work(&mut declared));
+                (out, nanos(took))
             }
             ComputeCharge::Model => {
                 let out = work(&mut declared);
@@ -327,11 +329,7 @@ impl<M: Payload> Processor<M> {
         let iterations = self.cost.loop_count;
         self.tally.loop_iterations = self.tally.loop_iterations.saturating_add(iterations);
         match self.charging.charge {
-            ComputeCharge::Measured => {
-                let before = thread_cpu_time();
-                busy_loop(iterations);
-                nanos(thread_cpu_time().saturating_sub(before))
-            }
+            ComputeCharge::Measured => nanos(self.charging.clock.time(|| busy_loop(iterations)).1),
             ComputeCharge::Model => self.charging.costs.loop_ns(iterations),
         }
     }

@@ -5,8 +5,10 @@
 //! of the prime kernel, spin flips of a Metropolis sweep, comparisons and keys moved by a
 //! mergesort. The machine then charges the block in one of two ways ([`ComputeCharge`]):
 //!
-//! - **measured**: the thread CPU time the block took (`CLOCK_THREAD_CPUTIME_ID`), as SimGrid's
-//!   SMPI charges online. Real, but it varies with the host's state from run to run.
+//! - **measured**: the time the block took on the machine's [`WorkClock`](crate::WorkClock):
+//!   its wall time natively (one pinned processor per core), its thread CPU time
+//!   (`CLOCK_THREAD_CPUTIME_ID`, as SimGrid's SMPI charges online) in dilated and virtual time.
+//!   Real, but it varies with the host's state from run to run.
 //! - **model**: Σ units × cost per unit, with the costs of [`WorkCosts`] (measured natively by
 //!   `calibrate`, or given). Emulated times are then a pure function of the program and its
 //!   inputs: two runs give the same times bit for bit, on any host. The work is still really
@@ -99,7 +101,7 @@ impl Work {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum ComputeCharge {
-    /// The thread CPU time the work took.
+    /// The time the work took on the machine's [`WorkClock`](crate::WorkClock).
     #[default]
     Measured,
     /// The declared units times their cost per unit: deterministic.

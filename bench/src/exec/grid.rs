@@ -9,6 +9,17 @@ use super::runs::{prepare, time_flags};
 use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, repeat, runs};
 use crate::plan::{SweepOclPlan, SweepPlan};
 
+/// How a grid's cells keep time, for its announcement: in virtual time where any is (under
+/// `auto`, the cells whose processors leave no core free), else each at its machine's
+/// dilation (natively where that is 1).
+fn cells_mode(total: &Estimate) -> &'static str {
+    if total.in_virtual {
+        "in virtual time where the processors leave no core free"
+    } else {
+        "each at its machine's dilation"
+    }
+}
+
 /// Every cell of a sweep, announced with the grid's estimated wall time first.
 pub(crate) fn cells<E: Experiment>(
     plan: &SweepPlan<E>,
@@ -24,9 +35,10 @@ pub(crate) fn cells<E: Experiment>(
         &time_flags::<E>(&plan.machine),
         total,
         &format!(
-            "{} cells × {} run(s), each at its machine's dilation",
+            "{} cells × {} run(s), {}",
             plan.cells.len(),
-            plan.repeat.total()
+            plan.repeat.total(),
+            cells_mode(&total)
         ),
     )?;
     let mut progress = Progress::new(what, plan.cells.len() as u64, "cells");
@@ -63,9 +75,10 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
         },
         total,
         &format!(
-            "the model's times at each machine's dilation, {} cells × {} run(s)",
+            "the model's times, {} cells × {} run(s), {}",
             plan.cells.len(),
-            plan.repeat.total()
+            plan.repeat.total(),
+            cells_mode(&total)
         ),
     )?;
     let mut progress = Progress::new("sweep ocl", plan.cells.len() as u64, "cells");

@@ -177,7 +177,7 @@ impl Meta {
             mode: ran.mode.into(),
             dilation: ran.dilation,
             wait: ran.wait.map(str::to_string),
-            compute_charging: charging(machine, ran.compute),
+            compute_charging: charging(machine, ran.compute, ran.mode),
         });
         self
     }
@@ -198,15 +198,17 @@ impl Meta {
                 Some("mixed".to_string())
             }
         };
+        let mode = alike(|r| Some(r.mode)).unwrap_or_else(|| "none".into());
         self.time = Some(TimeInfo {
             requested: machine.mode_name(),
-            mode: alike(|r| Some(r.mode)).unwrap_or_else(|| "none".into()),
             dilation: rans.iter().filter_map(|r| r.dilation).reduce(f64::max),
             wait: alike(|r| r.wait),
             compute_charging: charging(
                 machine,
                 alike(|r| Some(r.compute)).as_deref().unwrap_or("none"),
+                &mode,
             ),
+            mode,
         });
         self
     }
@@ -315,14 +317,20 @@ impl Meta {
     }
 }
 
-/// How real work was charged (`compute`: `measured`, `model` or `mixed`), in words.
-fn charging(machine: &MachinePlan, compute: &str) -> String {
-    match compute {
-        "measured" => "measured: thread CPU time".into(),
-        "model" => format!(
+/// How real work was charged (`compute`: `measured`, `model` or `mixed`) in time mode `mode`,
+/// in words: measured charging times a block by the monotonic clock natively, by thread CPU
+/// time otherwise (`Machine::work_clock`).
+fn charging(machine: &MachinePlan, compute: &str, mode: &str) -> String {
+    match (compute, mode) {
+        ("measured", "native") => "measured: monotonic (wall) time of each block".into(),
+        ("measured", "dilated" | "virtual") => "measured: thread CPU time".into(),
+        ("measured", _) => {
+            "measured: monotonic (wall) time natively, thread CPU time otherwise".into()
+        }
+        ("model", _) => format!(
             "model: declared units × cost per unit ({})",
             machine.work_costs.1
         ),
-        other => other.into(),
+        (other, _) => other.into(),
     }
 }

@@ -16,7 +16,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::clock::{AUTO_LATENESS_SHARE, DilationInputs, TimeMode, WaitStrategy, choose_dilation};
+use crate::clock::{
+    AUTO_LATENESS_SHARE, DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation,
+};
 use crate::error::{ConfigError, ProcessorError, RunError};
 use crate::limits::HostLimits;
 use crate::link::{LinkCost, Payload};
@@ -294,9 +296,19 @@ impl Machine {
         self.strategy
     }
 
+    /// The clock that times real work in measured charging: monotonic natively (a pinned
+    /// processor owns its core), thread CPU time in dilated and virtual time.
+    pub fn work_clock(&self) -> WorkClock {
+        match self.resolved {
+            Resolved::Native => WorkClock::Monotonic,
+            Resolved::Dilated(_) | Resolved::Virtual => WorkClock::ThreadCpu,
+        }
+    }
+
     fn charging(&self) -> Charging {
         Charging {
             charge: self.charge,
+            clock: self.work_clock(),
             costs: Arc::new(self.config.work_costs.clone()),
         }
     }
@@ -325,5 +337,44 @@ impl Machine {
             Resolved::Native => threads::run(self, 1.0, &program),
             Resolved::Dilated(d) => threads::run(self, d, &program),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Charges a block that sleeps 30 ms on one processor; returns the machine's work clock
+    /// and the compute charged.
+    fn charged_for_a_sleep(mode: TimeMode) -> (WorkClock, Duration) {
+        let config = MachineConfig {
+            mode,
+            compute: Some(ComputeCharge::Measured),
+            ..MachineConfig::default()
+        };
+        let machine = Machine::new(Topology::chain(1).unwrap(), config).unwrap();
+        let record = machine
+            .run(|p: &mut Processor<()>| {
+                p.compute(|_| std::thread::sleep(Duration::from_millis(30)));
+                Ok(())
+            })
+            .unwrap();
+        let compute_ns = record.report.per_processor[0].accounting.compute_ns;
+        (machine.work_clock(), Duration::from_nanos(compute_ns))
+    }
+
+    #[test]
+    fn native_time_charges_wall_time_and_dilated_time_thread_cpu_time() {
+        // A sleep takes at least its 30 ms of wall time and almost no CPU time: the monotonic
+        // clock charges all of it, the thread's CPU-time clock next to nothing.
+        let (clock, charged) = charged_for_a_sleep(TimeMode::Native);
+        assert_eq!(clock, WorkClock::Monotonic);
+        assert!(charged >= Duration::from_millis(30), "{charged:?}");
+        let (clock, charged) = charged_for_a_sleep(TimeMode::Dilated(1.0));
+        assert_eq!(clock, WorkClock::ThreadCpu);
+        assert!(charged < Duration::from_millis(15), "{charged:?}");
+        let (clock, charged) = charged_for_a_sleep(TimeMode::Virtual);
+        assert_eq!(clock, WorkClock::ThreadCpu);
+        assert!(charged < Duration::from_millis(15), "{charged:?}");
     }
 }

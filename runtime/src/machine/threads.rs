@@ -6,9 +6,11 @@
 //! 1. **Build.** For every tree edge two directed links (bounded channels) are made; each
 //!    processor gets its links in neighbour order (parent first, then children).
 //! 2. **Start-up.** One named OS thread (`P0`, `P1`, …) per processor is spawned. In native mode
-//!    each is pinned to its own core; in sleeping modes each minimises its timer slack. Every
-//!    thread then waits for the common start instant, which the machine sends once all threads
-//!    exist, so that emulated time 0 is the same wall instant everywhere.
+//!    each is pinned to its own core; in sleeping modes each minimises its timer slack. Each
+//!    then says it is ready and waits for the common start instant, which the machine sends
+//!    once every thread is ready: [`START_MARGIN`] later than that, time enough for the
+//!    instant to reach a thread that has gone to sleep waiting for it, so that emulated time 0
+//!    is the same wall instant everywhere.
 //! 3. **Run.** Each thread runs the program with its [`Processor`] handle, under
 //!    `catch_unwind`.
 //! 4. **Watch.** Meanwhile the calling thread collects outcomes. If a program panics or returns
@@ -39,6 +41,12 @@ use crate::processor::{Processor, ProcessorParts};
 use crate::report::{
     Failure, Outcome, RunContext, RunRecord, WallClock, assemble, failure_of, panic_message,
 };
+
+/// How long after the last processor thread is ready the run starts: the start instant must
+/// reach every thread before it passes, and a thread that went to sleep waiting for it wakes
+/// within 30–100 µs on the development host (a fixed 2 ms before the threads said they were
+/// ready).
+pub(super) const START_MARGIN: Duration = Duration::from_micros(500);
 
 /// Runs `program` on one OS thread per processor of `machine`, at dilation `dilation`.
 pub(super) fn run<M, R, F>(
@@ -90,6 +98,7 @@ where
     });
     let (abort_tx, abort_rx) = crossbeam_channel::bounded::<()>(0);
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Outcome<R>>();
+    let (ready_tx, ready_rx) = crossbeam_channel::bounded::<()>(n);
     let tolerance_ns = crate::processor::nanos(machine.tolerance);
     let charging = machine.charging();
 
@@ -108,6 +117,7 @@ where
             let shared = Arc::clone(&shared);
             let abort_rx = abort_rx.clone();
             let done_tx = done_tx.clone();
+            let ready_tx = ready_tx.clone();
             let core = if native {
                 machine.cores.get(i).copied()
             } else {
@@ -127,6 +137,8 @@ where
                     if strategy != WaitStrategy::Spin {
                         minimise_timer_slack();
                     }
+                    let _ = ready_tx.send(());
+                    drop(ready_tx);
                     let Ok(start) = start_rx.recv() else { return };
                     let time = TimeBase {
                         start,
@@ -192,13 +204,20 @@ where
             }
         }
         drop(done_tx);
+        drop(ready_tx);
         if let Some(err) = spawn_error {
             // Threads already spawned see their start channel close and return at once.
             drop(starts);
             join_all(handles);
             return Err(err);
         }
-        let start = Instant::now() + Duration::from_millis(2);
+        // Every thread pinned (natively) and waiting: the run can start.
+        for _ in 0..n {
+            if ready_rx.recv().is_err() {
+                break;
+            }
+        }
+        let start = Instant::now() + START_MARGIN;
         for tx in &starts {
             let _ = tx.send(start);
         }

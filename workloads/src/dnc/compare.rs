@@ -126,26 +126,30 @@ fn forwarding_level_execution(
 /// Lists shorter than this are sorted where they are, not split.
 pub const MIN_SPLIT: usize = 2;
 
-/// Lists whose pieces [`mergesort_levels`] times (in measured charging each operation is also
-/// repeated, and the median kept).
+/// The fewest lists whose pieces [`mergesort_levels`] times.
 const SAMPLE_LISTS: usize = 3;
 
-/// Repetitions of each timed operation in measured charging.
-const SAMPLE_REPEATS: usize = 3;
+/// Keys [`mergesort_levels`] samples at least (more lists than [`SAMPLE_LISTS`] when they are
+/// short): about 20 ms of sorting on the development host.
+const SAMPLE_KEYS: usize = 1 << 18;
 
 /// The per-level costs of mergesort on a balanced `shape`, from the program itself: level `i`
 /// receives the first piece of a level-`i + 1` split (the root receives whole lists), and
 ///
 /// - `T_e(i)` is the mergesort of such a piece,
-/// - `T_s(i)` its split into `k` pieces (the keys copied into the subtasks),
+/// - `T_s(i)` its split into `k` pieces (the keys copied into the pieces after the first),
 /// - `T_j(i)` the join of the `k` sorted pieces (successive two-way merges), and
 /// - `T_τ(i)` the overlapped transfer of its message (a header and 8 bytes a key) under the
 ///   machine's `link`: latency plus τ per byte. A result has the size of its task, so the
 ///   model's `2 T_τ(i)` per level is exact.
 ///
-/// Costs are charged as `charger` charges (CPU time, or declared comparisons and key moves
-/// at their costs), averaged over the first [`SAMPLE_LISTS`] lists. Level 1 (the leaves)
-/// never splits: its `T_s` and `T_j` are zero.
+/// Costs are charged as `charger` charges (time on its clock, or declared comparisons and key
+/// moves at their costs), averaged over the first lists: at least [`SAMPLE_LISTS`], and at
+/// least [`SAMPLE_KEYS`] keys. Each operation is timed once, on its own copy of a distinct
+/// list, as the machine runs it: timing the same short list again and again measures warm
+/// caches and a branch predictor that has learned the list (1.2–1.8 times too fast below
+/// 3000 keys on the development host, against the sequential program's time per list).
+/// Level 1 (the leaves) never splits: its `T_s` and `T_j` are zero.
 pub fn mergesort_levels(
     lists: &[Vec<i64>],
     shape: TreeShape,
@@ -157,38 +161,50 @@ pub fn mergesort_levels(
     let job = MergeSort {
         min_split: MIN_SPLIT,
     };
-    let sample = &lists[..lists.len().min(SAMPLE_LISTS)];
+    let mut keys = 0;
+    let taken = lists
+        .iter()
+        .position(|l| {
+            keys += l.len();
+            keys >= SAMPLE_KEYS
+        })
+        .map_or(lists.len(), |i| i + 1)
+        .max(SAMPLE_LISTS)
+        .min(lists.len());
+    let sample = &lists[..taken];
     let mut sums = vec![[0.0; 4]; n];
-    for list in sample {
-        let mut piece = list.clone();
-        for level in (1..=n).rev() {
-            let costs = &mut sums[level - 1];
-            costs[0] += charger.median_s(
-                SAMPLE_REPEATS,
-                || piece.clone(),
-                |mut keys, w| mergesort(&mut keys, w),
-            );
+    // Level by level, so that no level is timed on data the one above has just sorted.
+    for level in (1..=n).rev() {
+        let costs = &mut sums[level - 1];
+        for piece in sample
+            .iter()
+            .filter_map(|l| piece_at(l, n - level, k, &job))
+        {
+            let mut copy = piece.clone();
+            costs[0] += charger.run(|w| mergesort(&mut copy, w)).1;
             costs[3] += link.transfer_ns(task_message_bytes(piece.len())) as f64 * 1e-9;
             if level == 1 {
-                break;
+                continue;
             }
-            costs[1] += charger.median_s(
-                SAMPLE_REPEATS,
-                || Keys(piece.clone()),
-                |keys, w| job.split(keys, k, w).ok(),
-            );
-            let Ok(parts) = job.split(Keys(piece.clone()), k, &mut Work::default()) else {
-                // Too short to split: it is executed where it is.
-                break;
-            };
+            let copy = Keys(piece);
+            let (split, ts) = charger.run(|w| job.split(copy, k, w));
+            costs[1] += ts;
+            // Too short to split: it is executed where it is.
+            let Ok(mut parts) = split else { continue };
             // The join merges the children's results: the parts, sorted.
-            let mut sorted = parts.clone();
-            for p in &mut sorted {
+            for p in &mut parts {
                 mergesort(&mut p.0, &mut Work::default());
             }
-            costs[2] += charger.median_s(SAMPLE_REPEATS, || sorted.clone(), |p, w| job.join(p, w));
-            // The next level receives the first part as it was sent: unsorted.
-            piece = parts.into_iter().next().map_or_else(Vec::new, |p| p.0);
+            costs[2] += charger.run(|w| job.join(parts, w)).1;
+        }
+    }
+    if k == 1 {
+        // Split one way, every level receives the whole list: its sort is the root's, and
+        // timing it again per level would add only noise (a leaf faster than its root would
+        // put the model above the sequential time / P).
+        let root = sums[n - 1][0];
+        for level in &mut sums {
+            level[0] = root;
         }
     }
     let count = sample.len().max(1) as f64;
@@ -200,6 +216,17 @@ pub fn mergesort_levels(
             tau_s: tau / count,
         })
         .collect()
+}
+
+/// The piece of `list` that a processor `splits` levels below the root receives: the first
+/// part of each split, as sent (unsorted); `None` if a split above leaves it where it is.
+fn piece_at(list: &[i64], splits: usize, k: usize, job: &MergeSort) -> Option<Vec<i64>> {
+    let mut piece = list.to_vec();
+    for _ in 0..splits {
+        let parts = job.split(Keys(piece), k, &mut Work::default()).ok()?;
+        piece = parts.into_iter().next()?.0;
+    }
+    Some(piece)
 }
 
 /// Bytes of the engine's message carrying a task of `keys` keys (or its result, as long).
@@ -409,6 +436,7 @@ mod tests {
         use super::super::program::{COMPARISON, KEY_MOVE};
         Charger {
             charge: multicomputer_runtime::ComputeCharge::Model,
+            clock: multicomputer_runtime::WorkClock::ThreadCpu,
             costs: multicomputer_runtime::WorkCosts::default()
                 .with_unit(COMPARISON, comparison_ns)
                 .with_unit(KEY_MOVE, key_move_ns),
@@ -439,12 +467,49 @@ mod tests {
         assert!((root.tau_s - 72e-9).abs() < 1e-18);
         assert!((leaf.tau_s - 40e-9).abs() < 1e-18);
         // Key moves: a sort writes every key twice per level of its recursion (8 keys,
-        // 3 levels: 48), a split copies the 8 keys, a join writes them once.
+        // 3 levels: 48), a split copies the second half's 4 keys (the first keeps the list's
+        // own memory), a join writes all 8 once.
         let by_moves = mergesort_levels(&lists, shape, &model_charger(0.0, 1.0), &link);
         assert!((by_moves[1].te_s - 48e-9).abs() < 1e-18);
-        assert!((by_moves[1].ts_s - 8e-9).abs() < 1e-18);
+        assert!((by_moves[1].ts_s - 4e-9).abs() < 1e-18);
         assert!((by_moves[1].tj_s - 8e-9).abs() < 1e-18);
         assert!((by_moves[0].te_s - 16e-9).abs() < 1e-18);
+    }
+
+    #[test]
+    fn split_one_way_every_level_sorts_in_the_roots_time() {
+        let lists = mergesort_keys(4, 1000, 3);
+        let charger = Charger {
+            charge: multicomputer_runtime::ComputeCharge::Measured,
+            clock: multicomputer_runtime::WorkClock::Monotonic,
+            costs: Default::default(),
+        };
+        let shape = TreeShape { k: 1, levels: 3 };
+        let levels = mergesort_levels(&lists, shape, &charger, &LinkCost::default());
+        assert!(levels[2].te_s > 0.0);
+        assert_eq!(levels[0].te_s, levels[2].te_s);
+        assert_eq!(levels[1].te_s, levels[2].te_s);
+    }
+
+    #[test]
+    fn mergesort_levels_sample_at_least_three_lists_and_2_pow_18_keys() {
+        // A top-down mergesort of 2^m keys moves 2 · 2^m · m keys, whatever their order.
+        let moves = |m: u32| f64::from(2 * (1 << m) * m);
+        let shape = TreeShape { k: 2, levels: 1 };
+        let link = LinkCost::default();
+        let charger = model_charger(0.0, 1.0);
+        let mean = |lists: &[Vec<i64>]| mergesort_levels(lists, shape, &charger, &link)[0].te_s;
+        // Two lists of 2^17 keys reach 2^18 keys, but three lists are sampled.
+        let mut lists = vec![(0..1 << 17).rev().collect::<Vec<i64>>(); 2];
+        lists.extend(vec![(0..1 << 10).collect::<Vec<i64>>(); 5]);
+        let want = (2.0 * moves(17) + moves(10)) * 1e-9 / 3.0;
+        assert!((mean(&lists) - want).abs() < 1e-15, "{}", mean(&lists));
+        // Three lists of 2^11 keys, then lists of 2^10: 6144 + 250 × 1024 ≥ 2^18 keys at the
+        // 253rd list, where the sample stops.
+        let mut lists = vec![(0..1 << 11).collect::<Vec<i64>>(); 3];
+        lists.extend(vec![(0..1 << 10).collect::<Vec<i64>>(); 400]);
+        let want = (3.0 * moves(11) + 250.0 * moves(10)) * 1e-9 / 253.0;
+        assert!((mean(&lists) - want).abs() < 1e-15, "{}", mean(&lists));
     }
 
     #[test]

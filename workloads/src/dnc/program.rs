@@ -281,9 +281,20 @@ impl Job for MergeSort {
         if children == 0 || keys.0.len() < self.min_split.max(2) {
             return Err(keys);
         }
-        let chunk = keys.0.len().div_ceil(children);
-        work.add(KEY_MOVE, keys.0.len() as u64);
-        Ok(keys.0.chunks(chunk).map(|c| Keys(c.to_vec())).collect())
+        // The pieces of `chunks(chunk)`: the first keeps the list's own allocation, the
+        // others are copied out of its tail, the last first. Split one way, the list is sent
+        // as it is: nothing is copied.
+        let mut first = keys.0;
+        let chunk = first.len().div_ceil(children);
+        let mut tail = Vec::with_capacity(children - 1);
+        while first.len() > chunk {
+            let last_start = (first.len() - 1) / chunk * chunk;
+            tail.push(Keys(first.split_off(last_start)));
+        }
+        work.add(KEY_MOVE, tail.iter().map(|k| k.0.len() as u64).sum());
+        Ok(std::iter::once(Keys(first))
+            .chain(tail.into_iter().rev())
+            .collect())
     }
 
     fn join(&self, parts: Vec<Keys>, work: &mut Work) -> Keys {
@@ -428,6 +439,23 @@ mod tests {
         .unwrap();
         // One level: every task costs T_e(1) = 500 µs.
         assert_eq!(run.engine.report.makespan(), us(1500));
+    }
+
+    #[test]
+    fn a_split_cuts_equal_runs_and_copies_all_but_the_first() {
+        let job = MergeSort { min_split: 2 };
+        let mut work = Work::default();
+        let parts = job.split(Keys((1..=7).collect()), 3, &mut work).unwrap();
+        assert_eq!(
+            parts,
+            vec![Keys(vec![1, 2, 3]), Keys(vec![4, 5, 6]), Keys(vec![7])]
+        );
+        assert_eq!(work.counts(), &[(KEY_MOVE, 4)]);
+        // One child: the list goes as it is, nothing copied.
+        let mut work = Work::default();
+        let parts = job.split(Keys(vec![3, 1, 2]), 1, &mut work).unwrap();
+        assert_eq!(parts, vec![Keys(vec![3, 1, 2])]);
+        assert!(work.is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! |---|---|---|---|
 //! | primes (chain, tree) | the farm, (g) with (f) or the framework of §3.1 on any tree | `T_e` = sequential time / M | `β_e`, `β_f` |
 //! | mergesort | divide and conquer, (g) with (j)/(k), per-level `T_e(i)`, `T_s(i)`, `T_j(i)` of its pieces ([`mergesort_levels`]) | the levels, by CPU time | `β_e`, `β_f` |
-//! | Ising | the tree mechanism, `T = ⌈n/P⌉ t_s + 2⌈log₂ P⌉ β` (the scalability paper's candidate `a + b log P`) | `t_s` = sequential time / n | `β`, one message |
+//! | Ising | the tree mechanism, `T = ⌈n/P⌉ (t_s + δ) + 2⌈log₂ P⌉ β` (the scalability paper's candidate (6), `Φ(P) = a₁ + b₁ log P`, with its constant term `a₁ = 1 + δ/t_s`) | `t_s` = sequential time / n | `β`, one message; `δ`, the runtime's cost per sample |
 //! | OCL | `t_{M,K}(L) = γ(N/M + 2L/K − 1) + β(NK + LM − KM)` (grain-size paper §3.3) | `β` = sequential time / (L N) | `γ = α0 + Kα1` (both, over a grain sweep) |
 //!
 //! Times are the runtime's wall times (its processors' common start to the last one's end);
@@ -65,21 +65,22 @@ impl WorkCosts {
         let n = workload.tasks as f64;
         Ok(match (workload.kernel, inputs) {
             (Kernel::Mergesort, Inputs::Lists(lists)) => {
+                // Timed as the native run charges its blocks: by the monotonic clock.
                 let charger = Charger {
                     charge: multicomputer_runtime::ComputeCharge::Measured,
+                    clock: multicomputer_runtime::WorkClock::Monotonic,
                     costs: Default::default(),
                 };
+                let task_s = sequential_s / n;
                 let mut levels = Vec::new();
                 for &p in processors {
                     let shape = mergesort_shape(p)?;
-                    levels.push((
-                        p,
-                        mergesort_levels(lists, shape, &charger, &LinkCost::default()),
-                    ));
+                    let sampled = mergesort_levels(lists, shape, &charger, &LinkCost::default());
+                    levels.push((p, scaled_to_sequential(&sampled, task_s)));
                 }
                 WorkCosts::Dnc {
                     levels,
-                    sequential_task_s: sequential_s / n,
+                    sequential_task_s: task_s,
                 }
             }
             (Kernel::Ising, _) => WorkCosts::Ising {
@@ -95,6 +96,26 @@ impl WorkCosts {
     }
 }
 
+/// Mergesort's per-level costs scaled so that the root's `T_e(N)`, the sort of a whole list,
+/// is the sequential program's time per list measured in the same rounds (`task_s`): the
+/// sampled pieces give the costs' shape (how they divide among the levels and among sort,
+/// split and join), the sequential program their scale. A sample of a few lists differs from
+/// the median of every round by a few per cent, and a model faster than the sequential
+/// program divided by P (an efficiency above 1) would follow from that alone.
+fn scaled_to_sequential(levels: &[DncLevelCosts], task_s: f64) -> Vec<DncLevelCosts> {
+    let root = levels.last().map_or(0.0, |l| l.te_s);
+    let c = if root > 0.0 { task_s / root } else { 1.0 };
+    levels
+        .iter()
+        .map(|l| DncLevelCosts {
+            te_s: l.te_s * c,
+            ts_s: l.ts_s * c,
+            tj_s: l.tj_s * c,
+            tau_s: l.tau_s,
+        })
+        .collect()
+}
+
 /// Mergesort's tree on P processors as the model sees it.
 fn mergesort_shape(processors: usize) -> Result<TreeShape, SpeedupError> {
     Kernel::Mergesort
@@ -104,14 +125,14 @@ fn mergesort_shape(processors: usize) -> Result<TreeShape, SpeedupError> {
         .ok_or(SpeedupError::Model(ModelError::NeedsTreeShape("mergesort")))
 }
 
-/// The runtime's own costs, fitted: `(β_e, β_f)` for the farm and mergesort, `β` (one message
-/// on the tree) for Ising, `γ` (one packet's communication) for OCL; `α0, α1` when fitted over
+/// The runtime's own costs, fitted: `(β_e, β_f)` for the farm and mergesort, `(β, δ)` (one
+/// message on the tree, the runtime's cost per sample) for Ising, `γ` (one packet's communication) for OCL; `α0, α1` when fitted over
 /// packet sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Overheads {
     /// `β_e`, `β` or `γ` (`α0` over packet sizes), seconds.
     pub first_s: f64,
-    /// `β_f` (`α1` over packet sizes), seconds; `None` when not fitted.
+    /// `β_f` (`δ` for Ising, `α1` over packet sizes), seconds; `None` when not fitted.
     pub second_s: Option<f64>,
 }
 
@@ -165,7 +186,8 @@ pub fn model_name(kernel: Kernel) -> &'static str {
              per-level costs of mergesort's own pieces"
         }
         Kernel::Ising => {
-            "tree mechanism, T = ⌈n/P⌉ t_s + 2⌈log₂ P⌉ β (scalability paper, candidate a + b log P)"
+            "tree mechanism, T = ⌈n/P⌉ (t_s + δ) + 2⌈log₂ P⌉ β (scalability paper, candidate (6) \
+             a₁ + b₁ log P with a₁ = 1 + δ/t_s: δ the runtime's cost per sample)"
         }
         Kernel::Ocl => "t_{M,K}(L) = γ(N/M + 2L/K − 1) + β(NK + LM − KM) (grain-size paper §3.3)",
     }
@@ -234,8 +256,9 @@ pub fn predict_s(
             Ok(model.predict()?.makespan_s)
         }
         WorkCosts::Ising { sample_s } => {
-            let blocks = m.div_ceil(processors.max(1) as u64) as f64;
-            Ok(blocks * sample_s + 2.0 * f64::from(depth(processors)) * be)
+            let per_processor = m.div_ceil(processors.max(1) as u64) as f64;
+            let delta = overheads.second_s.unwrap_or(0.0);
+            Ok(per_processor * (sample_s + delta) + 2.0 * f64::from(depth(processors)) * be)
         }
         WorkCosts::Ocl { comparison_s } => {
             let grain = ocl_grain(workload, processors)?;
@@ -275,9 +298,9 @@ fn parameter(name: &'static str, value_s: f64, std_error_s: f64) -> Parameter {
 /// Fits the overheads of `kernel`'s model to `observations`.
 ///
 /// The farm and mergesort fit `(β_e, β_f)` ([`fit_overheads`]); with no P ≥ 2 among the
-/// observations, `β_f` does not enter and `β_e` alone is fitted. Ising fits `β`, OCL `γ` (or,
-/// with `over_packets`, `α0` and `α1`), by linear least squares. `None` when nothing can be
-/// fitted (no P ≥ 2 for Ising).
+/// observations, `β_f` does not enter and `β_e` alone is fitted. Ising fits `β` and `δ`, OCL
+/// `γ` (or, with `over_packets`, `α0` and `α1`), by linear least squares. `None` when nothing
+/// can be fitted (no P ≥ 2 for Ising).
 pub fn fit(
     kernel: Kernel,
     observations: &[Observation],
@@ -347,19 +370,26 @@ pub fn fit(
             }
         }
         Kernel::Ising => {
-            let used: Vec<&Observation> =
-                observations.iter().filter(|o| o.processors >= 2).collect();
-            if used.is_empty() {
+            // T − ⌈n/P⌉ t_s = 2⌈log₂ P⌉ β + ⌈n/P⌉ δ, over every observation (P = 1 gives δ).
+            if observations.iter().all(|o| o.processors < 2) {
                 return Ok(None);
             }
-            let rows: Vec<Vec<f64>> = used
+            let rows: Vec<Vec<f64>> = observations
                 .iter()
-                .map(|o| vec![2.0 * f64::from(depth(o.processors))])
+                .map(|o| {
+                    let per_processor = o.workload.tasks.div_ceil(o.processors.max(1) as u64);
+                    vec![2.0 * f64::from(depth(o.processors)), per_processor as f64]
+                })
                 .collect();
-            let shifted: Result<Vec<f64>, SpeedupError> = used.iter().map(|&o| rest(o)).collect();
-            let wu: Vec<f64> = used.iter().map(|o| 1.0 / (o.wall_s * o.wall_s)).collect();
-            let f = fit_linear(&rows, &shifted?, Some(&wu))?;
-            (vec![parameter("β", f.params[0], f.std_errors[0])], f.dof)
+            let shifted: Result<Vec<f64>, SpeedupError> = observations.iter().map(rest).collect();
+            let f = fit_linear(&rows, &shifted?, Some(&w))?;
+            (
+                vec![
+                    parameter("β", f.params[0], f.std_errors[0]),
+                    parameter("δ", f.params[1], f.std_errors[1]),
+                ],
+                f.dof,
+            )
         }
         Kernel::Ocl => {
             // t = γ·A + α1·K·A + β·B: A, the communications on the critical path, from the
@@ -468,23 +498,85 @@ mod tests {
     }
 
     #[test]
-    fn the_ising_tree_costs_two_messages_a_level() {
-        // 640 samples of 1 ms on 4 processors: 160 ms of samples and 2 levels × 2 messages.
+    fn mergesort_levels_take_their_scale_from_the_sequential_program() {
+        // Sampled: the root sorts a list in 4 ms, splits in 0.1 ms, joins in 0.2 ms; a leaf
+        // sorts its half in 1.8 ms. The sequential program takes 8 ms a list: all twice.
+        let level = |te_s, ts_s, tj_s| DncLevelCosts {
+            te_s,
+            ts_s,
+            tj_s,
+            tau_s: 1e-6,
+        };
+        let sampled = [level(1.8e-3, 0.0, 0.0), level(4e-3, 0.1e-3, 0.2e-3)];
+        let scaled = scaled_to_sequential(&sampled, 8e-3);
+        let want = [level(3.6e-3, 0.0, 0.0), level(8e-3, 0.2e-3, 0.4e-3)];
+        for (got, want) in scaled.iter().zip(&want) {
+            for (a, b) in [
+                (got.te_s, want.te_s),
+                (got.ts_s, want.ts_s),
+                (got.tj_s, want.tj_s),
+                (got.tau_s, want.tau_s),
+            ] {
+                assert!((a - b).abs() < 1e-15, "{got:?} against {want:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn mergesort_on_two_processors_is_below_perfect_efficiency() {
+        // tree:1:2: both levels sort whole lists, T_e(1) = T_e(2) = 8 ms = the sequential
+        // time of a list, and nothing else costs. S_1 = 1/T_e, S_2 = 2/T_e (j), T_startup =
+        // T_e(1): 40 lists take 8 ms + 39 × 4 ms = 164 ms, efficiency 40 × 8/(2 × 164) =
+        // 40/41. (Levels timed faster than the sequential program made it exceed 1.)
+        let level = DncLevelCosts {
+            te_s: 8e-3,
+            ts_s: 0.0,
+            tj_s: 0.0,
+            tau_s: 0.0,
+        };
+        let costs = WorkCosts::Dnc {
+            levels: vec![(2, vec![level; 2])],
+            sequential_task_s: 8e-3,
+        };
+        let w = Workload::new(Kernel::Mergesort);
+        assert_eq!(w.tasks, 40);
+        let t = predict_s(&w, &costs, Overheads::NONE, 2).unwrap();
+        assert!((t - 0.164).abs() < 1e-12, "{t}");
+        let efficiency = 40.0 * 8e-3 / (2.0 * t);
+        assert!((efficiency - 40.0 / 41.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_ising_tree_costs_two_messages_a_level_and_delta_a_sample() {
+        // 640 samples of 1 ms, δ = 2 µs a sample, β = 50 µs, on 4 processors: 160 samples of
+        // 1.002 ms and 2 levels × 2 messages: 160.32 ms + 0.2 ms.
         let costs = WorkCosts::Ising { sample_s: 1e-3 };
         let w = Workload::new(Kernel::Ising);
         let o = Overheads {
             first_s: 50e-6,
-            second_s: None,
+            second_s: Some(2e-6),
         };
-        assert!((predict_s(&w, &costs, o, 4).unwrap() - (0.160 + 4.0 * 50e-6)).abs() < 1e-12);
+        assert!((predict_s(&w, &costs, o, 4).unwrap() - (0.16032 + 4.0 * 50e-6)).abs() < 1e-12);
         // 3 processors: ⌈640/3⌉ = 214 samples, still 2 levels.
-        assert!((predict_s(&w, &costs, o, 3).unwrap() - (0.214 + 4.0 * 50e-6)).abs() < 1e-12);
+        assert!(
+            (predict_s(&w, &costs, o, 3).unwrap() - (214.0 * 1.002e-3 + 4.0 * 50e-6)).abs() < 1e-12
+        );
+        // One processor: the samples and their δ, no message.
+        assert!((predict_s(&w, &costs, o, 1).unwrap() - 640.0 * 1.002e-3).abs() < 1e-12);
         let obs: Vec<Observation> = [1, 2, 4, 8]
             .into_iter()
             .map(|p| observation(Kernel::Ising, costs.clone(), p, o))
             .collect();
         let f = fit(Kernel::Ising, &obs, false).unwrap().unwrap();
-        assert!((f.parameters[0].value_s - 50e-6).abs() < 1e-12);
+        assert_eq!(f.parameters[0].name, "β");
+        assert!((f.parameters[0].value_s - 50e-6).abs() < 1e-12, "{f:?}");
+        assert_eq!(f.parameters[1].name, "δ");
+        assert!((f.parameters[1].value_s - 2e-6).abs() < 1e-12, "{f:?}");
+        assert!(f.max_relative_residual < 1e-9);
+        // Two observations, P = 1 and 2, fix both exactly.
+        let two = fit(Kernel::Ising, &obs[..2], false).unwrap().unwrap();
+        assert!((two.parameters[0].value_s - 50e-6).abs() < 1e-12);
+        assert!((two.parameters[1].value_s - 2e-6).abs() < 1e-12);
         assert!(fit(Kernel::Ising, &obs[..1], false).unwrap().is_none());
     }
 

@@ -1,6 +1,7 @@
 //! A kernel on the runtime, natively: P pinned processors that spin while they wait (D = 1),
 //! free links (no emulated start-up or transfer cost: what the runtime itself costs is what
-//! is measured), real work charged by CPU time.
+//! is measured), real work charged by its wall time (the monotonic clock, as the runtime
+//! charges measured work natively).
 
 use std::time::Duration;
 
@@ -59,7 +60,7 @@ pub struct RuntimeRun {
     pub topology: Topology,
 }
 
-/// The native machine configuration of a run: pinned, spinning, free links, CPU-time charging,
+/// The native machine configuration of a run: pinned, spinning, free links, measured charging,
 /// links that hold the engine's whole flood-fill window (queue + a request + a no-more).
 pub fn native_config(queue: usize) -> MachineConfig {
     MachineConfig {

@@ -487,7 +487,27 @@ impl<J: Job> Node<'_, J> {
             && self.finished_children == self.children.len()
     }
 
+    /// Step 1, for a real job: after its own requests, a processor takes each child's first
+    /// request (every child sends them at once) before it executes anything. Real work runs
+    /// before its emulated interval, so a task started before the requests came would hold
+    /// them for a whole task in real time while emulated time has it pre-empted at once.
+    fn start_up(&mut self, p: &mut Proc<J>) -> Result<(), ProcessorError> {
+        self.flood_fill(p)?;
+        let mut silent = if self.job.is_real() {
+            self.children.clone()
+        } else {
+            Vec::new()
+        };
+        while !silent.is_empty() {
+            let (link, msg) = p.recv_from(&silent)?;
+            silent.retain(|&c| c != link);
+            self.handle(p, link, msg)?;
+        }
+        Ok(())
+    }
+
     fn run(&mut self, p: &mut Proc<J>) -> Result<(), ProcessorError> {
+        self.start_up(p)?;
         loop {
             // Step 2: messages first.
             while let Some((link, msg)) = p.try_recv_from(&self.links)? {
@@ -671,19 +691,28 @@ mod tests {
     use super::*;
     use multicomputer_runtime::{MachineConfig, TimeMode, Topology, WaitStrategy};
 
-    /// A synthetic farm: each task is its index and takes a fixed emulated time.
+    /// A farm: each task is its index and takes a fixed emulated time (synthetic), or declares
+    /// 1000 units of real work (`Farm::REAL`).
     struct Farm(Duration);
+
+    const UNIT: multicomputer_runtime::WorkUnit = multicomputer_runtime::WorkUnit("unit");
+
+    impl Farm {
+        /// Real: charged by its declared units.
+        const REAL: Farm = Farm(Duration::ZERO);
+    }
 
     impl Job for Farm {
         type Task = u64;
         type Output = u64;
         fn is_real(&self) -> bool {
-            false
+            self.0.is_zero()
         }
         fn execute_time(&self, _: &u64, _: u32) -> Duration {
             self.0
         }
-        fn execute(&self, task: u64, _: &mut Work) -> u64 {
+        fn execute(&self, task: u64, w: &mut Work) -> u64 {
+            w.add(UNIT, 1000);
             task * task
         }
         fn split(&self, task: u64, _: usize, _: &mut Work) -> Result<Vec<u64>, u64> {
@@ -702,6 +731,50 @@ mod tests {
             ..MachineConfig::default()
         };
         Machine::new(topology, config).unwrap()
+    }
+
+    #[test]
+    fn a_real_job_takes_its_childrens_first_requests_before_it_executes() {
+        // Tasks of 1000 units at 1 µs (1 ms), requests arriving 100 µs after they are sent:
+        // the root's first task starts when the child's first request is in, at 100 µs, not
+        // at 0 (real work could not be pre-empted by it in real time).
+        let config = MachineConfig {
+            mode: TimeMode::Virtual,
+            link: multicomputer_runtime::LinkCost {
+                latency: Duration::from_micros(100),
+                ..Default::default()
+            },
+            work_costs: multicomputer_runtime::WorkCosts::default().with_unit(UNIT, 1000.0),
+            trace: true,
+            ..MachineConfig::default()
+        };
+        let m = Machine::new(Topology::chain(2).unwrap(), config).unwrap();
+        let real = run(&m, &Farm::REAL, (0..4).collect(), &EngineConfig::default()).unwrap();
+        assert_eq!(real.outputs, vec![0, 1, 4, 9]);
+        let trace = real.trace.unwrap();
+        let first = trace
+            .events
+            .iter()
+            .find(|e| e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute)
+            .unwrap();
+        assert_eq!(first.start_ns, 100_000);
+        // A synthetic job is pre-empted in emulated time: its root starts at once.
+        let m = Machine::new(Topology::chain(2).unwrap(), m.config().clone()).unwrap();
+        let synthetic = run(
+            &m,
+            &Farm(Duration::from_millis(1)),
+            (0..4).collect(),
+            &EngineConfig::default(),
+        )
+        .unwrap();
+        let first = synthetic
+            .trace
+            .unwrap()
+            .events
+            .into_iter()
+            .find(|e| e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute)
+            .unwrap();
+        assert_eq!(first.start_ns, 0);
     }
 
     #[test]

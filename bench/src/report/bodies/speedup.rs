@@ -476,7 +476,8 @@ impl SpeedupReport {
             mode: "native".into(),
             dilation: Some(1.0),
             wait: Some("spin".into()),
-            compute_charging: "measured: thread CPU time (wall times reported)".into(),
+            compute_charging: "measured: monotonic (wall) time of each block (wall times reported)"
+                .into(),
         });
         let body = Self { result };
         let mut files = vec![("speedup.csv".to_string(), csv::rows(&body.rows())?)];
