@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use multicomputer_workloads::ising::{DEFAULT_SWEEPS, DEFAULT_TEMPERATURE};
 
 use super::common::{RepeatArgs, ReportArgs, TimeArgs, TraceArgs};
 use super::limits::{MAX_LATTICE, MAX_LOOP_COUNT, MAX_SAMPLES};
@@ -49,13 +50,13 @@ pub(crate) struct LatticeArgs {
     #[arg(long, short = 'L', default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_LATTICE as u64))]
     pub(crate) size: usize,
     /// Temperature T in units of J/k_B (T_c ≈ 2.269 in 2D, ≈ 4.512 in 3D).
-    #[arg(long, default_value_t = 4.0, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = DEFAULT_TEMPERATURE, allow_hyphen_values = true)]
     pub(crate) temperature: f64,
     /// Sweeps per sample before measuring.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = DEFAULT_SWEEPS)]
     pub(crate) thermalisation: u32,
     /// Measured sweeps per sample.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = DEFAULT_SWEEPS)]
     pub(crate) sweeps: u32,
     /// Seed of every sample's random stream.
     #[arg(long, default_value_t = 1)]

@@ -308,7 +308,15 @@ where
             &ctx,
             outcomes,
             wall,
-            |lateness| Fidelity::from_stats(lateness, dilation, machine.strategy, tolerance_ns),
+            |lateness| {
+                Fidelity::from_stats(
+                    lateness,
+                    dilation,
+                    machine.strategy,
+                    tolerance_ns,
+                    topo.len(),
+                )
+            },
             None,
         )
     })

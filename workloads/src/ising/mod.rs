@@ -89,6 +89,13 @@ pub use parallel::{
 };
 pub use reference::{Estimate, SUMMARY_MERGE, Summary, SummaryAccumulator, run_sequential};
 
+/// The temperature a run uses unless told otherwise, J/k_B: ordered, below the 3D critical
+/// temperature ≈ 4.512. The cost of a spin flip is calibrated here (see `unit_costs`).
+pub const DEFAULT_TEMPERATURE: f64 = 4.0;
+
+/// The thermalisation and the measured sweeps a sample runs unless told otherwise, each.
+pub const DEFAULT_SWEEPS: u32 = 20;
+
 use crate::analysis::Work;
 
 /// Bad input to the Ising program.
