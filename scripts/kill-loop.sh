@@ -3,7 +3,7 @@
 # moments, KILLS times in all (default 100, alternating the two), then checks the results
 # folder: no temporary file left anywhere, no mixed set (a run folder without its manifest or
 # whose files differ from it, `latest` pointing at nothing, a --report file from another run
-# than `latest`, a scaling.csv whose rows are not those of scaling.json). Small grids in virtual
+# than `latest`; both commands publish run folders). Small grids in virtual
 # time, each run about a second. Prints one line per kill and a summary; exits 1 on any
 # inconsistency.
 #
@@ -75,38 +75,33 @@ out = pathlib.Path(sys.argv[1])
 problems = []
 # Leftovers: temporary files and folders of any writer, anywhere.
 leftovers = [p for p in out.rglob("*") if p.name.startswith((".mc-tmp-", ".mc-probe-")) or ".tmp-" in p.name]
-# Run folders: each complete (manifest, every file of it with its size, nothing else).
+# Run folders of both commands: each complete (manifest, every file of it with its size,
+# nothing else), and `latest` at a complete one.
+folders = []
+for name in ("sweep-farm", "scaling"):
+    runs = out / name
+    mine = [p for p in runs.iterdir() if p.is_dir() and not p.is_symlink()] if runs.exists() else []
+    folders += mine
+    for f in mine:
+        m = f / "manifest.json"
+        if not m.exists():
+            problems.append(f"{name}/{f.name}: no manifest")
+            continue
+        listed = {e["name"]: e["bytes"] for e in json.loads(m.read_text())["files"]}
+        present = {p.name: p.stat().st_size for p in f.iterdir() if p.name != "manifest.json"}
+        if listed != present:
+            problems.append(f"{name}/{f.name}: files differ from the manifest")
+    latest = runs / "latest"
+    if latest.is_symlink() and not (latest / "manifest.json").exists():
+        problems.append(f"{name}/latest points at no complete run")
 runs = out / "sweep-farm"
-folders = [p for p in runs.iterdir() if p.is_dir() and not p.is_symlink()] if runs.exists() else []
-for f in folders:
-    m = f / "manifest.json"
-    if not m.exists():
-        problems.append(f"{f.name}: no manifest")
-        continue
-    listed = {e["name"]: e["bytes"] for e in json.loads(m.read_text())["files"]}
-    present = {p.name: p.stat().st_size for p in f.iterdir() if p.name != "manifest.json"}
-    if listed != present:
-        problems.append(f"{f.name}: files differ from the manifest")
 latest = runs / "latest"
-if latest.is_symlink() and not (latest / "manifest.json").exists():
-    problems.append("latest points at no complete run")
 # The loose --report file belongs to the run `latest` names.
 report = out / "farm-report.json"
 if report.exists() and latest.is_symlink():
     files = json.loads(report.read_text())["meta"]["files"]
     if not any(os.readlink(latest) in f for f in files):
         problems.append(f"farm-report.json is from another run than latest ({os.readlink(latest)})")
-# scaling.csv and scaling.json from one run: the same rows.
-csv, js = out / "scaling.csv", out / "scaling.json"
-if csv.exists() != js.exists():
-    problems.append("scaling.csv without scaling.json or the reverse")
-elif csv.exists():
-    lines = csv.read_text().splitlines()
-    col = lines[0].split(",").index("wall_s")
-    csv_wall = [float(l.split(",")[col]) for l in lines[1:]]
-    json_wall = [r["wall_s"] for r in json.loads(js.read_text())["rows"]]
-    if csv_wall != json_wall:
-        problems.append("scaling.csv and scaling.json are from different runs")
 print(f"run folders: {len(folders)}; leftovers: {len(leftovers)}; mixed sets: {len(problems)}")
 for p in leftovers:
     print(f"  leftover: {p.relative_to(out)}")
