@@ -12,9 +12,9 @@ use multicomputer_runtime::{
     TimeMode, Topology, WaitStrategy, Waiting,
 };
 
-fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
+mod common;
+
+use common::{subtree_sum, us};
 
 /// The time modes whose emulated times must agree: dilated (threads) and virtual.
 const MODES: [TimeMode; 2] = [TimeMode::Dilated(1.0), TimeMode::Virtual];
@@ -30,18 +30,6 @@ fn config(mode: TimeMode, link: LinkCost) -> MachineConfig {
 
 fn dilated(link: LinkCost) -> MachineConfig {
     config(TimeMode::Dilated(1.0), link)
-}
-
-/// Every processor sends the sum of its subtree's ids to its parent.
-fn subtree_sum(p: &mut Processor<u64>) -> Result<u64, ProcessorError> {
-    let mut sum = p.id() as u64;
-    for &c in p.children().to_vec().iter() {
-        sum += p.recv(c)?;
-    }
-    if let Some(up) = p.parent() {
-        p.send(up, sum)?;
-    }
-    Ok(sum)
 }
 
 #[test]

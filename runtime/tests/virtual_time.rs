@@ -10,9 +10,9 @@ use multicomputer_runtime::{
     TimeMode, Topology, Waiting, WorkCosts, WorkUnit,
 };
 
-fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
+mod common;
+
+use common::{subtree_sum, us};
 
 fn virtual_config(link: LinkCost) -> MachineConfig {
     MachineConfig {
@@ -161,14 +161,7 @@ fn a_reduction_takes_exactly_the_hand_worked_time() {
     let record = m
         .run(|p: &mut Processor<u64>| {
             p.occupy(Duration::from_millis(1));
-            let mut sum = p.id() as u64;
-            for &c in p.children().to_vec().iter() {
-                sum += p.recv(c)?;
-            }
-            if let Some(up) = p.parent() {
-                p.send(up, sum)?;
-            }
-            Ok(sum)
+            subtree_sum(p)
         })
         .unwrap();
     assert_eq!(record.results[0], 21);
@@ -468,18 +461,7 @@ fn thousands_of_processors_reduce_exactly() {
     let topology = Topology::kary_tree(2, 12).unwrap();
     let n = topology.len() as u64;
     let m = machine(topology, virtual_config(link));
-    let record = m
-        .run(|p: &mut Processor<u64>| {
-            let mut sum = p.id() as u64;
-            for &c in p.children().to_vec().iter() {
-                sum += p.recv(c)?;
-            }
-            if let Some(up) = p.parent() {
-                p.send(up, sum)?;
-            }
-            Ok(sum)
-        })
-        .unwrap();
+    let record = m.run(subtree_sum).unwrap();
     assert_eq!(record.results[0], n * (n - 1) / 2);
     // 11 sends of 2 µs on the critical path; receives are free.
     assert_eq!(record.report.makespan(), us(22));
