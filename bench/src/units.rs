@@ -67,6 +67,25 @@ pub(crate) fn lateness_text(f: &multicomputer_runtime::Fidelity) -> String {
     }
 }
 
+/// A number of bytes as a person reads it: `512 B`, `3.0 MiB`, `1.2 TiB`.
+pub(crate) fn human_bytes(b: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    if !b.is_finite() {
+        return "more than can be counted".into();
+    }
+    let mut v = b.max(0.0);
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +100,12 @@ mod tests {
         assert_eq!(wall_time(45.4), "45 s");
         assert_eq!(wall_time(200.0), "3 min 20 s");
         assert_eq!(wall_time(7500.0), "2 h 5 min");
+    }
+
+    #[test]
+    fn bytes_read_as_people_read_them() {
+        assert_eq!(human_bytes(512.0), "512 B");
+        assert_eq!(human_bytes(3.0 * 1024.0 * 1024.0), "3.0 MiB");
+        assert_eq!(human_bytes(f64::NAN), "more than can be counted");
     }
 }

@@ -71,7 +71,11 @@ fn every_kernel_equals_its_reference_at_every_p_and_reports_each_variant() {
         assert_eq!(points[0]["rough_speedup"]["median"], 1.0);
         assert_eq!(v["meta"]["command"], "speedup");
         assert!(v["host"]["cores"].as_u64().unwrap() >= 2);
-        assert!(v["host"]["load_before"].is_object() || v["host"]["load_before"].is_null());
+        let load = &v["host"]["load_before"];
+        assert!(
+            load.is_null() || ["one", "five", "fifteen"].iter().all(|k| load[k].is_f64()),
+            "{load}"
+        );
         // The run's folder: the table, the plot, the report.
         let run = out.join("speedup").join("latest");
         for f in ["speedup.csv", "speedup.svg", "report.json", "report.html"] {
@@ -100,7 +104,28 @@ fn a_grain_sweep_reports_efficiencies_and_thresholds() {
     // The total work is kept: 24 × 400 integers = 96 tasks of 100.
     assert_eq!(points[0]["grain"], 100);
     assert_eq!(points[0]["tasks"], 96);
-    assert_eq!(g["thresholds"].as_array().unwrap().len() % 2, 0);
+    // 50 % and 90 % for the runtime, rayon and scoped threads, and for the model where it
+    // predicts every grain; each within the swept grains, or unreached (null).
+    let thresholds = g["thresholds"].as_array().unwrap();
+    let whos: Vec<&str> = thresholds
+        .iter()
+        .map(|t| t["who"].as_str().unwrap())
+        .collect();
+    assert!(whos.len() == 6 || whos.len() == 8, "{whos:?}");
+    for (i, who) in ["runtime", "rayon", "scoped threads", "model"]
+        .iter()
+        .enumerate()
+        .take(whos.len() / 2)
+    {
+        assert_eq!(&whos[2 * i..2 * i + 2], [*who, *who]);
+        assert_eq!(thresholds[2 * i]["efficiency"], 0.5);
+        assert_eq!(thresholds[2 * i + 1]["efficiency"], 0.9);
+    }
+    for t in thresholds {
+        if let Some(grain) = t["grain"].as_f64() {
+            assert!((100.0..=400.0).contains(&grain), "{t}");
+        }
+    }
     let run = out.join("speedup").join("latest");
     assert!(run.join("grain.csv").is_file());
     assert!(run.join("efficiency-grain.svg").is_file());

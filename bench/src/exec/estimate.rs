@@ -48,6 +48,14 @@ impl Estimate {
         in_virtual: false,
     };
 
+    /// A native run's: `wall_s` of wall time, and no other time mode to compare.
+    pub(crate) fn native(wall_s: f64) -> Self {
+        Self {
+            wall_s,
+            ..Self::UNKNOWN
+        }
+    }
+
     /// Nothing yet: the start of a sum.
     pub(crate) const ZERO: Self = Self {
         wall_s: 0.0,
@@ -150,8 +158,15 @@ pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
 /// Refuses runs expected to take more than [`MAX_WALL_S`] (naming `flags`, the values that
 /// make them long), else announces them if long.
 pub(crate) fn admit(what: &str, flags: &str, e: Estimate, detail: &str) -> Result<(), ArgError> {
+    refuse_endless(flags, e, detail)?;
+    announce(what, e, detail);
+    Ok(())
+}
+
+/// Refuses runs expected to take more than [`MAX_WALL_S`], naming `flags`, and says nothing
+/// otherwise: the check of a rough estimate, before a better one is announced.
+pub(crate) fn refuse_endless(flags: &str, e: Estimate, detail: &str) -> Result<(), ArgError> {
     if e.wall_s.is_nan() || e.wall_s <= MAX_WALL_S {
-        announce(what, e, detail);
         return Ok(());
     }
     let faster = e
@@ -164,9 +179,10 @@ pub(crate) fn admit(what: &str, flags: &str, e: Estimate, detail: &str) -> Resul
     Err(ArgError::new(
         flags,
         format!(
-            "the run would take about {} of wall time ({detail}), more than the limit of 24 h; \
+            "the run would take about {} of wall time ({detail}), more than the limit of {}; \
              {faster}",
-            wall_time(e.wall_s)
+            wall_time(e.wall_s),
+            wall_time(MAX_WALL_S)
         ),
     ))
 }

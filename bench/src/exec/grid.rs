@@ -7,16 +7,20 @@ use multicomputer_workloads::ocl::transform_label;
 use super::runs::{OclRun, Ran, ocl_estimate, run_grain};
 use super::runs::{prepare, time_flags};
 use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, repeat, runs};
-use crate::plan::{SweepOclPlan, SweepPlan};
+use multicomputer_runtime::TimeMode;
 
-/// How a grid's cells keep time, for its announcement: in virtual time where any is (under
-/// `auto`, the cells whose processors leave no core free), else each at its machine's
-/// dilation (natively where that is 1).
-fn cells_mode(total: &Estimate) -> &'static str {
-    if total.in_virtual {
-        "in virtual time where the processors leave no core free"
-    } else {
-        "each at its machine's dilation"
+use crate::plan::{MachinePlan, SweepOclPlan, SweepPlan};
+
+/// How a grid's cells keep time, for its announcement: all in virtual time (`--mode
+/// virtual`), in virtual time where the processors leave no core free (`auto`), or each at
+/// its machine's dilation.
+fn cells_mode(machine: &MachinePlan, total: &Estimate) -> &'static str {
+    match machine.mode {
+        TimeMode::Virtual => "in virtual time",
+        TimeMode::Auto if total.in_virtual => {
+            "in virtual time where the processors leave no core free"
+        }
+        _ => "each at its machine's dilation",
     }
 }
 
@@ -32,13 +36,13 @@ pub(crate) fn cells<E: Experiment>(
     }
     admit(
         what,
-        &time_flags::<E>(&plan.machine),
+        &time_flags(&plan.machine, E::TIME_FLAGS),
         total,
         &format!(
             "{} cells × {} run(s), {}",
             plan.cells.len(),
             plan.repeat.total(),
-            cells_mode(&total)
+            cells_mode(&plan.machine, &total)
         ),
     )?;
     let mut progress = Progress::new(what, plan.cells.len() as u64, "cells");
@@ -68,17 +72,13 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
     }
     admit(
         "sweep ocl",
-        if plan.machine.dilation_given() {
-            "--dilation, --length"
-        } else {
-            "--length"
-        },
+        &time_flags(&plan.machine, "--length"),
         total,
         &format!(
             "the model's times, {} cells × {} run(s), {}",
             plan.cells.len(),
             plan.repeat.total(),
-            cells_mode(&total)
+            cells_mode(&plan.machine, &total)
         ),
     )?;
     let mut progress = Progress::new("sweep ocl", plan.cells.len() as u64, "cells");

@@ -103,12 +103,12 @@ fn detail(ran: &Ran, r: Repeat) -> String {
     format!("{}, {} run(s)", ran.describe(), r.total())
 }
 
-/// The flags that make an experiment's runs long: `--dilation` too if it was given.
-pub(crate) fn time_flags<E: Experiment>(machine: &MachinePlan) -> String {
+/// The flags that make runs long, `flags`, with `--dilation` first if it was given.
+pub(crate) fn time_flags(machine: &MachinePlan, flags: &str) -> String {
     if machine.dilation_given() {
-        format!("--dilation, {}", E::TIME_FLAGS)
+        format!("--dilation, {flags}")
     } else {
-        E::TIME_FLAGS.to_string()
+        flags.to_string()
     }
 }
 
@@ -141,7 +141,7 @@ pub(crate) fn runs<E: Experiment>(
     let what = if standalone {
         admit(
             E::NAME,
-            &time_flags::<E>(machine),
+            &time_flags(machine, E::TIME_FLAGS),
             per_run.times(r.total()),
             &detail(&ran, r),
         )?;
@@ -217,11 +217,7 @@ pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
     check_emulated("--length", per_run.emulated_s, plan.grain.processes())?;
     admit(
         "ocl",
-        if plan.machine.dilation_given() {
-            "--dilation, --length"
-        } else {
-            "--length"
-        },
+        &time_flags(&plan.machine, "--length"),
         per_run.times(plan.repeat.total()),
         &format!(
             "the model's time at the machine's dilation, {} run(s)",
@@ -281,11 +277,7 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
     check_emulated("--samples", per_run.emulated_s, p)?;
     admit(
         "ising",
-        if plan.machine.dilation_given() {
-            "--dilation, --samples"
-        } else {
-            "--samples"
-        },
+        &time_flags(&plan.machine, "--samples"),
         per_run.times(plan.repeat.total()),
         &format!(
             "{}, native sample {}",

@@ -5,6 +5,7 @@ use multicomputer_workloads::analysis::Measurement;
 use multicomputer_workloads::ising::{IsingExperiment, Mechanism, median};
 use serde::Serialize;
 
+use super::runs::time_flags;
 use super::{Estimate, Progress, Ran, admit, check_emulated};
 use crate::plan::{ArgError, ScalingSweep, scaling_topology};
 
@@ -141,7 +142,12 @@ fn admit_sweep(sweep: &ScalingSweep) -> Result<()> {
     }
     let runs = sweep.processors.len() * sweep.loop_counts.len() * sweep.repeats as usize;
     let detail = ran.map_or_else(String::new, |r| format!("{}; {runs} run(s)", r.describe()));
-    admit("scaling", SWEEP_FLAGS, total, &detail)?;
+    admit(
+        "scaling",
+        &time_flags(&sweep.machine, SWEEP_FLAGS),
+        total,
+        &detail,
+    )?;
     Ok(())
 }
 

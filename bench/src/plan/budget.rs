@@ -7,6 +7,7 @@ use multicomputer_runtime::HostLimits;
 
 use super::ArgError;
 use crate::args::MEMORY_SHARE;
+use crate::units::human_bytes;
 
 /// Bytes one buffered message takes in a thread link's channel (a crossbeam array slot:
 /// the message, its arrival stamp and the slot's own stamp), rounded up.
@@ -27,25 +28,6 @@ struct Part {
     flag: String,
     what: String,
     bytes: f64,
-}
-
-/// A number of bytes as a person reads it: `512 B`, `3.0 MiB`, `1.2 TiB`.
-pub(crate) fn human_bytes(b: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    if !b.is_finite() {
-        return "more than can be counted".into();
-    }
-    let mut v = b.max(0.0);
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{v:.0} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
 }
 
 /// The memory available now (`MemAvailable`), bytes, if it can be read.
@@ -128,12 +110,5 @@ mod tests {
         let mut inf = Footprint::new();
         inf.add("--keys", "keys", f64::INFINITY);
         assert_eq!(inf.check_against(Some(1 << 30)).unwrap_err().flag, "--keys");
-    }
-
-    #[test]
-    fn bytes_read_as_people_read_them() {
-        assert_eq!(human_bytes(512.0), "512 B");
-        assert_eq!(human_bytes(3.0 * 1024.0 * 1024.0), "3.0 MiB");
-        assert_eq!(human_bytes(f64::NAN), "more than can be counted");
     }
 }

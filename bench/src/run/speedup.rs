@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::args::SpeedupArgs;
-use crate::exec::{Estimate, Progress, admit, announce};
+use crate::exec::{Estimate, Progress, admit, refuse_endless};
 use crate::files::Publication;
 use crate::plan::SpeedupCommandPlan;
 use crate::report::{Meta, SpeedupReport};
@@ -27,19 +27,21 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
         }
     );
     // Step 0, before the inputs are made: a rough estimate from the kernel's operation
-    // count refuses a run of days. Native runs only: no other time mode to suggest.
-    let rough = native(e.estimate_s(e.workload.rough_sequential_s()));
-    admit(
-        "speedup",
-        "--tasks, --grain, --rounds, --processors, --grains",
-        rough,
+    // count refuses a run of days; once the first sequential run is timed, the estimate
+    // from it is admitted (and announced if long).
+    let flags = "--tasks, --grain, --rounds, --processors, --grains";
+    refuse_endless(
+        flags,
+        Estimate::native(e.estimate_s(e.workload.rough_sequential_s())),
         &format!("{detail}; rough, before the first sequential run"),
     )?;
     let prepared = e.prepare()?;
-    let measured = native(prepared.estimate_s());
-    if !rough.is_long() {
-        announce("speedup", measured, &detail);
-    }
+    admit(
+        "speedup",
+        flags,
+        Estimate::native(prepared.estimate_s()),
+        &detail,
+    )?;
     let mut progress = Progress::new("speedup", e.measurements() as u64, "measurements");
     let result = prepared.run(&mut |step| {
         progress.set_message(step.what.to_string());
@@ -50,12 +52,4 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
         SpeedupReport::report(Meta::new("speedup", plan.inputs(), None), result)?;
     report.publish_folder(&plan.folder, files)?;
     report.finish(&plan.output, Publication::new())
-}
-
-/// A native run's estimate: `wall_s` of wall time, no other mode to compare.
-fn native(wall_s: f64) -> Estimate {
-    Estimate {
-        wall_s,
-        ..Estimate::UNKNOWN
-    }
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::exec::ScalingRow;
 use crate::plot::{ErrorBar, LineChart, Point, ResidualSeries, Residuals, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table, csv};
-use crate::units::human_ns;
+use crate::units::human_s;
 
 /// The candidate's coefficients at one loop count (a row of the paper's Tables 1–2).
 #[derive(Debug, Clone, Serialize)]
@@ -418,7 +418,7 @@ struct Units {
 impl Units {
     fn show(self, v: f64) -> String {
         if self.run_time {
-            human_ns(v * 1e9)
+            human_s(v)
         } else if v != 0.0 && v.abs() < 1e-3 {
             // A slope per unit of loop_count: four significant digits, not "0.0000".
             format!("{v:.3e}")
@@ -521,7 +521,7 @@ fn weighting_text(w: &WeightingChoice) -> String {
 
 /// What the user should know, and what to do about it.
 fn warning_text(w: &Warning) -> String {
-    let s = |x: f64| human_ns(x * 1e9);
+    let s = human_s;
     match *w {
         Warning::ScatterAtResolution {
             pooled_run_time_sd,

@@ -332,12 +332,11 @@ impl SpeedupReport {
                 h.cores
             )));
         }
-        if !h.pinning {
+        if !h.pinning && largest > 1 {
             w.push(Block::Warning(format!(
                 "threads could not be pinned one to a core for P = {largest}: the runtime's \
-                 processors may migrate and share cores; check the process's CPU affinity \
-                 (taskset -p {})",
-                std::process::id()
+                 processors may migrate and share cores; check the CPU affinity this command \
+                 inherits (taskset -p $$ in its shell)"
             )));
         }
         w
