@@ -206,6 +206,14 @@ impl<M: Payload> Processor<M> {
         Duration::from_nanos(self.clock_ns)
     }
 
+    /// Whether this processor keeps time by waiting in real time (native and dilated time)
+    /// rather than under the virtual-time scheduler. Real work it runs then takes real time,
+    /// during which nothing can pre-empt it; in virtual time it takes no emulated time until
+    /// it is charged.
+    pub fn in_real_time(&self) -> bool {
+        matches!(self.port, Port::Channel(_))
+    }
+
     /// How this run charges real work (`measured` or `model`).
     pub fn compute_charge(&self) -> ComputeCharge {
         self.charging.charge

@@ -487,13 +487,15 @@ impl<J: Job> Node<'_, J> {
             && self.finished_children == self.children.len()
     }
 
-    /// Step 1, for a real job: after its own requests, a processor takes each child's first
-    /// request (every child sends them at once) before it executes anything. Real work runs
-    /// before its emulated interval, so a task started before the requests came would hold
-    /// them for a whole task in real time while emulated time has it pre-empted at once.
+    /// Step 1, for a real job in real time (native, dilated): after its own requests, a
+    /// processor takes each child's first request (every child sends them at once) before it
+    /// executes anything. Real work runs before its emulated interval, so a task started
+    /// before the requests came would hold them for a whole task in real time while emulated
+    /// time has it pre-empted at once. In virtual time the work takes no time until it is
+    /// charged, and the charge is pre-empted exactly: nothing to wait for.
     fn start_up(&mut self, p: &mut Proc<J>) -> Result<(), ProcessorError> {
         self.flood_fill(p)?;
-        let mut silent = if self.job.is_real() {
+        let mut silent = if self.job.is_real() && p.in_real_time() {
             self.children.clone()
         } else {
             Vec::new()
@@ -734,12 +736,10 @@ mod tests {
     }
 
     #[test]
-    fn a_real_job_takes_its_childrens_first_requests_before_it_executes() {
-        // Tasks of 1000 units at 1 µs (1 ms), requests arriving 100 µs after they are sent:
-        // the root's first task starts when the child's first request is in, at 100 µs, not
-        // at 0 (real work could not be pre-empted by it in real time).
-        let config = MachineConfig {
-            mode: TimeMode::Virtual,
+    fn a_real_job_in_real_time_takes_its_childrens_first_requests_before_it_executes() {
+        // Tasks of 1000 units at 1 µs (1 ms), requests arriving 100 µs after they are sent.
+        let config = |mode| MachineConfig {
+            mode,
             link: multicomputer_runtime::LinkCost {
                 latency: Duration::from_micros(100),
                 ..Default::default()
@@ -748,33 +748,29 @@ mod tests {
             trace: true,
             ..MachineConfig::default()
         };
-        let m = Machine::new(Topology::chain(2).unwrap(), config).unwrap();
-        let real = run(&m, &Farm::REAL, (0..4).collect(), &EngineConfig::default()).unwrap();
-        assert_eq!(real.outputs, vec![0, 1, 4, 9]);
-        let trace = real.trace.unwrap();
-        let first = trace
-            .events
-            .iter()
-            .find(|e| e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute)
-            .unwrap();
-        assert_eq!(first.start_ns, 100_000);
-        // A synthetic job is pre-empted in emulated time: its root starts at once.
-        let m = Machine::new(Topology::chain(2).unwrap(), m.config().clone()).unwrap();
-        let synthetic = run(
-            &m,
-            &Farm(Duration::from_millis(1)),
-            (0..4).collect(),
-            &EngineConfig::default(),
-        )
-        .unwrap();
-        let first = synthetic
-            .trace
-            .unwrap()
-            .events
-            .into_iter()
-            .find(|e| e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute)
-            .unwrap();
-        assert_eq!(first.start_ns, 0);
+        let first_compute = |mode, job: &Farm| {
+            let m = Machine::new(Topology::chain(2).unwrap(), config(mode)).unwrap();
+            let r = run(&m, job, (0..4).collect(), &EngineConfig::default()).unwrap();
+            assert_eq!(r.outputs, vec![0, 1, 4, 9]);
+            r.trace
+                .unwrap()
+                .events
+                .into_iter()
+                .find(|e| {
+                    e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute
+                })
+                .unwrap()
+                .start_ns
+        };
+        // On threads the root's first real task starts when the child's first request is in,
+        // at 100 µs: started at 0, it could not be pre-empted by it in real time.
+        assert_eq!(first_compute(TimeMode::Dilated(1.0), &Farm::REAL), 100_000);
+        // In virtual time the charge is pre-empted exactly, as a synthetic job's is: at once.
+        assert_eq!(first_compute(TimeMode::Virtual, &Farm::REAL), 0);
+        assert_eq!(
+            first_compute(TimeMode::Virtual, &Farm(Duration::from_millis(1))),
+            0
+        );
     }
 
     #[test]

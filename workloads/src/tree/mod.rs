@@ -22,10 +22,11 @@
 //!
 //! 1. **Start-up.** The root holds all M tasks. Every other processor sends its parent one
 //!    *request* per free slot of its task queue (capacity `queue`, default 2): this is the flood
-//!    fill that keeps every processor supplied. A processor running a real job then takes each
-//!    child's first request before it executes anything: real work runs before its emulated
-//!    interval and cannot be pre-empted in real time, so a task started first would hold the
-//!    child idle for a whole task natively.
+//!    fill that keeps every processor supplied. In native and dilated time a processor running
+//!    a real job then takes each child's first request before it executes anything: real work
+//!    runs before its emulated interval and cannot be pre-empted in real time, so a task
+//!    started first would hold the child idle for a whole task. (In virtual time the work's
+//!    charge is pre-empted exactly, and nothing waits.)
 //! 2. **Messages first.** Whatever has arrived is handled at once: a *request* from a child is
 //!    queued (children compete in arrival order); a *task* from the parent enters the queue; a
 //!    *no-more* from the parent means the supply is exhausted; a *result* from a child is joined
