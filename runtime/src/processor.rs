@@ -377,11 +377,21 @@ impl<M: Payload> Processor<M> {
         let bytes = message.size_bytes();
         let mut arrive_ns = self.clock_ns;
         if !self.free {
+            // The start-up cost and the degradation loop, charged as two intervals and
+            // waited for once.
+            let before = self.clock_ns;
             let start_up = nanos(self.cost.send_overhead);
-            self.advance(start_up, Activity::Communication, Some(peer));
+            if start_up > 0 {
+                self.charge(start_up, Activity::Communication, Some(peer));
+            }
             if self.cost.loop_count > 0 {
                 let spent = self.degradation_ns();
-                self.advance(spent, Activity::Communication, Some(peer));
+                if spent > 0 {
+                    self.charge(spent, Activity::Communication, Some(peer));
+                }
+            }
+            if self.clock_ns > before {
+                self.port.wait_until(self.clock_ns);
             }
             let depart = self.clock_ns.max(self.out_free_at_ns[l]);
             let transfer = (self.cost.per_byte_ns * bytes as f64).round() as u64;

@@ -402,44 +402,43 @@ fn invalid_configurations_are_rejected() {
     );
 }
 
-#[test]
-fn auto_mode_runs_virtually_when_processors_outnumber_cores() {
-    let machine = Machine::new(Topology::chain(64).unwrap(), MachineConfig::default()).unwrap();
-    assert!(machine.is_virtual());
-    assert_eq!(machine.mode(), "virtual");
-    assert_eq!(machine.dilation(), None);
-    let machine = Machine::new(Topology::chain(1).unwrap(), MachineConfig::default()).unwrap();
-    assert!(machine.is_native());
-    assert_eq!(machine.strategy(), WaitStrategy::Spin);
+/// The cores `Machine::new` counts.
+fn usable_cores() -> usize {
+    core_affinity::get_core_ids()
+        .map(|c| c.len())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 #[test]
-fn auto_mode_keeps_a_core_for_the_host() {
-    // Counted as Machine::new counts them.
-    let cores = core_affinity::get_core_ids()
-        .map(|c| c.len())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if cores < 2 {
-        return; // one core: only a single processor runs natively, checked above
-    }
+fn auto_mode_runs_virtually_unless_a_core_is_left_for_the_host() {
+    let cores = usable_cores();
+    // As many processors as cores, or more: virtual time.
     let all = Machine::new(Topology::chain(cores).unwrap(), MachineConfig::default()).unwrap();
     assert!(
         all.is_virtual(),
         "{cores} processors on {cores} cores must run in virtual time"
     );
-    let spare = Topology::chain(cores - 1).unwrap();
-    assert!(
-        Machine::new(spare, MachineConfig::default())
-            .unwrap()
-            .is_native()
-    );
+    assert_eq!(all.mode(), "virtual");
+    assert_eq!(all.dilation(), None);
+    // A single processor always runs natively, spinning.
+    let one = Machine::new(Topology::chain(1).unwrap(), MachineConfig::default()).unwrap();
+    assert!(one.is_native());
+    assert_eq!(one.strategy(), WaitStrategy::Spin);
+    // Fewer processors than cores: native.
+    if cores > 2 {
+        let spare = Topology::chain(cores - 1).unwrap();
+        assert!(
+            Machine::new(spare, MachineConfig::default())
+                .unwrap()
+                .is_native()
+        );
+    }
 }
 
-/// A panic stops processors in the middle of a long occupation: the others occupy two
-/// minutes of emulated (and, at D = 1, wall) time, P7 panics at 10 ms. The run returns the
-/// panic as soon as every thread has stopped; before waits could be interrupted, it took the
-/// whole two minutes (this test then takes that long, which the CI's time budget shows).
+/// A panic stops processors in the middle of a long occupation: the others occupy 11.6 days
+/// of emulated (and, at D = 1, wall) time, P7 panics at 10 ms. The run returns the panic as
+/// soon as every thread has stopped; were waits not interrupted, the test would not end.
 #[test]
 fn an_abort_interrupts_the_others_long_occupations() {
     let config = MachineConfig {
@@ -453,7 +452,8 @@ fn an_abort_interrupts_the_others_long_occupations() {
                 p.occupy(Duration::from_millis(10));
                 panic!("P7 gives up");
             }
-            p.occupy(Duration::from_secs(120));
+            // A wait of 11.6 days: were it not interrupted, this test would not end.
+            p.occupy(Duration::from_secs(1_000_000));
             // Stopped early: the wait returned because the run is being aborted.
             assert!(p.is_aborted());
             Ok(())
