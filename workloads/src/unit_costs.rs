@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use multicomputer_runtime::{Work, WorkCosts, WorkUnit, thread_cpu_time};
+use multicomputer_runtime::{Work, WorkClock, WorkCosts, WorkUnit};
 
 use crate::dnc::{COMPARISON, KEY_MOVE, mergesort};
 use crate::farm::{PRIME_CANDIDATE, TRIAL_DIVISION, count_primes_metered};
@@ -34,6 +34,7 @@ use crate::ising::{
     SummaryAccumulator, run_sample,
 };
 use crate::ocl::{CellChoice, Grain, OCL_COMPARISON, OCL_VALUE, random_stream, run_systolic};
+use crate::speedup::Spread;
 
 /// Every unit a program of this crate declares.
 pub const UNITS: [WorkUnit; 8] = [
@@ -72,18 +73,13 @@ pub fn reference_unit_costs() -> BTreeMap<String, f64> {
 /// Thread CPU time of `f`, ns, with what it declared.
 fn timed<T>(f: impl FnOnce(&mut Work) -> T) -> (f64, Work) {
     let mut work = Work::default();
-    let before = thread_cpu_time();
-    std::hint::black_box(f(&mut work));
-    let ns = thread_cpu_time().saturating_sub(before).as_nanos() as f64;
-    (ns, work)
+    let (_, took) = WorkClock::ThreadCpu.time(|| std::hint::black_box(f(&mut work)));
+    (took.as_nanos() as f64, work)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v[v.len() / 2]
+/// The median of the finite values, NaN without any.
+fn median(v: Vec<f64>) -> f64 {
+    Spread::of(&v).map_or(f64::NAN, |s| s.median)
 }
 
 /// Least squares of `t = a·x + b·y` through the origin, for non-negative (a, b).
@@ -186,7 +182,7 @@ pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
                 let (t, w) = timed(|w| {
                     let r = run_sample(&ising, k as u64);
                     if let Ok(r) = &r {
-                        w.add(SPIN_FLIP, r.attempts);
+                        r.declare(w);
                     }
                     r
                 });
@@ -214,8 +210,8 @@ pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
     );
     set(SUMMARY_MERGE, merge_ns);
 
-    // OCL: comparisons (KM a step) and values (3K a step), pooled over grains whose ratio
-    // of the two differs by a factor of sixty.
+    // OCL: comparisons (KM a step) and values (3K in and 3K out a step), pooled over grains
+    // whose ratio of the two differs by a factor of sixty.
     let input = random_stream(4_000, 0, 50, 3);
     let grains: Vec<Grain> = [
         Grain::fine(16),
@@ -234,8 +230,7 @@ pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
                 let run = run_systolic(g, &input, CellChoice::Specialised);
                 if let Ok(r) = &run {
                     for c in &r.cells {
-                        w.add(OCL_COMPARISON, c.comparisons);
-                        w.add(OCL_VALUE, c.values_moved);
+                        c.declare(w);
                     }
                 }
                 run

@@ -1,6 +1,6 @@
 //! Metropolis acceptance, per-sample random streams, and one sample of the PARDO.
 
-use multicomputer_runtime::WorkUnit;
+use multicomputer_runtime::{Work, WorkUnit};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
@@ -116,6 +116,13 @@ pub struct SampleResult {
     pub sum_abs_magnetisation: i64,
     /// `Σ E` over measurement sweeps.
     pub sum_energy: i64,
+}
+
+impl SampleResult {
+    /// Declares this sample's work on `work`: its attempted flips.
+    pub fn declare(&self, work: &mut Work) {
+        work.add(SPIN_FLIP, self.attempts);
+    }
 }
 
 /// Runs sample `sample` of `config`: fresh lattice (cold, or hot from the sample's stream),

@@ -45,7 +45,7 @@ use multicomputer_runtime::{
 use serde::Serialize;
 use thiserror::Error;
 
-use super::metropolis::{SPIN_FLIP, SampleResult, run_sample};
+use super::metropolis::{SampleResult, run_sample};
 use super::reference::{SUMMARY_MERGE, Summary, SummaryAccumulator};
 use super::{IsingConfig, IsingError, Workload, sample_range};
 
@@ -209,7 +209,7 @@ fn compute_sample(
     p.compute(|w| {
         let r = run_sample(config, k);
         if let Ok(r) = &r {
-            w.add(SPIN_FLIP, r.attempts);
+            r.declare(w);
         }
         r
     })

@@ -100,6 +100,13 @@ impl StepCost {
 }
 
 impl CellCounters {
+    /// Declares the comparisons and values moved of every step so far on `work`, as
+    /// [`StepCost::declare`] does step by step.
+    pub fn declare(&self, work: &mut Work) {
+        work.add(OCL_COMPARISON, self.comparisons);
+        work.add(OCL_VALUE, self.values_moved);
+    }
+
     fn add(&mut self, cost: StepCost) {
         self.steps += 1;
         self.communications += cost.communications;
