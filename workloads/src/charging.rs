@@ -25,7 +25,7 @@
 //! assert!((cost_s - 10e-9).abs() < 1e-18);
 //! ```
 
-use multicomputer_runtime::{ComputeCharge, Machine, UnknownUnit, Work, WorkClock, WorkCosts};
+use multicomputer_runtime::{ComputeCharge, Machine, Work, WorkClock, WorkCosts};
 
 /// How real work is charged: by CPU time, or by declared units at their costs.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,14 +73,6 @@ impl Charger {
             }
         }
     }
-
-    /// Whether every unit `work` declares has a cost (always, in measured charging).
-    pub fn check(&self, work: &Work) -> Result<(), UnknownUnit> {
-        match self.charge {
-            ComputeCharge::Measured => Ok(()),
-            ComputeCharge::Model => self.costs.charge_ns(work).map(|_| ()),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -99,9 +91,6 @@ mod tests {
         };
         let ((), s) = c.run(|w| w.add(A, 1_000));
         assert!((s - 3e-6).abs() < 1e-15);
-        let mut unknown = Work::default();
-        unknown.add(WorkUnit("b"), 1);
-        assert!(c.check(&unknown).is_err());
     }
 
     #[test]
@@ -116,13 +105,5 @@ mod tests {
             assert!(x > 0);
             assert!(s > 0.0, "{s}");
         }
-        let c = Charger {
-            charge: ComputeCharge::Measured,
-            clock: WorkClock::ThreadCpu,
-            costs: WorkCosts::default(),
-        };
-        let mut unknown = Work::default();
-        unknown.add(WorkUnit("b"), 1);
-        assert!(c.check(&unknown).is_ok());
     }
 }
