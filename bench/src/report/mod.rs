@@ -34,7 +34,7 @@ pub(crate) use bodies::{AlternativeFit, Analysis, LoopCountRow, ScalingReport};
 pub(crate) use bodies::{
     CalibrateReport, CellInputs, EmulateReport, FarmReport, FitFarmReport, FitOclReport,
     IsingReport, OclReport, PingpongReport, PredictDncReport, PredictFarmReport, SpeedupReport,
-    SweepOclReport, SweepOclRow, TourReport, publish_sweep,
+    SweepOclReport, SweepOclRow, TourReport, sweep_report,
 };
 pub(crate) use document::{Block, Document, Figure, Section, Table};
 pub(crate) use meta::Meta;
@@ -79,6 +79,9 @@ pub(crate) struct Report<B> {
     #[serde(flatten)]
     pub(crate) body: B,
 }
+
+/// Files a run folder holds besides its plots and report, by name (tables).
+pub(crate) type FolderFiles = Vec<(String, Vec<u8>)>;
 
 impl<B: Body> Report<B> {
     /// A report of `body` with `meta`.
@@ -165,18 +168,48 @@ impl<B: Body> Report<B> {
         Ok(())
     }
 
-    /// Publishes the run's own folder, `<out>/<name>/<run>/`: `extra` files (tables), every
-    /// plot as SVG, the report as JSON and as an HTML page, and the manifest; records the
-    /// folder among the report's files.
+    /// Publishes the run's own folder, `<out>/<name>/<run>/` (see [`Report::fill_folder`]),
+    /// and returns its path: for a command that goes on after it (the tour).
     pub(crate) fn publish_folder(
         &mut self,
         plan: &RunFolderPlan,
-        extra: Vec<(String, Vec<u8>)>,
+        extra: FolderFiles,
     ) -> Result<PathBuf> {
-        let mut folder = RunFolder::create(&plan.out, &plan.name, &self.meta.date)?;
+        let mut folder = self.create_folder(plan)?;
+        self.fill_folder(&mut folder, extra)?;
+        Ok(folder.publish(&self.meta.command)?)
+    }
+
+    /// Finishes a report that has a run folder: stages the report file, writes the folder
+    /// (whose report names that file), publishes the folder, commits the report file, then
+    /// shows the report. Whatever fails before the folder's rename leaves nothing.
+    pub(crate) fn finish_in_folder(
+        mut self,
+        output: &OutputPlan,
+        plan: &RunFolderPlan,
+        extra: FolderFiles,
+    ) -> Result<()> {
+        let mut folder = self.create_folder(plan)?;
+        let mut publication = Publication::new();
+        self.stage(output, &mut publication)?;
+        self.fill_folder(&mut folder, extra)?;
+        folder.publish(&self.meta.command)?;
+        publication.commit()?;
+        self.show(output)
+    }
+
+    /// A fresh run folder under its temporary name, recorded among the report's files.
+    fn create_folder(&mut self, plan: &RunFolderPlan) -> Result<RunFolder> {
+        let folder = RunFolder::create(&plan.out, &plan.name, &self.meta.date)?;
         self.meta
             .files
             .push(format!("{}/", folder.path().display()));
+        Ok(folder)
+    }
+
+    /// Writes a run folder's files: `extra` files (tables), every plot as SVG, the report
+    /// as JSON and as an HTML page (its manifest comes with the publication).
+    fn fill_folder(&self, folder: &mut RunFolder, extra: FolderFiles) -> Result<()> {
         for (name, bytes) in &extra {
             folder.add(name, bytes)?;
         }
@@ -185,7 +218,7 @@ impl<B: Body> Report<B> {
         }
         folder.add("report.json", &self.export(Format::Json)?)?;
         folder.add("report.html", &self.export(Format::Html)?)?;
-        Ok(folder.publish(&self.meta.command)?)
+        Ok(())
     }
 
     /// Finishes the report of a run of `what` ("farm on binary:4"): stages the trace files

@@ -46,9 +46,9 @@ pub(crate) fn run(a: &PredictFarmArgs, out: &Path) -> Result<()> {
         figure5,
         family,
     };
-    let mut report = Report::new(Meta::new("predict farm", plan.inputs(), None), body);
-    if let Some(folder) = &plan.figures {
-        report.publish_folder(folder, Vec::new())?;
+    let report = Report::new(Meta::new("predict farm", plan.inputs(), None), body);
+    match &plan.figures {
+        Some(folder) => report.finish_in_folder(&plan.output, folder, Vec::new()),
+        None => report.finish(&plan.output, Publication::new()),
     }
-    report.finish(&plan.output, Publication::new())
 }

@@ -27,7 +27,6 @@ use crate::args::ScalingArgs;
 use multicomputer_workloads::hints::MachineHints;
 
 use crate::exec::{Ran, ScalingRow, scaling_runs};
-use crate::files::Publication;
 use crate::plan::{ArgError, ScalingPlan, ScalingSource, scaling_topology};
 use crate::report::{AlternativeFit, Analysis, LoopCountRow, Meta, Report, ScalingReport, csv};
 
@@ -99,13 +98,12 @@ pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
             .collect();
         meta = meta.cells(&s.machine, rans.iter());
     }
-    let mut report = Report::new(meta, report);
+    let report = Report::new(meta, report);
     let mut extra = Vec::new();
     if !report.body.rows.is_empty() {
         extra.push(("rows.csv".to_string(), csv::rows(&report.body.rows)?));
     }
-    report.publish_folder(&plan.folder, extra)?;
-    report.finish(&plan.output, Publication::new())
+    report.finish_in_folder(&plan.output, &plan.folder, extra)
 }
 
 /// The candidate's analysis: the consistency test with two or more loop counts, else its

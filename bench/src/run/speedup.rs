@@ -8,7 +8,6 @@ use anyhow::Result;
 
 use crate::args::SpeedupArgs;
 use crate::exec::{Estimate, Progress, admit, refuse_endless};
-use crate::files::Publication;
 use crate::plan::SpeedupCommandPlan;
 use crate::report::{Meta, SpeedupReport};
 
@@ -48,8 +47,6 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
         progress.inc();
     })?;
     drop(progress);
-    let (mut report, files) =
-        SpeedupReport::report(Meta::new("speedup", plan.inputs(), None), result)?;
-    report.publish_folder(&plan.folder, files)?;
-    report.finish(&plan.output, Publication::new())
+    let (report, files) = SpeedupReport::report(Meta::new("speedup", plan.inputs(), None), result)?;
+    report.finish_in_folder(&plan.output, &plan.folder, files)
 }

@@ -7,15 +7,14 @@ use anyhow::Result;
 
 use crate::args::SweepDncArgs;
 use crate::exec::cells;
-use crate::files::Publication;
 use crate::plan::SweepDncPlan;
-use crate::report::{CellInputs, publish_sweep};
+use crate::report::{CellInputs, sweep_report};
 
 pub(crate) fn run(a: &SweepDncArgs, out: &Path) -> Result<()> {
     let plan = SweepDncPlan::dnc(a, out)?;
     let cells = cells(&plan, "sweep dnc")?;
     let inputs: Vec<CellInputs> = plan.cells.iter().map(CellInputs::dnc).collect();
     let profile = plan.machine.profile.as_ref();
-    publish_sweep("sweep dnc", "dnc", &plan, &inputs, &cells, profile, a.seed)?
-        .finish(&plan.output, Publication::new())
+    let (report, rows) = sweep_report("sweep dnc", "dnc", &plan, &inputs, &cells, profile, a.seed)?;
+    report.finish_in_folder(&plan.output, &plan.folder, rows)
 }

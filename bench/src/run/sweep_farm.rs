@@ -7,16 +7,15 @@ use anyhow::Result;
 
 use crate::args::SweepFarmArgs;
 use crate::exec::cells;
-use crate::files::Publication;
 use crate::plan::SweepFarmPlan;
-use crate::report::{CellInputs, publish_sweep};
+use crate::report::{CellInputs, sweep_report};
 
 pub(crate) fn run(a: &SweepFarmArgs, out: &Path) -> Result<()> {
     let plan = SweepFarmPlan::farm(a, out)?;
     let cells = cells(&plan, "sweep farm")?;
     let inputs: Vec<CellInputs> = plan.cells.iter().map(CellInputs::farm).collect();
     let profile = plan.machine.profile.as_ref();
-    publish_sweep(
+    let (report, rows) = sweep_report(
         "sweep farm",
         "farm",
         &plan,
@@ -24,6 +23,6 @@ pub(crate) fn run(a: &SweepFarmArgs, out: &Path) -> Result<()> {
         &cells,
         profile,
         a.seed,
-    )?
-    .finish(&plan.output, Publication::new())
+    )?;
+    report.finish_in_folder(&plan.output, &plan.folder, rows)
 }

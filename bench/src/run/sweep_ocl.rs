@@ -9,7 +9,6 @@ use multicomputer_workloads::repetitions::Summary;
 
 use crate::args::SweepOclArgs;
 use crate::exec::ocl_cells;
-use crate::files::Publication;
 use crate::plan::SweepOclPlan;
 use crate::report::{Meta, Report, SweepOclReport, SweepOclRow};
 
@@ -92,7 +91,6 @@ pub(crate) fn run(a: &SweepOclArgs, out: &Path) -> Result<()> {
     let meta = Meta::new("sweep ocl", plan.inputs(), plan.machine.profile.as_ref())
         .seed(plan.seed)
         .cells(&plan.machine, cells.iter().map(|c| &c.ran));
-    let mut report = Report::new(meta, body);
-    report.publish_folder(&plan.folder, tables)?;
-    report.finish(&plan.output, Publication::new())
+    let report = Report::new(meta, body);
+    report.finish_in_folder(&plan.output, &plan.folder, tables)
 }

@@ -16,7 +16,7 @@ use crate::exec::{cells, runs};
 use crate::files::Publication;
 use crate::plan::{LoadedProfile, TourPlan};
 use crate::report::{
-    CalibrateReport, CellInputs, EmulateReport, Meta, Report, TourReport, publish_sweep,
+    CalibrateReport, CellInputs, EmulateReport, Meta, Report, TourReport, sweep_report,
 };
 
 pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
@@ -49,7 +49,7 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
     say("2. Processor farms on chains and binary trees ...");
     let cells = cells(&plan.sweep, "tour: farms")?;
     let inputs: Vec<CellInputs> = plan.sweep.cells.iter().map(CellInputs::farm).collect();
-    let farm_report = publish_sweep(
+    let (mut farm_report, rows) = sweep_report(
         "sweep farm",
         "farm",
         &plan.sweep,
@@ -58,12 +58,12 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
         Some(&loaded),
         1,
     )?;
-    let folder = farm_report
-        .meta
-        .files
-        .first()
-        .cloned()
-        .context("the sweep's folder")?;
+    let folder = format!(
+        "{}/",
+        farm_report
+            .publish_folder(&plan.sweep.folder, rows)?
+            .display()
+    );
 
     say("3. 64 emulated processors on this host's cores ...");
     let e = &plan.emulate;

@@ -26,5 +26,5 @@ pub(crate) use scaling::{AlternativeFit, Analysis, LoopCountRow, ScalingReport};
 pub(crate) use speedup::SpeedupReport;
 #[cfg(test)]
 pub(crate) use sweep::sweep_rows;
-pub(crate) use sweep::{CellInputs, SweepReport, publish_sweep};
+pub(crate) use sweep::{CellInputs, SweepReport, sweep_report};
 pub(crate) use tour::TourReport;

@@ -11,7 +11,7 @@ use super::farm::bound_name;
 use super::sweep_plots::SweepPlots;
 use crate::exec::Runs;
 use crate::plan::{LoadedProfile, SweepPlan};
-use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
+use crate::report::{Block, Body, Figure, FolderFiles, Meta, Report, Section, Table, csv};
 use crate::units::human_s;
 
 /// What a sweep's cell was run with.
@@ -199,9 +199,9 @@ pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) ->
         .collect()
 }
 
-/// The report of a farm or divide-and-conquer sweep (`kind`) run as `command`, with its run
-/// folder published (rows.csv, plots, report.json, report.html, manifest.json).
-pub(crate) fn publish_sweep<E>(
+/// The report of a farm or divide-and-conquer sweep (`kind`) run as `command`, with the
+/// table its run folder holds beside the plots and the report (`rows.csv`).
+pub(crate) fn sweep_report<E>(
     command: &str,
     kind: &'static str,
     plan: &SweepPlan<E>,
@@ -209,15 +209,14 @@ pub(crate) fn publish_sweep<E>(
     cells: &[Runs<FarmComparison>],
     profile: Option<&LoadedProfile>,
     seed: u64,
-) -> Result<Report<SweepReport>> {
+) -> Result<(Report<SweepReport>, FolderFiles)> {
     let meta = Meta::new(command, plan.inputs(), profile)
         .seed(seed)
         .cells(&plan.machine, cells.iter().map(|c| &c.ran));
     let rows = sweep_rows(inputs, cells);
     let table = csv::rows(&rows)?;
-    let mut report = Report::new(meta, SweepReport { kind, rows });
-    report.publish_folder(&plan.folder, vec![("rows.csv".into(), table)])?;
-    Ok(report)
+    let report = Report::new(meta, SweepReport { kind, rows });
+    Ok((report, vec![("rows.csv".into(), table)]))
 }
 
 /// The family of a topology as a plot groups it: `chain`, `array`, `binary`, `tree:K`, or
