@@ -74,7 +74,7 @@ import json, os, pathlib, sys
 out = pathlib.Path(sys.argv[1])
 problems = []
 # Leftovers: temporary files and folders of any writer, anywhere.
-leftovers = [p for p in out.rglob("*") if p.name.startswith((".mc-tmp-", ".mc-probe-")) or ".tmp-" in p.name]
+leftovers = [p for p in out.rglob("*") if p.name.startswith(".mc-tmp-") or ".tmp-" in p.name]
 # Run folders of both commands: each complete (manifest, every file of it with its size,
 # nothing else), and `latest` at a complete one.
 folders = []

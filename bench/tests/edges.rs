@@ -344,7 +344,7 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let p = e.path();
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with(".mc-tmp-") || name.starts_with(".mc-probe-") {
+            if name.starts_with(".mc-tmp-") {
                 found.push(p.clone());
             }
             if p.is_dir() && !p.is_symlink() {
