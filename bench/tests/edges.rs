@@ -412,3 +412,142 @@ fn a_terminated_sweep_leaves_its_folder_as_it_was_or_complete() {
         );
     }
 }
+
+/// Issue 21, items 1–5: one rule for every output path. A device or FIFO is written into, never
+/// replaced; a published run folder is never changed; one file never holds two outputs; a
+/// name too long is refused before the run; a FIFO is not read as an input file.
+#[test]
+fn output_paths_follow_one_rule() {
+    use std::os::unix::fs::FileTypeExt;
+    let out = Out::new("paths");
+    std::fs::create_dir_all(&out.0).unwrap();
+    let mkfifo = |p: &Path| {
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the zero-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    // 1. A private null device (root only) and a FIFO stay what they are.
+    let nul = out.0.join("nul");
+    let c = std::ffi::CString::new(nul.to_str().unwrap()).unwrap();
+    // SAFETY: mknod reads the zero-terminated path; it fails (and the case is skipped) unless
+    // the test runs as root.
+    let device =
+        unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) } == 0;
+    if device {
+        for flag in ["--trace", "--timeline"] {
+            small_farm(flag, &nul, &out.0);
+            let t = std::fs::symlink_metadata(&nul).unwrap().file_type();
+            assert!(t.is_char_device(), "{flag} replaced the device with {t:?}");
+        }
+    }
+    let fifo = out.0.join("pipe");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    small_farm("--report", &fifo, &out.0);
+    assert!(
+        !reader.join().unwrap().is_empty(),
+        "the report went into the FIFO"
+    );
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    // 2. A published run folder (its manifest) is never written in, through `latest` or not.
+    let run_dir = out.0.join("sweep-farm/2026-run");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::write(run_dir.join("rows.csv"), "published").unwrap();
+    std::fs::write(run_dir.join("manifest.json"), "{}").unwrap();
+    std::os::unix::fs::symlink("2026-run", out.0.join("sweep-farm/latest")).unwrap();
+    let latest = out.0.join("sweep-farm/latest");
+    let rows = latest.join("rows.csv");
+    for args in [
+        vec!["farm", "--report", rows.to_str().unwrap()],
+        vec![
+            "calibrate",
+            "--samples",
+            "5",
+            "--profile",
+            rows.to_str().unwrap(),
+        ],
+    ] {
+        let o = run(&args, &out.0);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("published run folder"), "{args:?}: {err}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(["sweep", "farm", "--out", latest.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--out") && err.contains("published run folder"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&rows).unwrap(), "published");
+    assert_eq!(
+        std::fs::read_dir(&run_dir).unwrap().count(),
+        2,
+        "nothing nested"
+    );
+    // 3. Two outputs, one file.
+    let same = out.0.join("same.json");
+    let s = same.to_str().unwrap();
+    refused_in(
+        &["farm", "--trace", s, "--report", s],
+        &["--trace and --report", "same.json"],
+        &out.0,
+    );
+    // 4. A name the file system cannot hold.
+    let long = out.0.join(format!("{}.json", "r".repeat(300)));
+    refused_in(
+        &["farm", "--report", long.to_str().unwrap()],
+        &["--report", "allows 255"],
+        &out.0,
+    );
+    // 5. A FIFO is not a parent file: refused at once, not read for ever.
+    let parents = out.0.join("parents");
+    mkfifo(&parents);
+    let spec = format!("parents:{}", parents.display());
+    refused_in(
+        &["emulate", "-t", &spec],
+        &["--topology", "not a regular file"],
+        &out.0,
+    );
+    assert!(!same.exists() && !long.exists());
+}
+
+/// A small farm writing its `flag` output to `path`; it succeeds.
+#[track_caller]
+fn small_farm(flag: &str, path: &Path, out: &Path) {
+    let args = [
+        "farm",
+        "-t",
+        "chain:2",
+        "--te",
+        "1ms",
+        flag,
+        path.to_str().unwrap(),
+    ];
+    let o = run(&args, out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+}
+
+/// `refused` for a command whose results folder already holds files of the test.
+#[track_caller]
+fn refused_in(args: &[&str], needles: &[&str], out: &Path) {
+    let o = run(args, out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: expected '{n}' in: {err}");
+    }
+    assert!(o.stdout.is_empty(), "{args:?} printed to stdout on error");
+}

@@ -110,6 +110,12 @@ impl MachineProfile {
     /// Reads a saved profile.
     pub fn load(path: &Path) -> std::io::Result<Self> {
         use std::io::Read;
+        // Asked before opening: a FIFO would wait for a writer, a device never end.
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(std::io::Error::other(
+                "not a regular file (a FIFO, device or socket is not read as a profile)",
+            ));
+        }
         let mut bytes = Vec::new();
         std::fs::File::open(path)?
             .take(Self::MAX_FILE_BYTES + 1)

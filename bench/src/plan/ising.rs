@@ -160,6 +160,8 @@ impl IsingPlan {
         };
         check_samples(&config, workload, a.processors, flag)?;
         let trace = TracePlan::new(&a.trace)?;
+        let output = OutputPlan::new(&a.output)?;
+        super::distinct_outputs(Some(&trace), &output, &[])?;
         Ok(Self {
             experiment: IsingExperiment {
                 config,
@@ -172,7 +174,7 @@ impl IsingPlan {
             verify: a.verify,
             trace,
             repeat: (&a.repeat).into(),
-            output: OutputPlan::new(&a.output)?,
+            output,
         })
     }
 

@@ -45,7 +45,7 @@ pub(crate) use machine::{
 pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan, pipeline_machine, table_of};
 #[cfg(test)]
 pub(crate) use ocl::{parse_transform, read_stream, read_table};
-pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
+pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan, distinct_outputs};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;

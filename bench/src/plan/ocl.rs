@@ -250,6 +250,8 @@ impl OclPlan {
         pipeline_machine(&machine, grain, model, native, "--window")?;
         let output_stream = optional_file("--output", a.output.as_deref())?;
         let output = OutputPlan::new(&a.report)?;
+        let stream_flag = output_stream.as_deref().map(|p| ("--output", p));
+        super::distinct_outputs(Some(&trace), &output, stream_flag.as_slice())?;
         let (stream, source) = match &a.input {
             Some(path) => (read_stream(path)?, path.display().to_string()),
             None => {

@@ -38,13 +38,15 @@ impl<E> RunPlan<E> {
             .messages(&r.messages)
             .tracing(trace.wanted());
         let topology = r.topology.topology.clone();
+        let output = OutputPlan::new(&r.output)?;
+        super::distinct_outputs(Some(&trace), &output, &[])?;
         Ok(Self {
             experiment: experiment(&topology, &machine)?,
             topology,
             machine,
             trace,
             repeat: (&r.repeat).into(),
-            output: OutputPlan::new(&r.output)?,
+            output,
         })
     }
 
