@@ -551,3 +551,20 @@ fn refused_in(args: &[&str], needles: &[&str], out: &Path) {
     }
     assert!(o.stdout.is_empty(), "{args:?} printed to stdout on error");
 }
+
+/// Issue 21, item 8: a flag that cannot apply to the time mode is refused, naming why.
+#[test]
+fn flags_that_cannot_apply_to_the_time_mode_are_refused() {
+    refused(
+        &["emulate", "--mode", "virtual", "--wait", "spin"],
+        &["--wait", "virtual time"],
+    );
+    refused(
+        &["farm", "--mode", "native", "--stack-size", "1MiB"],
+        &["--stack-size", "native and dilated"],
+    );
+    refused(
+        &["emulate", "--mode", "dilated", "--stack-size", "1MiB"],
+        &["--stack-size"],
+    );
+}

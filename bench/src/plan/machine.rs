@@ -106,6 +106,27 @@ pub(crate) fn time_mode(mode: ModeArg, dilation_given: Option<f64>) -> Result<Ti
     }
 }
 
+/// Refuses a flag that cannot apply to the time mode given: `--wait` in virtual time (no
+/// processor waits for a real deadline there), `--stack-size` in native or dilated time
+/// (threads' stacks are the system's; the flag sizes coroutines' stacks).
+fn applicable(time: &TimeArgs) -> Result<(), ArgError> {
+    if time.mode == ModeArg::Virtual && time.wait != WaitArg::Auto {
+        return Err(ArgError::new(
+            "--wait",
+            "does not apply in virtual time (--mode virtual): no processor waits for a real \
+             deadline there; leave it out, or use --mode native, dilated or auto",
+        ));
+    }
+    if matches!(time.mode, ModeArg::Native | ModeArg::Dilated) && time.stack_size.is_some() {
+        return Err(ArgError::new(
+            "--stack-size",
+            "sizes the stacks of virtual-time processors; native and dilated time run OS \
+             threads with the system's stacks: leave it out, or use --mode virtual or auto",
+        ));
+    }
+    Ok(())
+}
+
 /// The dilation of `--mode dilated` without `--dilation`: chosen per machine for fidelity.
 const CHOOSE_DILATION: f64 = 0.0;
 
@@ -180,6 +201,7 @@ impl MachinePlan {
     /// From `--mode`, `--dilation`, `--wait`, `--profile`, `--compute`, `--unit-cost` and
     /// `--stack-size`; no link costs yet.
     pub(crate) fn new(time: &TimeArgs, out: &Path) -> Result<Self, ArgError> {
+        applicable(time)?;
         let mut plan = Self::from_parts(
             time_mode(time.mode, time.dilation)?,
             time.wait,
