@@ -568,3 +568,57 @@ fn flags_that_cannot_apply_to_the_time_mode_are_refused() {
         &["--stack-size"],
     );
 }
+
+/// A machine profile as `calibrate` writes it, measured on `host` with `cores`, its cost of
+/// trial division `trial_division_ns`.
+fn profile_json(host: &str, cores: usize, trial_division_ns: f64) -> String {
+    format!(
+        r#"{{"host": "{host}", "cores": {cores}, "measured_unix_s": 1795689325,
+        "clock_read_ns": 84.7, "cpu_time_read_ns": 860.2, "message_spin_ns": 176.2,
+        "message_parked_ns": 13170.0, "wakeup_ns": 31509.0, "wake_cpu_ns": 23074.0,
+        "occupy_error_ns": {{"spin": 103.0, "sleep": 34614.0, "hybrid": 263.0}},
+        "occupy": [{{"strategy": "spin", "target_ns": 10000, "median_error_ns": 75.0,
+        "p99_error_ns": 435.0}}], "loop_ns_per_iteration": 5.9, "coroutine_switch_ns": 100.4,
+        "unit_costs": {{"trial_division": {trial_division_ns:e}}}}}"#
+    )
+}
+
+/// Issue 21, item 7: a profile's values pass the limits of the flags that stand for them, and
+/// a profile from another host is named in a warning.
+#[test]
+fn a_profile_passes_the_flags_limits_and_one_from_another_host_is_named() {
+    let out = Out::new("profile");
+    std::fs::create_dir_all(&out.0).unwrap();
+    let huge = out.0.join("huge.json");
+    std::fs::write(&huge, profile_json("elsewhere", 2, 1e300)).unwrap();
+    let args = [
+        "farm",
+        "--kernel",
+        "primes",
+        "--mode",
+        "virtual",
+        "--profile",
+        huge.to_str().unwrap(),
+    ];
+    refused_in(&args, &["--profile", "trial_division", "3.6e12"], &out.0);
+    let other = out.0.join("other.json");
+    std::fs::write(&other, profile_json("elsewhere", 100_000, 2.0)).unwrap();
+    let o = run(
+        &[
+            "emulate",
+            "-t",
+            "chain:2",
+            "--profile",
+            other.to_str().unwrap(),
+        ],
+        &out.0,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: the machine profile")
+            && err.contains("on host 'elsewhere'")
+            && err.contains("with 100000 cores"),
+        "{err}"
+    );
+}

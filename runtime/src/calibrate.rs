@@ -130,6 +130,21 @@ impl MachineProfile {
         serde_json::from_slice(bytes).map_err(std::io::Error::other)
     }
 
+    /// How this profile's host differs from the one running now (its name, or the cores
+    /// this process may use), in words; `None` when it was measured here.
+    pub fn other_host(&self) -> Option<String> {
+        let here = host_name();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut why = Vec::new();
+        if self.host != here {
+            why.push(format!("on host '{}', not '{here}'", self.host));
+        }
+        if self.cores != cores {
+            why.push(format!("with {} cores, not {cores}", self.cores));
+        }
+        (!why.is_empty()).then(|| why.join(" and "))
+    }
+
     /// The largest profile file [`Self::load`] reads (a profile is a few KiB).
     pub const MAX_FILE_BYTES: u64 = 1 << 20;
 

@@ -23,7 +23,8 @@ use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference
 use super::budget::SLOT_BYTES;
 use super::{ArgError, Inputs};
 use crate::args::{
-    ComputeArg, MAX_DILATION, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg,
+    ComputeArg, MAX_DILATION, MAX_DURATION, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg,
+    check_unit_cost,
 };
 
 /// The default place of the machine profile.
@@ -52,22 +53,59 @@ pub(crate) fn load_profile(
     named: Option<&Path>,
     out: &Path,
 ) -> Result<Option<LoadedProfile>, ArgError> {
-    match named {
-        Some(p) => MachineProfile::load(p)
-            .map(|profile| {
-                Some(LoadedProfile {
-                    path: p.to_path_buf(),
-                    profile,
-                })
-            })
-            .map_err(|e| ArgError::new(format!("--profile {}", p.display()), e)),
+    let (path, profile) = match named {
+        Some(p) => (
+            p.to_path_buf(),
+            MachineProfile::load(p)
+                .map_err(|e| ArgError::new(format!("--profile {}", p.display()), e))?,
+        ),
         None => {
             let path = default_profile_path(out);
-            Ok(MachineProfile::load(&path)
-                .ok()
-                .map(|profile| LoadedProfile { path, profile }))
+            match MachineProfile::load(&path) {
+                Ok(profile) => (path, profile),
+                Err(_) => return Ok(None),
+            }
+        }
+    };
+    check_profile(&profile).map_err(|e| {
+        ArgError::new(
+            "--profile",
+            format!(
+                "{}: {e}; measure this host again with `multicomputer calibrate`",
+                path.display()
+            ),
+        )
+    })?;
+    Ok(Some(LoadedProfile { path, profile }))
+}
+
+/// A profile's values pass the limits the flags that stand for them have: costs per unit of
+/// work as `--unit-cost`, every time at most an hour (`MAX_DURATION`), and the host's cores.
+fn check_profile(p: &MachineProfile) -> Result<(), String> {
+    for (unit, ns) in &p.unit_costs {
+        check_unit_cost(unit, *ns)?;
+    }
+    let max_ns = MAX_DURATION.as_nanos() as f64;
+    for (name, ns) in [
+        ("clock_read_ns", p.clock_read_ns),
+        ("cpu_time_read_ns", p.cpu_time_read_ns),
+        ("message_spin_ns", p.message_spin_ns),
+        ("message_parked_ns", p.message_parked_ns),
+        ("wakeup_ns", p.wakeup_ns),
+        ("wake_cpu_ns", p.wake_cpu_ns),
+        ("loop_ns_per_iteration", p.loop_ns_per_iteration),
+        ("coroutine_switch_ns", p.coroutine_switch_ns),
+    ] {
+        if !(ns.is_finite() && (0.0..=max_ns).contains(&ns)) {
+            return Err(format!(
+                "{name} = {ns:e} is not a number of ns in 0..=3.6e12 (one hour)"
+            ));
         }
     }
+    if p.cores == 0 {
+        return Err("cores = 0".into());
+    }
+    Ok(())
 }
 
 /// `--dilation D`, checked: a number in `1..=`[`MAX_DILATION`].

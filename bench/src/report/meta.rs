@@ -32,6 +32,8 @@ pub(crate) struct ProfileSummary {
     pub(crate) wakeup_ns: f64,
     /// CPU time of a sleep/wake cycle, ns.
     pub(crate) wake_cpu_ns: f64,
+    /// Why the profile may not fit this host: measured on another host or core count.
+    pub(crate) warning: Option<String>,
 }
 
 /// How emulated time related to wall time in the run.
@@ -142,6 +144,13 @@ impl Meta {
                     message_parked_ns: p.profile.message_parked_ns,
                     wakeup_ns: p.profile.wakeup_ns,
                     wake_cpu_ns: p.profile.wake_cpu_ns,
+                    warning: p.profile.other_host().map(|why| {
+                        format!(
+                            "the machine profile {} was measured {why}: its costs may not be \
+                             this host's; run `multicomputer calibrate` here",
+                            p.path.display()
+                        )
+                    }),
                 }),
             },
             time: None,
@@ -307,6 +316,9 @@ impl Meta {
             run.row(vec!["files".into(), self.files.join(", ")]);
         }
         let mut blocks = vec![Block::Table(run)];
+        if let Some(w) = self.host.profile.as_ref().and_then(|p| p.warning.clone()) {
+            blocks.push(Block::Warning(w));
+        }
         if let Some(w) = self.fidelity.as_ref().and_then(|f| f.warning.clone()) {
             blocks.push(Block::Warning(w));
         }
