@@ -1,9 +1,13 @@
-//! The memory a run will need, estimated before anything is allocated: task vectors, keys,
-//! streams, lattices, samples and the links' buffers. A run that would need more than
-//! [`MEMORY_SHARE`] of the memory available now is refused, naming the flag whose value
-//! takes the most.
+//! The memory model: the bytes a run will hold, planned before anything is allocated, from
+//! bytes measured per processor, per task, per buffered message and per trace event
+//! (docs/results/edges.md, "The memory model"). A run that would need more than
+//! [`MEMORY_SHARE`] of the memory available now is refused, naming the flag whose value takes
+//! the most. Every command that builds a machine is admitted by it.
+//!
+//! The constants were measured as differences of peak resident memory between runs that
+//! differ in one count only (release build, this project's 2-core VM), rounded up.
 
-use multicomputer_runtime::HostLimits;
+use multicomputer_runtime::{HostLimits, RESIDENT_BYTES_PER_COROUTINE, Topology};
 
 use super::ArgError;
 use crate::args::MEMORY_SHARE;
@@ -14,8 +18,42 @@ use crate::units::human_bytes;
 pub(crate) const SLOT_BYTES: f64 = 128.0;
 
 /// Bytes per task of the farm's and divide and conquer's task and result vectors (task
-/// times, packets, results, keys of the results), rounded up.
-pub(crate) const TASK_BYTES: f64 = 64.0;
+/// times, packets, results, their keys and result times, the reference's copy): 196 B
+/// measured (`farm -t binary:3`, 10⁵ against 4 × 10⁵ tasks, virtual time).
+pub(crate) const TASK_BYTES: f64 = 200.0;
+
+/// Bytes per task and level it descends that a task engine's run holds in virtual time until
+/// it ends (measured on chains, where a task descends half the chain on average: 64 B per
+/// hop from `farm -t chain:500`, 10³ against 4 × 10³ tasks). Planned, so a deep chain with
+/// many tasks is refused rather than run out of memory.
+pub(crate) const TASK_HOP_BYTES: f64 = 64.0;
+
+/// Bytes per trace record (an interval or a message) held until the run ends: the record
+/// (48 B) and its vector's growth. 82 B measured (`emulate -t chain:2000`, 50 against 500
+/// rounds, `--trace`). The file itself is streamed to disk.
+pub(crate) const TRACE_RECORD_BYTES: f64 = 96.0;
+
+/// Bytes an OS thread (native and dilated time) holds: its touched stack pages, its signal
+/// stack and its share of the machine.
+pub(crate) const THREAD_BYTES: f64 = 24.0 * 1024.0;
+
+/// Resident memory of the process before its run: the binary, its libraries and allocator.
+pub(crate) const PROCESS_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
+
+/// Trace records one task makes per level it descends in a task engine (its request, task
+/// and result messages, their start-up intervals and the waits between): 7–10 measured for
+/// the farm, up to 20 for divide and conquer's splits and joins.
+pub(crate) const TRACE_RECORDS_PER_TASK_HOP: f64 = 10.0;
+
+/// The mean depth of `topology`'s processors (the root at 0): how far a task travels on
+/// average when every processor executes a like share.
+pub(crate) fn mean_depth(topology: &Topology) -> f64 {
+    let levels = topology.levels();
+    let sum: f64 = (0..topology.len())
+        .map(|i| f64::from(levels.saturating_sub(topology.level(i))))
+        .sum();
+    sum / topology.len().max(1) as f64
+}
 
 /// What a run will allocate, part by part, each with the flag that sets it.
 #[derive(Debug, Clone, Default)]
@@ -50,6 +88,54 @@ impl Footprint {
             bytes,
         });
         self
+    }
+
+    /// The process itself and the machine's processors on `topology`: a coroutine each in
+    /// virtual time, an OS thread each otherwise (`threads`); `flag` names the size.
+    pub(crate) fn machine(&mut self, flag: &str, topology: &Topology, threads: bool) -> &mut Self {
+        let p = topology.len() as f64;
+        let (each, what) = if threads {
+            (THREAD_BYTES, "threads")
+        } else {
+            (RESIDENT_BYTES_PER_COROUTINE as f64, "coroutines")
+        };
+        self.add("the program", "the process itself", PROCESS_BYTES)
+            .add(flag, format!("{} {what}", topology.len()), p * each)
+    }
+
+    /// The tasks of a task engine's run (farm, divide and conquer): `tasks` of them on
+    /// `topology`, each descending its mean depth; `trace_per_hop` trace records a task makes
+    /// per level when tracing (`None`: no trace).
+    pub(crate) fn tasks(
+        &mut self,
+        tasks: usize,
+        topology: &Topology,
+        threads: bool,
+        trace_per_hop: Option<f64>,
+    ) -> &mut Self {
+        let m = tasks as f64;
+        let hops = m * mean_depth(topology);
+        self.add("--tasks", format!("{tasks} tasks"), m * TASK_BYTES);
+        if !threads {
+            self.add(
+                "--tasks",
+                format!("{tasks} tasks' hops through {} processors", topology.len()),
+                hops * TASK_HOP_BYTES,
+            );
+        }
+        if let Some(per_hop) = trace_per_hop {
+            self.trace(2.0 * m + per_hop * hops);
+        }
+        self
+    }
+
+    /// A trace of about `records` records held until the run ends (`--trace`, `--timeline`).
+    pub(crate) fn trace(&mut self, records: f64) -> &mut Self {
+        self.add(
+            "--trace",
+            format!("a trace of about {records:.0} records"),
+            records * TRACE_RECORD_BYTES,
+        )
     }
 
     /// The total, bytes.

@@ -5,7 +5,7 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
-use super::budget::TASK_BYTES;
+use super::budget::TRACE_RECORDS_PER_TASK_HOP;
 use super::machine::transfer_s;
 use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
 use crate::args::{DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg};
@@ -81,17 +81,21 @@ pub(crate) fn footprint(
     e: &DncExperiment,
     machine: &MachinePlan,
 ) -> Footprint {
+    let threads = machine.threads(topology.len());
     let mut f = Footprint::new();
-    f.add(
-        "--tasks",
-        format!("{} tasks", e.tasks),
-        e.tasks as f64 * TASK_BYTES,
-    )
-    .add(
-        "--capacity",
-        format!("the buffers of {} links", topology.links()),
-        machine.channel_bytes(topology),
-    );
+    // Splits and joins: twice the farm's records per level.
+    f.machine("--topology", topology, threads)
+        .tasks(
+            e.tasks,
+            topology,
+            threads,
+            machine.trace.then_some(2.0 * TRACE_RECORDS_PER_TASK_HOP),
+        )
+        .add(
+            "--capacity",
+            format!("the buffers of {} links", topology.links()),
+            machine.channel_bytes(topology),
+        );
     if let DncKernel::Mergesort { keys } = e.kernel {
         f.add(
             "--keys",
@@ -167,8 +171,9 @@ pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
             machine.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
-        footprint(topology, &e, machine).check()?;
-        Ok(e)
+        let memory = footprint(topology, &e, machine);
+        memory.check()?;
+        Ok((e, memory))
     })
 }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
-use super::budget::TASK_BYTES;
+use super::budget::TRACE_RECORDS_PER_TASK_HOP;
 use super::machine::transfer_s;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
@@ -107,23 +107,27 @@ pub(crate) fn check_transfer(tau_s: f64) -> Result<(), ArgError> {
     ))
 }
 
-/// What a farm run allocates: its task vectors and, on threads, its links' buffers.
+/// What a farm run holds (the memory model): its processors, tasks, trace and, on threads,
+/// its links' buffers.
 pub(crate) fn footprint(
     topology: &Topology,
     e: &FarmExperiment,
     machine: &MachinePlan,
 ) -> Footprint {
+    let threads = machine.threads(topology.len());
     let mut f = Footprint::new();
-    f.add(
-        "--tasks",
-        format!("{} tasks", e.spec.tasks),
-        e.spec.tasks as f64 * TASK_BYTES,
-    )
-    .add(
-        "--capacity",
-        format!("the buffers of {} links", topology.links()),
-        machine.channel_bytes(topology),
-    );
+    f.machine("--topology", topology, threads)
+        .tasks(
+            e.spec.tasks,
+            topology,
+            threads,
+            machine.trace.then_some(TRACE_RECORDS_PER_TASK_HOP),
+        )
+        .add(
+            "--capacity",
+            format!("the buffers of {} links", topology.links()),
+            machine.channel_bytes(topology),
+        );
     f
 }
 
@@ -178,8 +182,9 @@ pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
             machine.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
-        footprint(topology, &e, machine).check()?;
-        Ok(e)
+        let memory = footprint(topology, &e, machine);
+        memory.check()?;
+        Ok((e, memory))
     })
 }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::document::{Block, Section, Table};
 use crate::exec::Ran;
 use crate::plan::{Inputs, LoadedProfile, MachinePlan};
-use crate::units::human_ns;
+use crate::units::{human_bytes, human_ns};
 
 /// The host a run ran on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -112,6 +112,9 @@ pub(crate) struct Meta {
     pub(crate) fidelity: Option<FidelityInfo>,
     /// Files written, besides stdout.
     pub(crate) files: Vec<String>,
+    /// The memory the run was planned to hold (the memory model), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) memory_plan_bytes: Option<f64>,
 }
 
 /// The current time, RFC 3339 in UTC to the second.
@@ -156,6 +159,7 @@ impl Meta {
             time: None,
             fidelity: None,
             files: Vec::new(),
+            memory_plan_bytes: None,
         }
     }
 
@@ -310,6 +314,12 @@ impl Meta {
                     human_ns(f.mean_lateness_ns),
                     human_ns(f.max_lateness_ns as f64)
                 ),
+            ]);
+        }
+        if let Some(b) = self.memory_plan_bytes {
+            run.row(vec![
+                "memory plan".into(),
+                format!("{} (the memory model, before the run)", human_bytes(b)),
             ]);
         }
         if !self.files.is_empty() {

@@ -17,6 +17,7 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let inputs = plan.inputs(dnc_inputs(e));
     let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?);
+    meta.memory_plan_bytes = Some(plan.memory.bytes());
     // Only random splits and mergesort's keys are drawn.
     let equal = DncKernel::Synthetic {
         splitting: Splitting::Equal,
