@@ -9,7 +9,7 @@
 
 use multicomputer_runtime::{HostLimits, RESIDENT_BYTES_PER_COROUTINE, Topology};
 
-use super::ArgError;
+use super::{ArgError, MachinePlan};
 use crate::args::MEMORY_SHARE;
 use crate::units::human_bytes;
 
@@ -90,29 +90,39 @@ impl Footprint {
         self
     }
 
-    /// The process itself and the machine's processors on `topology`: a coroutine each in
-    /// virtual time, an OS thread each otherwise (`threads`); `flag` names the size.
-    pub(crate) fn machine(&mut self, flag: &str, topology: &Topology, threads: bool) -> &mut Self {
+    /// The process itself, the machine's processors on `topology` (a coroutine each in
+    /// virtual time, an OS thread each otherwise) and, on threads, its links' buffers.
+    pub(crate) fn machine(&mut self, topology: &Topology, machine: &MachinePlan) -> &mut Self {
         let p = topology.len() as f64;
-        let (each, what) = if threads {
+        let (each, what) = if machine.threads(topology.len()) {
             (THREAD_BYTES, "threads")
         } else {
             (RESIDENT_BYTES_PER_COROUTINE as f64, "coroutines")
         };
         self.add("the program", "the process itself", PROCESS_BYTES)
-            .add(flag, format!("{} {what}", topology.len()), p * each)
+            .add(
+                machine.size_flag,
+                format!("{} {what}", topology.len()),
+                p * each,
+            )
+            .add(
+                "--capacity",
+                format!("the buffers of {} links", topology.links()),
+                machine.channel_bytes(topology),
+            )
     }
 
     /// The tasks of a task engine's run (farm, divide and conquer): `tasks` of them on
     /// `topology`, each descending its mean depth; `trace_per_hop` trace records a task makes
-    /// per level when tracing (`None`: no trace).
+    /// per level if the machine traces.
     pub(crate) fn tasks(
         &mut self,
         tasks: usize,
         topology: &Topology,
-        threads: bool,
-        trace_per_hop: Option<f64>,
+        machine: &MachinePlan,
+        trace_per_hop: f64,
     ) -> &mut Self {
+        let threads = machine.threads(topology.len());
         let m = tasks as f64;
         let hops = m * mean_depth(topology);
         self.add("--tasks", format!("{tasks} tasks"), m * TASK_BYTES);
@@ -123,8 +133,8 @@ impl Footprint {
                 hops * TASK_HOP_BYTES,
             );
         }
-        if let Some(per_hop) = trace_per_hop {
-            self.trace(2.0 * m + per_hop * hops);
+        if machine.trace {
+            self.trace(2.0 * m + trace_per_hop * hops);
         }
         self
     }

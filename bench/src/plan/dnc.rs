@@ -81,21 +81,14 @@ pub(crate) fn footprint(
     e: &DncExperiment,
     machine: &MachinePlan,
 ) -> Footprint {
-    let threads = machine.threads(topology.len());
     let mut f = Footprint::new();
-    // Splits and joins: twice the farm's records per level.
-    f.machine("--topology", topology, threads)
-        .tasks(
-            e.tasks,
-            topology,
-            threads,
-            machine.trace.then_some(2.0 * TRACE_RECORDS_PER_TASK_HOP),
-        )
-        .add(
-            "--capacity",
-            format!("the buffers of {} links", topology.links()),
-            machine.channel_bytes(topology),
-        );
+    // Splits and joins: twice the farm's trace records per level.
+    f.machine(topology, machine).tasks(
+        e.tasks,
+        topology,
+        machine,
+        2.0 * TRACE_RECORDS_PER_TASK_HOP,
+    );
     if let DncKernel::Mergesort { keys } = e.kernel {
         f.add(
             "--keys",

@@ -44,13 +44,8 @@ pub(crate) fn footprint(
     s: &SyntheticSpec,
     machine: &MachinePlan,
 ) -> Footprint {
-    let threads = machine.threads(topology.len());
     let mut f = Footprint::new();
-    f.machine("--topology", topology, threads).add(
-        "--capacity",
-        format!("the buffers of {} links", topology.links()),
-        machine.channel_bytes(topology),
-    );
+    f.machine(topology, machine);
     if machine.trace {
         f.trace(s.rounds as f64 * topology.len() as f64 * records_per_round(s.pattern));
     }

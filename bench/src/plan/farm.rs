@@ -114,20 +114,9 @@ pub(crate) fn footprint(
     e: &FarmExperiment,
     machine: &MachinePlan,
 ) -> Footprint {
-    let threads = machine.threads(topology.len());
     let mut f = Footprint::new();
-    f.machine("--topology", topology, threads)
-        .tasks(
-            e.spec.tasks,
-            topology,
-            threads,
-            machine.trace.then_some(TRACE_RECORDS_PER_TASK_HOP),
-        )
-        .add(
-            "--capacity",
-            format!("the buffers of {} links", topology.links()),
-            machine.channel_bytes(topology),
-        );
+    f.machine(topology, machine)
+        .tasks(e.spec.tasks, topology, machine, TRACE_RECORDS_PER_TASK_HOP);
     f
 }
 
