@@ -166,6 +166,13 @@ fn stop_on_signals() {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
     };
+    // In the handler itself, before the thread below is scheduled: every waiting processor
+    // stops spinning, so that thread gets a core at once however many processors spin.
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+        // SAFETY: the action is one atomic store, which is async-signal-safe.
+        let _ =
+            unsafe { signal_hook::low_level::register(signal, multicomputer_runtime::halt_waits) };
+    }
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             if files::published_any() {

@@ -622,3 +622,40 @@ fn a_profile_passes_the_flags_limits_and_one_from_another_host_is_named() {
         "{err}"
     );
 }
+
+/// Issue 21, item 15: a dilated run whose processors wait and spin stops on SIGTERM (its
+/// waits halted in the signal handler, so the thread that ends the process gets a core), says
+/// so and exits 143. How fast is measured by `scripts/sigterm-dilated.sh`, not here.
+#[test]
+fn a_dilated_run_stops_on_sigterm() {
+    let out = Out::new("sigterm-dilated");
+    let child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args([
+            "emulate",
+            "-t",
+            "chain:200",
+            "--rounds",
+            "100000",
+            "--occupy",
+            "1ms",
+            "--mode",
+            "dilated",
+            "--dilation",
+            "1",
+            "--wait",
+            "hybrid",
+        ])
+        .arg("--out")
+        .arg(&out.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(143), "{err}");
+    assert!(err.contains("stopped by SIGTERM"), "{err}");
+}

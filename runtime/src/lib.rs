@@ -86,8 +86,8 @@ pub use calibrate::{
 };
 pub use clock::{
     AUTO_LATENESS_SHARE, AUTO_UTILISATION, DilationInputs, Fidelity, HYBRID_MARGIN, LatenessStats,
-    STOP_POLL, TimeMode, WaitStrategy, WorkClock, choose_dilation, minimise_timer_slack,
-    thread_cpu_time,
+    STOP_POLL, TimeMode, WaitStrategy, WorkClock, choose_dilation, halt_waits,
+    minimise_timer_slack, thread_cpu_time,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::{
