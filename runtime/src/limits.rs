@@ -30,10 +30,11 @@ pub const MAP_HEADROOM: u64 = 2_048;
 pub(crate) const THREAD_HEADROOM: u64 = 256;
 
 /// Resident memory a virtual-time processor takes, besides what its program allocates: the
-/// touched pages of its stack, its coroutine and its share of the scheduler. 11.6 KiB
-/// measured (`emulate`, 2 000 against 20 000 processors; 6.7–10.8 KiB on the farm engine,
-/// issue 21), rounded up; a program with deep recursion or large locals touches more.
-pub const RESIDENT_BYTES_PER_COROUTINE: u64 = 12 * 1024;
+/// touched pages of its stack, its coroutine and its share of the scheduler: 6.5 KiB
+/// measured with 10⁴ and 10⁶ processors (`emulate`, release build), 6.7–10.8 KiB on the farm
+/// engine (issue 21), 11.6 KiB in a debug build; a program with deep recursion or large
+/// locals touches more.
+pub const RESIDENT_BYTES_PER_COROUTINE: u64 = 10 * 1024;
 
 /// The most processors native or dilated time starts (one OS thread each).
 pub const MAX_THREADS: usize = 16_384;
@@ -294,13 +295,13 @@ mod tests {
         );
         let raised = host(1 << 20, 200);
         assert!(raised.check_coroutines(131_071, 256 * 1024).is_ok());
-        // Memory: 12 KiB a processor against 1 GiB available (87 381 fit).
+        // Memory: 10 KiB a processor against 1 GiB available (104 857 fit).
         let small = HostLimits {
             memory_available: Some(1 << 30),
             ..raised.clone()
         };
-        assert!(small.check_coroutines(87_381, 64 * 1024).is_ok());
-        assert!(small.check_coroutines(87_382, 64 * 1024).is_err());
+        assert!(small.check_coroutines(104_857, 64 * 1024).is_ok());
+        assert!(small.check_coroutines(104_858, 64 * 1024).is_err());
         // 10⁶ processors fit a 24 GiB host once the map limit is raised.
         let host24 = HostLimits {
             max_map_count: Some(4 << 20),

@@ -168,6 +168,27 @@ fn check_stream(length: u64) -> Result<(), ArgError> {
         .check()
 }
 
+/// Trace records one value makes per process it passes (its interval there, its message with
+/// its start-up and the wait for it).
+const TRACE_RECORDS_PER_VALUE_HOP: f64 = 4.0;
+
+/// What an `ocl` run holds (the memory model): the stream, the pipeline's processes and its
+/// trace.
+fn footprint(grain: Grain, length: usize, machine: &MachinePlan) -> Result<Footprint, ArgError> {
+    let topology = Topology::array(grain.processes()).map_err(|e| ArgError::new("--window", e))?;
+    let mut f = Footprint::new();
+    f.machine(&topology, machine).add(
+        "--length",
+        format!("a stream of {length} values"),
+        length as f64 * STREAM_VALUE_BYTES,
+    );
+    if machine.trace {
+        let hops = length as f64 * grain.processes() as f64 / grain.k().max(1) as f64;
+        f.trace(hops * TRACE_RECORDS_PER_VALUE_HOP);
+    }
+    Ok(f)
+}
+
 fn costs_inputs(i: &mut Inputs, native: bool, c: Option<Costs>) {
     i.add("costs", if native { "native" } else { "emulated" });
     if let Some(c) = c {
@@ -227,6 +248,8 @@ pub(crate) struct OclPlan {
     pub(crate) repeat: Repeat,
     /// Output.
     pub(crate) output: OutputPlan,
+    /// The memory the run will hold, as the memory model plans it.
+    pub(crate) memory: Footprint,
 }
 
 impl OclPlan {
@@ -262,6 +285,8 @@ impl OclPlan {
                 )
             }
         };
+        let memory = footprint(grain, stream.len(), &machine)?;
+        memory.check()?;
         Ok(Self {
             grain,
             stream,
@@ -273,6 +298,7 @@ impl OclPlan {
             trace,
             repeat: (&a.repeat).into(),
             output,
+            memory,
         })
     }
 
