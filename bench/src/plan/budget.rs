@@ -23,10 +23,15 @@ pub(crate) const SLOT_BYTES: f64 = 128.0;
 pub(crate) const TASK_BYTES: f64 = 200.0;
 
 /// Bytes per task and level it descends that a task engine's run holds in virtual time until
-/// it ends (measured on chains, where a task descends half the chain on average: 64 B per
-/// hop from `farm -t chain:500`, 10³ against 4 × 10³ tasks). Planned, so a deep chain with
-/// many tasks is refused rather than run out of memory.
-pub(crate) const TASK_HOP_BYTES: f64 = 64.0;
+/// it ends: 81 B measured per hop (`farm -t chain:2000`, 10³ against 2 × 10³ tasks, where a
+/// task descends 1 000 levels on average), rounded up. Planned, so a deep chain with many
+/// tasks is refused rather than run out of memory.
+pub(crate) const TASK_HOP_BYTES: f64 = 88.0;
+
+/// Bytes a task engine's node holds per processor besides its coroutine or thread (its
+/// queues and pending splits): 29 KB measured (`farm -t chain:1000` to `chain:4000`, 10³
+/// tasks, less the hops), rounded down to what a short run touches.
+pub(crate) const ENGINE_NODE_BYTES: f64 = 16.0 * 1024.0;
 
 /// Bytes per trace record (an interval or a message) held until the run ends: the record
 /// (48 B) and its vector's growth. 82 B measured (`emulate -t chain:2000`, 50 against 500
@@ -125,7 +130,12 @@ impl Footprint {
         let threads = machine.threads(topology.len());
         let m = tasks as f64;
         let hops = m * mean_depth(topology);
-        self.add("--tasks", format!("{tasks} tasks"), m * TASK_BYTES);
+        self.add("--tasks", format!("{tasks} tasks"), m * TASK_BYTES)
+            .add(
+                machine.size_flag,
+                format!("the task engine's {} nodes", topology.len()),
+                topology.len() as f64 * ENGINE_NODE_BYTES,
+            );
         if !threads {
             self.add(
                 "--tasks",
