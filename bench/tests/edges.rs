@@ -275,15 +275,15 @@ fn files_at_the_edges_name_the_file_row_and_line() {
     };
     refused(
         &["fit", "farm", "--csv", "/dev/zero"],
-        &["--csv /dev/zero", "64 MiB"],
+        &["--csv /dev/zero", "not a regular file"],
     );
     refused(
         &["ocl", "-n", "4", "--input", "/dev/zero"],
-        &["--input /dev/zero", "64 MiB"],
+        &["--input /dev/zero", "not a regular file"],
     );
     refused(
         &["scaling", "--csv", "/dev/zero"],
-        &["--csv /dev/zero", "64 MiB"],
+        &["--csv /dev/zero", "not a regular file"],
     );
     let head = "k,levels,te_s,tau_s,steady_throughput_per_s\n";
     let frac = file(

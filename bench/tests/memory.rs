@@ -12,6 +12,8 @@ use std::process::{Command, Stdio};
 const MARGIN: (f64, f64) = (0.8, 2.5);
 
 /// Runs the binary with `args` and `--json`; returns (planned bytes, peak RSS bytes).
+// The child is reaped by wait4, which also gives its resource usage.
+#[allow(clippy::zombie_processes)]
 fn planned_and_peak(args: &[&str], out: &PathBuf) -> (f64, f64) {
     let child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
         .args(args)
