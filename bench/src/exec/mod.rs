@@ -9,7 +9,7 @@ mod progress;
 mod runs;
 mod scaling;
 
-pub(crate) use estimate::{Estimate, admit, check_emulated, refuse_endless};
+pub(crate) use estimate::{Estimate, FIT_ROW_S, admit, check_emulated, refuse_endless};
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker, completed};
