@@ -22,6 +22,11 @@ pub(crate) const SLOT_BYTES: f64 = 128.0;
 /// measured (`farm -t binary:3`, 10⁵ against 4 × 10⁵ tasks, virtual time).
 pub(crate) const TASK_BYTES: f64 = 200.0;
 
+/// Bytes per task of divide and conquer (its tasks are split as they go, not held as a
+/// vector of packets): 88 B measured per task on `binary:4`, hops included, rounded down to
+/// leave the hops to [`TASK_HOP_BYTES`].
+pub(crate) const DNC_TASK_BYTES: f64 = 64.0;
+
 /// Bytes per task and level it descends that a task engine's run holds in virtual time until
 /// it ends: 81 B measured per hop (`farm -t chain:2000`, 10³ against 2 × 10³ tasks, where a
 /// task descends 1 000 levels on average), rounded up. Planned, so a deep chain with many
@@ -34,9 +39,9 @@ pub(crate) const TASK_HOP_BYTES: f64 = 88.0;
 pub(crate) const ENGINE_NODE_BYTES: f64 = 16.0 * 1024.0;
 
 /// Bytes per trace record (an interval or a message) held until the run ends: the record
-/// (48 B) and its vector's growth. 82 B measured (`emulate -t chain:2000`, 50 against 500
-/// rounds, `--trace`). The file itself is streamed to disk.
-pub(crate) const TRACE_RECORD_BYTES: f64 = 96.0;
+/// (48 B) and its vector's growth. 82–94 B measured (`emulate -t chain:2000`, 50, 500 and
+/// 2 000 rounds, `--trace`), rounded up. The file itself is streamed to disk.
+pub(crate) const TRACE_RECORD_BYTES: f64 = 112.0;
 
 /// Bytes an OS thread (native and dilated time) holds: its touched stack pages, its signal
 /// stack and its share of the machine.
@@ -117,12 +122,13 @@ impl Footprint {
             )
     }
 
-    /// The tasks of a task engine's run (farm, divide and conquer): `tasks` of them on
+    /// The tasks of a task engine's run (farm, divide and conquer): `tasks` of them, of
+    /// `task_bytes` each (`TASK_BYTES`, `DNC_TASK_BYTES`), on
     /// `topology`, each descending its mean depth; `trace_per_hop` trace records a task makes
     /// per level if the machine traces.
     pub(crate) fn tasks(
         &mut self,
-        tasks: usize,
+        (tasks, task_bytes): (usize, f64),
         topology: &Topology,
         machine: &MachinePlan,
         trace_per_hop: f64,
@@ -130,7 +136,7 @@ impl Footprint {
         let threads = machine.threads(topology.len());
         let m = tasks as f64;
         let hops = m * mean_depth(topology);
-        self.add("--tasks", format!("{tasks} tasks"), m * TASK_BYTES)
+        self.add("--tasks", format!("{tasks} tasks"), m * task_bytes)
             .add(
                 machine.size_flag,
                 format!("the task engine's {} nodes", topology.len()),

@@ -5,7 +5,7 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
-use super::budget::TRACE_RECORDS_PER_TASK_HOP;
+use super::budget::{DNC_TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_s;
 use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
 use crate::args::{DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg};
@@ -84,7 +84,7 @@ pub(crate) fn footprint(
     let mut f = Footprint::new();
     // Splits and joins: twice the farm's trace records per level.
     f.machine(topology, machine).tasks(
-        e.tasks,
+        (e.tasks, DNC_TASK_BYTES),
         topology,
         machine,
         2.0 * TRACE_RECORDS_PER_TASK_HOP,

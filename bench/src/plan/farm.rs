@@ -5,7 +5,7 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
-use super::budget::TRACE_RECORDS_PER_TASK_HOP;
+use super::budget::{TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_s;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
@@ -115,8 +115,12 @@ pub(crate) fn footprint(
     machine: &MachinePlan,
 ) -> Footprint {
     let mut f = Footprint::new();
-    f.machine(topology, machine)
-        .tasks(e.spec.tasks, topology, machine, TRACE_RECORDS_PER_TASK_HOP);
+    f.machine(topology, machine).tasks(
+        (e.spec.tasks, TASK_BYTES),
+        topology,
+        machine,
+        TRACE_RECORDS_PER_TASK_HOP,
+    );
     f
 }
 
