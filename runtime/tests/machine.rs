@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use multicomputer_runtime::{
-    Activity, Interrupt, LinkCost, Machine, MachineConfig, Processor, ProcessorError, RunError,
-    TimeMode, Topology, WaitStrategy, Waiting,
+    Activity, Interrupt, LinkCost, Machine, MachineConfig, Processor, ProcessorError, Resolved,
+    RunError, TimeMode, Topology, WaitStrategy, Waiting,
 };
 
 mod common;
@@ -415,22 +415,25 @@ fn auto_mode_runs_virtually_unless_a_core_is_left_for_the_host() {
     let cores = usable_cores();
     // As many processors as cores, or more: virtual time.
     let all = Machine::new(Topology::chain(cores).unwrap(), MachineConfig::default()).unwrap();
-    assert!(
-        all.is_virtual(),
+    assert_eq!(
+        all.spec().time,
+        Resolved::Virtual,
         "{cores} processors on {cores} cores must run in virtual time"
     );
-    assert_eq!(all.mode(), "virtual");
-    assert_eq!(all.dilation(), None);
+    assert_eq!(all.spec().time.dilation(), None);
+    assert_eq!(all.spec().waits(), None);
     // A single processor always runs natively, spinning.
     let one = Machine::new(Topology::chain(1).unwrap(), MachineConfig::default()).unwrap();
-    assert!(one.is_native());
-    assert_eq!(one.strategy(), WaitStrategy::Spin);
+    assert_eq!(one.spec().time, Resolved::Native);
+    assert_eq!(one.spec().waits(), Some(WaitStrategy::Spin));
     // Fewer processors than cores: native.
     if cores > 2 {
         let spare = Topology::chain(cores - 1).unwrap();
         assert!(
             Machine::new(spare, MachineConfig::default())
                 .unwrap()
+                .spec()
+                .time
                 .is_native()
         );
     }

@@ -9,7 +9,6 @@
 //! confidence intervals, [`hints`] tells the machine's auto mode what a workload does.
 
 pub mod analysis;
-pub mod charging;
 pub mod dnc;
 pub mod estimate;
 pub mod farm;

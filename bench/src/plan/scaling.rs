@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use multicomputer_runtime::Hints;
 use multicomputer_runtime::{ComputeCharge, TimeMode, Topology};
 use multicomputer_workloads::analysis::{
     ConsistencyOptions, DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, Measurement, OverheadModel,
     Weighting,
 };
-use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::ising::{IsingConfig, Mechanism, Workload};
 
 use super::ising::{check_samples, lattice_config, lattice_inputs, mechanism_of, message_system};
@@ -170,7 +170,7 @@ fn sweep(a: &ScalingArgs, out: &Path) -> Result<ScalingSweep, ArgError> {
         samples_per_processor: a.samples_per_processor,
     };
     let mut machine = message_system(&a.messages, 0, out)?;
-    machine.always_dilate = true;
+    machine.emulate = true;
     // Every P's machine, built (not run) now: a P the host cannot hold is refused before the
     // first run, naming the limit.
     for &p in &processors {
@@ -178,7 +178,7 @@ fn sweep(a: &ScalingArgs, out: &Path) -> Result<ScalingSweep, ArgError> {
         let topology = mechanism
             .topology(p as usize)
             .map_err(|e| ArgError::new("--processors", e))?;
-        machine.machine(topology, &MachineHints::default())?;
+        machine.machine(topology, &Hints::default())?;
     }
     let deterministic = deterministic(&machine);
     Ok(ScalingSweep {

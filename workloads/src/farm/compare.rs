@@ -43,10 +43,12 @@ use super::config::{FarmModel, FarmTopology, Prediction};
 use super::drain::{drain_s, flood_fill_drain, speedup_error_with_drain_pct};
 use super::granularity::{PeakOperatingPoint, peak_operating_point};
 use super::model::TreeShape;
-use super::program::{FarmError, FarmSpec, Kernel, TaskTimes, run, sequential_metered};
+use super::program::{
+    FarmError, FarmSpec, Kernel, PRIME_CANDIDATE, TRIAL_DIVISION, TaskTimes, run,
+    sequential_metered,
+};
 use super::tree::{ProcessorCosts, flood_fill_tree};
-use crate::charging::Charger;
-use crate::hints::{MachineHints, smallest_nonzero};
+use crate::hints::{Hints, smallest_nonzero};
 use crate::repetitions::{Quantities, mean_vector};
 use crate::tree::{
     EngineConfig, EngineRun, engine_events_per_s, steady_throughput_per_s, throughput_per_s,
@@ -420,10 +422,10 @@ impl FarmExperiment {
     /// What the machine's auto mode should know: the real kernel's compute share, the
     /// smallest emulated cost, the engine's expected wake-ups and the links' capacity, which
     /// must hold a processor's whole flood-fill window (queue + a request + a no-more).
-    pub fn hints(&self, topology: &Topology) -> Result<MachineHints, ModelError> {
+    pub fn hints(&self, topology: &Topology) -> Result<Hints, ModelError> {
         let predicted = self.model(topology).predict()?;
         let g = self.spec.granularity as u32;
-        Ok(MachineHints {
+        Ok(Hints {
             compute_share: if self.real() { 1.0 } else { 0.0 },
             smallest_cost: smallest_nonzero(&[
                 if self.real() {
@@ -440,6 +442,11 @@ impl FarmExperiment {
                 |_| 1.0,
             ),
             min_capacity: self.queue.saturating_add(2),
+            units: if self.real() {
+                vec![PRIME_CANDIDATE, TRIAL_DIVISION]
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -515,8 +522,9 @@ impl FarmExperiment {
         let mut predicted = model.predict()?;
         let engine = self.engine_config(topology)?;
         // A real kernel's reference is charged as the machine charges the same work.
-        let (reference, charged_s) =
-            Charger::of(machine).run(|w| sequential_metered(&self.spec, w));
+        let (reference, charged_s) = machine
+            .charging()
+            .run_s(|w| sequential_metered(&self.spec, w));
         let sequential_s = if self.real() {
             charged_s
         } else {
@@ -545,8 +553,8 @@ impl FarmExperiment {
             drain,
             missing_terms: Vec::new(),
             fidelity: r.report.fidelity.clone(),
-            mode: machine.mode(),
-            dilation: machine.dilation(),
+            mode: machine.spec().time.name(),
+            dilation: machine.spec().time.dilation(),
             wall_s: r.report.wall_s(),
             trace: r.trace,
         })

@@ -336,18 +336,18 @@ pub struct FittedConstant {
 /// `alpha0_s`, `alpha1_s`, `beta_s`, `optimal_k` for kk), then the fit's details.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OclFitComparison {
-    /// `α` ([M,1]).
+    /// `α` (\[M,1\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha_s: Option<f64>,
-    /// `α0` ([K,K]).
+    /// `α0` (\[K,K\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha0_s: Option<f64>,
-    /// `α1` ([K,K]).
+    /// `α1` (\[K,K\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha1_s: Option<f64>,
     /// `β`.
     pub beta_s: f64,
-    /// `√(2α0/β)` ([K,K]).
+    /// `√(2α0/β)` (\[K,K\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimal_k: Option<f64>,
     /// Standard errors, in the order of the constants.

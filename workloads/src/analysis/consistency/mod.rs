@@ -195,7 +195,7 @@ pub struct ConsistencyOptions {
     pub required_power: f64,
     /// The data are exact (a deterministic emulation: virtual time with model compute
     /// charging), so there is no noise to test against: the candidate is judged by
-    /// [`exact`](self#exact-data) instead, and must reproduce every cell mean to within this
+    /// its exact-data rule (this module's *Exact data*) instead, and must reproduce every cell mean to within this
     /// relative tolerance (in `[EXACT_PRECISION, 1)`, e.g. [`DEFAULT_EXACT_TOLERANCE`]). `None`
     /// (the default): measured data, judged by the statistical tests.
     pub exact: Option<f64>,
