@@ -273,7 +273,7 @@ impl WorkClock {
 }
 
 /// CPU time consumed by the calling thread so far.
-pub fn thread_cpu_time() -> Duration {
+pub(crate) fn thread_cpu_time() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -288,7 +288,7 @@ pub fn thread_cpu_time() -> Duration {
 
 /// Asks the kernel to wake this thread's sleeps as close to their deadline as it can
 /// (`PR_SET_TIMERSLACK` = 1 ns). Returns whether it took effect.
-pub fn minimise_timer_slack() -> bool {
+pub(crate) fn minimise_timer_slack() -> bool {
     // SAFETY: prctl with PR_SET_TIMERSLACK takes one unsigned long argument and no pointers.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) == 0 }
 }

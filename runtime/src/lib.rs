@@ -88,12 +88,11 @@ pub use calibrate::{
 };
 pub use clock::{
     DilationInputs, Fidelity, LatenessStats, TimeMode, WaitStrategy, WorkClock, choose_dilation,
-    minimise_timer_slack, thread_cpu_time,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload};
-pub use machine::{Machine, MachineConfig};
+pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport};
 pub use spec::{Hints, Resolved, RunSpec};

@@ -51,7 +51,7 @@ pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;
-pub(crate) use scaling::{ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
+pub(crate) use scaling::{Fitted, ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
 pub(crate) use speedup::SpeedupCommandPlan;
 pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
 pub(crate) use tour::TourPlan;

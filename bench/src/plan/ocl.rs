@@ -151,6 +151,20 @@ pub(crate) fn pipeline_machine(
     })
 }
 
+/// Whether a pipeline of `grain` runs natively on this host (`Err`: the cores the machine
+/// counts, too few).
+fn fits_natively(machine: &MachinePlan, grain: Grain) -> Result<(), usize> {
+    let config = pipeline_config(
+        grain,
+        PipelineCosts::Native,
+        &machine.config(&Hints::default()),
+    );
+    match pipeline_topology(grain).map(|t| config.resolve(&t)) {
+        Ok(Err(ConfigError::NotEnoughCores { cores, .. })) => Err(cores),
+        _ => Ok(()),
+    }
+}
+
 /// The table whose model a grain follows: packets (\[K,K\]) or single values (\[M,1\]).
 pub(crate) fn table_of(grain: Grain) -> OclTable {
     if grain.k() > 1 {
@@ -349,7 +363,10 @@ impl SweepOclPlan {
             .transpose()?;
         let explicit = a.cells.as_deref().map(parse_cells).transpose()?;
         let native = a.machine.costs == CostsArg::Native;
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let machine = machine(&a.machine, out, false)?;
+        // With native costs the default grid keeps the cells whose machine runs natively
+        // here; the cores are the machine's count, from its refusal.
+        let mut refused_cores = None;
         let mut cells = Vec::new();
         for &t in &tables {
             let pairs: Vec<(usize, usize, bool)> = match &explicit {
@@ -373,9 +390,13 @@ impl SweepOclPlan {
             };
             for (n, g, named) in pairs {
                 let grain = t.grain(n, g).map_err(|e| ArgError::new(flag, e))?;
-                // With native costs the default grid keeps the cells that fit on the cores.
-                if named || !native || grain.processes() <= cores {
+                if named || !native {
                     cells.push((t, grain));
+                    continue;
+                }
+                match fits_natively(&machine, grain) {
+                    Ok(()) => cells.push((t, grain)),
+                    Err(cores) => refused_cores = Some(cores),
                 }
             }
         }
@@ -383,8 +404,9 @@ impl SweepOclPlan {
             return Err(ArgError::new(
                 "--costs native",
                 format!(
-                    "no cell of the grid has at most {cores} processes (one per core); name some \
-                     with --cells N:G"
+                    "no cell of the grid has at most {} processes (one per core); name some \
+                     with --cells N:G",
+                    refused_cores.unwrap_or(0)
                 ),
             ));
         }
@@ -403,7 +425,6 @@ impl SweepOclPlan {
             model_costs(&a.machine, false)?,
             model_costs(&a.machine, true)?,
         ];
-        let machine = machine(&a.machine, out, false)?;
         let flag = if a.cells.is_some() {
             "--cells"
         } else {

@@ -48,6 +48,9 @@ pub(crate) struct TimeInfo {
     /// How real compute was charged to emulated time: `measured` (thread CPU time) or
     /// `model` (declared units × cost per unit), with where the costs came from.
     pub(crate) compute_charging: String,
+    /// Every run in virtual time: events in exact emulated-time order.
+    #[serde(skip)]
+    pub(crate) exact: bool,
 }
 
 /// The fidelity of a run: how late waits ended against their emulated deadlines (none in
@@ -135,7 +138,7 @@ impl Meta {
             seed: None,
             host: Host {
                 name: host_name(),
-                cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                cores: multicomputer_runtime::host_cores(),
                 profile: profile.map(|p| ProfileSummary {
                     path: p.path.display().to_string(),
                     message_parked_ns: p.profile.message_parked_ns,
@@ -177,6 +180,7 @@ impl Meta {
             dilation: ran.time.dilation(),
             wait: ran.waits().map(|w| wait_name(w).to_string()),
             compute_charging: charging(machine, &[ran]),
+            exact: ran.time.is_virtual(),
         });
         self
     }
@@ -206,6 +210,7 @@ impl Meta {
                 .reduce(f64::max),
             wait: alike(|r| r.waits().map(wait_name)),
             compute_charging: charging(machine, &rans),
+            exact: !rans.is_empty() && rans.iter().all(|r| r.time.is_virtual()),
             mode,
         });
         self
@@ -269,7 +274,7 @@ impl Meta {
                 let how = match (t.dilation, &t.wait) {
                     (Some(d), Some(w)) => format!(" (D = {d}), {w} waits"),
                     (Some(d), None) => format!(" (D up to {d})"),
-                    (None, _) if t.mode == "virtual" => " (exact event order)".into(),
+                    (None, _) if t.exact => " (exact event order)".into(),
                     (None, _) => String::new(),
                 };
                 run.row(vec![

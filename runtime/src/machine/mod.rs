@@ -80,6 +80,11 @@ impl Default for MachineConfig {
     }
 }
 
+/// How many cores this process may run on, as a machine counts them (its affinity set).
+pub fn host_cores() -> usize {
+    usable_cores().1
+}
+
 /// The cores this process may run on, and how many.
 fn usable_cores() -> (Vec<core_affinity::CoreId>, usize) {
     let cores = core_affinity::get_core_ids().unwrap_or_default();

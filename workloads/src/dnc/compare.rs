@@ -15,11 +15,12 @@ use super::program::{
     COMPARISON, DncError, DncSpec, KEY_MOVE, Keys, MergeSort, Splitting, mergesort, run_mergesort,
     run_synthetic,
 };
-use crate::farm::{
-    Bound, Errors, FarmComparison, Measured, MissingTerm, ModelError, Prediction, TreeShape,
-};
+use crate::farm::{FarmComparison, TreeShape};
 use crate::hints::{Hints, smallest_nonzero};
-use crate::tree::{EngineConfig, Job, Message, engine_events_per_s};
+use crate::tree::{
+    Bound, EngineConfig, Errors, Job, Measured, Message, MissingTerm, ModelError, Prediction,
+    engine_events_per_s,
+};
 
 /// A divide-and-conquer run measured beside its model.
 pub type DncComparison = FarmComparison;

@@ -13,7 +13,7 @@ use super::fit::{
 };
 use super::grain::{Grain, OclError};
 use super::model::{self, Costs};
-use super::pipeline::PipelineRun;
+use super::pipeline::{PipelineCosts, PipelineRun};
 use crate::estimate::Interval;
 use crate::repetitions::Quantities;
 
@@ -240,6 +240,12 @@ pub struct OclComparison {
 }
 
 impl OclComparison {
+    /// Whether the run had native costs (wall-clock times; the sequential reference timed on
+    /// this host).
+    pub fn native_costs(&self) -> bool {
+        self.costs == PipelineCosts::Native.name()
+    }
+
     /// Compares `measured` times of `grain` on `l` values (`packets` of them) with the model of
     /// constants `model`; `sequential_wall_s` is the native reference's wall time (native
     /// costs), else `s(L)` of the model is the speedup's numerator.

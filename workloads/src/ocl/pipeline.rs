@@ -190,6 +190,16 @@ fn checked_ns(name: &'static str, value_s: f64) -> Result<f64, PipelineError> {
     }
 }
 
+impl PipelineCosts {
+    /// `emulated` or `native`, as runs and comparisons write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PipelineCosts::Emulated(_) => "emulated",
+            PipelineCosts::Native => "native",
+        }
+    }
+}
+
 fn step_ns(grain: Grain, costs: Costs) -> Result<StepNs, PipelineError> {
     let a0 = checked_ns("α0", costs.alpha0_s)?;
     let a1 = checked_ns("α1", costs.alpha1_s)?;
@@ -414,10 +424,7 @@ pub fn run_pipeline_against(
     }
     Ok(PipelineRun {
         grain,
-        costs: match costs {
-            PipelineCosts::Emulated(_) => "emulated",
-            PipelineCosts::Native => "native",
-        },
+        costs: costs.name(),
         output,
         l: a.len() as u64,
         packets,

@@ -161,6 +161,7 @@ mod power;
 
 use serde::Serialize;
 
+use super::basis::BasisTerm;
 use super::error::ScalabilityError;
 use super::fit::LinearFit;
 use super::measurements::{Cell, Measurement, cells};
@@ -169,7 +170,7 @@ use super::noise::{
     cell_weights, check_scatter, choose_weighting, estimate_noise,
 };
 use super::overhead_fit::{Estimate, OverheadFit, fit_each_loop_count};
-use super::overhead_model::{BasisTerm, OverheadModel};
+use super::overhead_model::OverheadModel;
 use design::{LoopCounts, Structure};
 
 pub use exact::{DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION};
