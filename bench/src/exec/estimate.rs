@@ -187,7 +187,7 @@ fn about_range(e: &Estimate, load: f64, cores: usize) -> String {
 pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
     if e.is_long() {
         let load = multicomputer_workloads::speedup::LoadAverage::now().map_or(0.0, |l| l.one);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = multicomputer_runtime::host_cores();
         let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
         eprintln!(
             "{what}: expected to take {} of wall time ({detail}; the longer end allows for \

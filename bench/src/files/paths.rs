@@ -131,7 +131,7 @@ pub(crate) fn check_dir_target(dir: &Path) -> Result<(), String> {
     super::temps::with_lock(|_| {
         tempfile::Builder::new()
             // A probe left by a killed process is stale like its other temporary files.
-            .prefix(&format!("{}probe-", super::publish::own_prefix()))
+            .prefix(&format!("{}probe-", super::temps::own_prefix()))
             .tempfile_in(&base)
             .map(drop)
     })

@@ -39,15 +39,7 @@ use serde::Serialize;
 use tempfile::{TempDir, TempPath};
 
 use super::paths::{Target, folder_of, output_target};
-use super::temps::with_lock;
-
-/// Prefix of every temporary file and folder: `.mc-tmp-<pid>-`.
-pub(crate) const TEMP_PREFIX: &str = ".mc-tmp-";
-
-/// This process's prefix for temporary names: `.mc-tmp-<pid>-`.
-pub(super) fn own_prefix() -> String {
-    format!("{TEMP_PREFIX}{}-", std::process::id())
-}
+use super::temps::{TEMP_PREFIX, own_prefix, with_lock};
 
 /// Whether process `pid` is alive (Linux: it has an entry in /proc).
 fn alive(pid: u32) -> bool {

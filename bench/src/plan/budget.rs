@@ -7,7 +7,8 @@
 //! The constants were measured as differences of peak resident memory between runs that
 //! differ in one count only (release build, this project's 2-core VM), rounded up.
 
-use multicomputer_runtime::{HostLimits, RESIDENT_BYTES_PER_COROUTINE, Topology};
+use multicomputer_runtime::tuning::RESIDENT_BYTES_PER_COROUTINE;
+use multicomputer_runtime::{Hints, HostLimits, Topology};
 
 use super::{ArgError, MachinePlan};
 use crate::args::MEMORY_SHARE;
@@ -69,6 +70,10 @@ pub(crate) fn mean_depth(topology: &Topology) -> f64 {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Footprint {
     parts: Vec<Part>,
+    /// The machine runs in virtual time (noted by [`Footprint::machine`]).
+    virtual_time: bool,
+    /// The machine records a trace (noted by [`Footprint::machine`]).
+    tracing: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -101,15 +106,27 @@ impl Footprint {
     }
 
     /// The process itself, the machine's processors on `topology` (a coroutine each in
-    /// virtual time, an OS thread each otherwise) and, on threads, its links' buffers.
-    pub(crate) fn machine(&mut self, topology: &Topology, machine: &MachinePlan) -> &mut Self {
+    /// virtual time, an OS thread each otherwise, as the machine resolves the run with
+    /// `hints`) and, on threads, its links' buffers. Notes the time mode and the trace for
+    /// [`Footprint::tasks`].
+    pub(crate) fn machine(
+        &mut self,
+        topology: &Topology,
+        machine: &MachinePlan,
+        hints: &Hints,
+    ) -> Result<&mut Self, ArgError> {
+        let spec = machine.spec(topology, hints)?;
+        self.virtual_time = spec.time.is_virtual();
+        self.tracing = spec.trace;
         let p = topology.len() as f64;
-        let (each, what) = if machine.threads(topology.len()) {
-            (THREAD_BYTES, "threads")
-        } else {
+        let (each, what) = if self.virtual_time {
             (RESIDENT_BYTES_PER_COROUTINE as f64, "coroutines")
+        } else {
+            (THREAD_BYTES, "threads")
         };
-        self.add("the program", "the process itself", PROCESS_BYTES)
+        let buffers = machine.channel_bytes(topology, hints)?;
+        Ok(self
+            .add("the program", "the process itself", PROCESS_BYTES)
             .add(
                 machine.size_flag,
                 format!("{} {what}", topology.len()),
@@ -118,38 +135,42 @@ impl Footprint {
             .add(
                 "--capacity",
                 format!("the buffers of {} links", topology.links()),
-                machine.channel_bytes(topology),
-            )
+                buffers,
+            ))
     }
 
-    /// The tasks of a task engine's run (farm, divide and conquer): `tasks` of them, of
-    /// `task_bytes` each (`TASK_BYTES`, `DNC_TASK_BYTES`), on
-    /// `topology`, each descending its mean depth; `trace_per_hop` trace records a task makes
-    /// per level if the machine traces.
+    /// Whether the machine noted by [`Footprint::machine`] records a trace.
+    pub(crate) fn traced(&self) -> bool {
+        self.tracing
+    }
+
+    /// The tasks of a task engine's run (farm, divide and conquer) on the machine noted by
+    /// [`Footprint::machine`]: `tasks` of them, of `task_bytes` each (`TASK_BYTES`,
+    /// `DNC_TASK_BYTES`), on `topology`, each descending its mean depth; `trace_per_hop`
+    /// trace records a task makes per level if the machine traces.
     pub(crate) fn tasks(
         &mut self,
         (tasks, task_bytes): (usize, f64),
         topology: &Topology,
-        machine: &MachinePlan,
+        size_flag: &str,
         trace_per_hop: f64,
     ) -> &mut Self {
-        let threads = machine.threads(topology.len());
         let m = tasks as f64;
         let hops = m * mean_depth(topology);
         self.add("--tasks", format!("{tasks} tasks"), m * task_bytes)
             .add(
-                machine.size_flag,
+                size_flag,
                 format!("the task engine's {} nodes", topology.len()),
                 topology.len() as f64 * ENGINE_NODE_BYTES,
             );
-        if !threads {
+        if self.virtual_time {
             self.add(
                 "--tasks",
                 format!("{tasks} tasks' hops through {} processors", topology.len()),
                 hops * TASK_HOP_BYTES,
             );
         }
-        if machine.trace {
+        if self.tracing {
             self.trace(2.0 * m + trace_per_hop * hops);
         }
         self

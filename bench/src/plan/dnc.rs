@@ -6,7 +6,7 @@ use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
 use super::budget::{DNC_TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
-use super::machine::transfer_s;
+use super::machine::transfer_link;
 use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
 use crate::args::{DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg};
 
@@ -74,19 +74,25 @@ pub(crate) fn experiment(
 /// copy, the splits' copies and the merge's scratch.
 const KEY_BYTES: f64 = 4.0 * 8.0;
 
+/// A model refusing to give a workload's hints, naming the topology.
+fn hints_error(e: multicomputer_workloads::farm::ModelError) -> ArgError {
+    super::model_error(&e, &[], "--topology")
+}
+
 /// What a divide-and-conquer run allocates: its tasks (and their keys, for mergesort) and,
 /// on threads, its links' buffers.
 pub(crate) fn footprint(
     topology: &Topology,
     e: &DncExperiment,
     machine: &MachinePlan,
-) -> Footprint {
+) -> Result<Footprint, ArgError> {
     let mut f = Footprint::new();
+    let hints = DncExperiment::hints(e, topology).map_err(hints_error)?;
     // Splits and joins: twice the farm's trace records per level.
-    f.machine(topology, machine).tasks(
+    f.machine(topology, machine, &hints)?.tasks(
         (e.tasks, DNC_TASK_BYTES),
         topology,
-        machine,
+        machine.size_flag,
         2.0 * TRACE_RECORDS_PER_TASK_HOP,
     );
     if let DncKernel::Mergesort { keys } = e.kernel {
@@ -96,7 +102,7 @@ pub(crate) fn footprint(
             e.tasks as f64 * keys as f64 * KEY_BYTES,
         );
     }
-    f
+    Ok(f)
 }
 
 /// Checks that the model accepts the experiment on `topology` (a balanced tree or a chain).
@@ -161,10 +167,10 @@ pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
             &a.work,
             kernel,
             a.dnc.seed,
-            machine.transfer_s(a.work.task_bytes),
+            machine.link.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
-        let memory = footprint(topology, &e, machine);
+        let memory = footprint(topology, &e, machine)?;
         memory.check()?;
         Ok((e, memory))
     })
@@ -184,7 +190,7 @@ pub(crate) struct PredictDncPlan {
 impl PredictDncPlan {
     /// Validates `predict dnc`'s flags.
     pub(crate) fn new(a: &PredictDncArgs) -> Result<Self, ArgError> {
-        let tau_s = transfer_s(&a.transfer, a.work.task_bytes);
+        let tau_s = transfer_link(&a.transfer).transfer_s(a.work.task_bytes);
         let topology = a.topology.topology.clone();
         let experiment = experiment(
             &a.engine,

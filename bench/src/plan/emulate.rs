@@ -22,7 +22,7 @@ pub(crate) fn emulate(a: &EmulateArgs, out: &Path) -> Result<EmulatePlan, ArgErr
                 PatternArg::Reduce => Pattern::Reduce,
             },
         };
-        let memory = footprint(topology, &spec, machine);
+        let memory = footprint(topology, &spec, machine)?;
         memory.check()?;
         Ok((spec, memory))
     })
@@ -43,13 +43,13 @@ pub(crate) fn footprint(
     topology: &Topology,
     s: &SyntheticSpec,
     machine: &MachinePlan,
-) -> Footprint {
+) -> Result<Footprint, ArgError> {
     let mut f = Footprint::new();
-    f.machine(topology, machine);
-    if machine.trace {
+    f.machine(topology, machine, &s.hints())?;
+    if f.traced() {
         f.trace(s.rounds as f64 * topology.len() as f64 * records_per_round(s.pattern));
     }
-    f
+    Ok(f)
 }
 
 /// The program's inputs.

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use multicomputer_runtime::Topology;
+use multicomputer_runtime::{Hints, Topology};
 use multicomputer_workloads::ising::{
     Dimension, IsingConfig, IsingError, IsingExperiment, Mechanism, Start, Workload,
 };
@@ -169,8 +169,10 @@ impl IsingPlan {
         let output = OutputPlan::new(&a.output)?;
         super::distinct_outputs(Some(&trace), &output, &[])?;
         let machine = message_system(&a.messages, a.loop_count, out)?.tracing(trace.wanted());
-        memory.machine(&topology, &machine);
-        if machine.trace {
+        // Auto mode's choice between threads and virtual time does not depend on the hints
+        // (measured at the run: a sample's native time); the default ones resolve it alike.
+        memory.machine(&topology, &machine, &Hints::default())?;
+        if memory.traced() {
             let hops = 1.0 + super::budget::mean_depth(&topology);
             memory.trace(samples as f64 * hops * TRACE_RECORDS_PER_SAMPLE_HOP);
         }

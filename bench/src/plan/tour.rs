@@ -85,7 +85,7 @@ impl TourPlan {
             occupy: Duration::from_millis(2),
             pattern: Pattern::Independent,
         };
-        let memory = super::emulate::footprint(&topology, &experiment, &machine);
+        let memory = super::emulate::footprint(&topology, &experiment, &machine)?;
         memory.check()?;
         let emulate = EmulatePlan {
             topology,

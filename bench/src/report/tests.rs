@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::bodies::{CellInputs, SweepReport, sweep_rows};
 use super::{Body, FarmReport, Meta, Report, csv, markdown, text};
-use crate::exec::{Ran, Runs};
+use crate::exec::Runs;
 use crate::plan::{Format, Inputs, MachinePlan, Repeat};
 
 /// The shape of a JSON value: every leaf replaced by its type, arrays by their first element.
@@ -38,12 +38,7 @@ fn meta(command: &str) -> Meta {
                 std::path::Path::new("/nonexistent-out"),
             )
             .unwrap(),
-            &Ran {
-                mode: "dilated",
-                dilation: Some(4.0),
-                wait: Some("sleep"),
-                compute: "measured",
-            },
+            &dilated_4(),
         )
         .fidelity(&fidelity());
     m.date = "2026-01-02T03:04:05Z".into();
@@ -51,6 +46,17 @@ fn meta(command: &str) -> Meta {
     m.host.name = "host".into();
     m.host.cores = 2;
     m
+}
+
+/// How a machine dilated 4 times, sleeping, charging by measurement runs.
+fn dilated_4() -> multicomputer_runtime::RunSpec {
+    multicomputer_runtime::MachineConfig {
+        mode: multicomputer_runtime::TimeMode::Dilated(4.0),
+        wait: WaitStrategy::Sleep,
+        ..multicomputer_runtime::MachineConfig::default()
+    }
+    .resolve(&"tree:2:2".parse().unwrap())
+    .unwrap()
 }
 
 fn fidelity() -> Fidelity {
@@ -128,12 +134,7 @@ pub(super) fn sweep() -> Report<SweepReport> {
         queue: 1,
         guided: false,
     };
-    let ran = Ran {
-        mode: "dilated",
-        dilation: Some(4.0),
-        wait: Some("sleep"),
-        compute: "measured",
-    };
+    let ran = dilated_4();
     let runs = vec![
         Runs {
             runs: vec![comparison(2.4), comparison(2.44)],

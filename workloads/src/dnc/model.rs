@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::farm::{ModelError, check_duration, check_work};
+use crate::tree::{ModelError, check_duration, check_work};
 
 /// Costs of one level of a divide-and-conquer tree, all in seconds. Element `i − 1` of a
 /// `&[DncLevelCosts]` describes level `i` (1 = leaves, `N` = root).

@@ -20,10 +20,9 @@
 //!     tau_s: 0.0,
 //! };
 //! let topology = Topology::chain(2)?;
-//! let hints = experiment.hints(&topology)?;
 //! let config = MachineConfig {
 //!     mode: TimeMode::Dilated(1.0),
-//!     capacity: hints.min_capacity,
+//!     hints: experiment.hints(&topology)?,
 //!     ..MachineConfig::default()
 //! };
 //! let c = experiment.run(&Machine::new(topology, config)?)?;
@@ -39,18 +38,18 @@ use serde::Serialize;
 use thiserror::Error;
 
 use super::ModelError;
-use super::config::{FarmModel, FarmTopology, Prediction};
+use super::config::{FarmModel, FarmTopology};
 use super::drain::{drain_s, flood_fill_drain, speedup_error_with_drain_pct};
 use super::granularity::{PeakOperatingPoint, peak_operating_point};
 use super::model::TreeShape;
-use super::program::{FarmError, FarmSpec, Kernel, TaskTimes, run, sequential_metered};
-use super::tree::{ProcessorCosts, flood_fill_tree};
-use crate::charging::Charger;
-use crate::hints::{MachineHints, smallest_nonzero};
-use crate::repetitions::{Quantities, mean_vector};
-use crate::tree::{
-    EngineConfig, EngineRun, engine_events_per_s, steady_throughput_per_s, throughput_per_s,
+use super::program::{
+    FarmError, FarmSpec, Kernel, PRIME_CANDIDATE, TRIAL_DIVISION, TaskTimes, run,
+    sequential_metered,
 };
+use super::tree::{ProcessorCosts, flood_fill_tree};
+use crate::hints::{Hints, smallest_nonzero};
+use crate::tree::{EngineConfig, engine_events_per_s};
+use crate::tree::{Errors, Measured, MissingTerm, Prediction, error_pct};
 
 /// Longest chain searched for the peak operating point (Figure 4).
 pub const PEAK_SEARCH_CHAIN_LEVELS: u32 = 1024;
@@ -88,122 +87,6 @@ pub enum CompareError {
     /// The run's values differ from the sequential reference (a bug).
     #[error("the {0}'s results differ from the sequential reference")]
     Mismatch(&'static str),
-}
-
-/// Measured quantities of a tree-engine run, with the same keys as the prediction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Measured {
-    /// (results − 1) / (last result − first result), tasks/s: the rate of (g).
-    pub throughput_per_s: f64,
-    /// Rate over the middle half of the results (steady state, no start-up or wind-down),
-    /// tasks/s: the quantity `β_e` and `β_f` are fitted to.
-    pub steady_throughput_per_s: f64,
-    /// Sequential time over the makespan.
-    pub speedup: f64,
-    /// Emulated makespan, seconds.
-    pub makespan_s: f64,
-    /// Share of the tasks executed per level (index 0 = level 1, the leaves).
-    pub fractions_by_level: Vec<f64>,
-    /// Time of the first result at the root, seconds.
-    pub startup_s: f64,
-}
-
-impl Measured {
-    /// The measurement of an engine run on `topology`, with `g` tasks per result and a
-    /// sequential time of `sequential_s` (the speedup's numerator).
-    pub fn of<R>(run: &EngineRun<R>, topology: &Topology, g: f64, sequential_s: f64) -> Self {
-        let times = &run.result_times;
-        Self {
-            throughput_per_s: throughput_per_s(times, g),
-            steady_throughput_per_s: steady_throughput_per_s(times, g),
-            speedup: sequential_s / run.report.makespan_s,
-            makespan_s: run.report.makespan_s,
-            fractions_by_level: run.fractions_by_level(topology),
-            startup_s: times.first().map_or(f64::NAN, Duration::as_secs_f64),
-        }
-    }
-
-    /// The mean of several runs' measurements, quantity by quantity (fractions level by
-    /// level); `None` for no runs.
-    pub fn mean(runs: &[Measured]) -> Option<Self> {
-        if runs.is_empty() {
-            return None;
-        }
-        let n = runs.len() as f64;
-        let avg = |f: fn(&Measured) -> f64| runs.iter().map(f).sum::<f64>() / n;
-        let fractions: Vec<&[f64]> = runs
-            .iter()
-            .map(|r| r.fractions_by_level.as_slice())
-            .collect();
-        Some(Self {
-            throughput_per_s: avg(|m| m.throughput_per_s),
-            steady_throughput_per_s: avg(|m| m.steady_throughput_per_s),
-            speedup: avg(|m| m.speedup),
-            makespan_s: avg(|m| m.makespan_s),
-            fractions_by_level: mean_vector(&fractions),
-            startup_s: avg(|m| m.startup_s),
-        })
-    }
-}
-
-impl Quantities for Measured {
-    fn quantities(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("throughput_per_s", self.throughput_per_s),
-            ("steady_throughput_per_s", self.steady_throughput_per_s),
-            ("speedup", self.speedup),
-            ("makespan_s", self.makespan_s),
-            ("startup_s", self.startup_s),
-        ]
-    }
-}
-
-/// `100 (measured − predicted)/predicted`.
-pub fn error_pct(measured: f64, predicted: f64) -> f64 {
-    100.0 * (measured - predicted) / predicted
-}
-
-/// Relative errors of measured against predicted, in percent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Errors {
-    /// Speedup.
-    pub speedup: f64,
-    /// Throughput of (g).
-    pub throughput: f64,
-    /// Steady-state throughput against the model's throughput.
-    pub steady_throughput: f64,
-    /// Makespan.
-    pub makespan: f64,
-    /// Per level: (measured − predicted) fraction, in percent of M.
-    pub fractions_of_m: Vec<f64>,
-}
-
-impl Errors {
-    /// The errors of `measured` against `predicted`.
-    pub fn between(measured: &Measured, predicted: &Prediction) -> Self {
-        Self {
-            speedup: error_pct(measured.speedup, predicted.speedup),
-            throughput: error_pct(measured.throughput_per_s, predicted.throughput_per_s),
-            steady_throughput: error_pct(
-                measured.steady_throughput_per_s,
-                predicted.throughput_per_s,
-            ),
-            makespan: error_pct(measured.makespan_s, predicted.makespan_s),
-            fractions_of_m: measured
-                .fractions_by_level
-                .iter()
-                .zip(&predicted.fractions_by_level)
-                .map(|(m, p)| 100.0 * (m - p))
-                .collect(),
-        }
-    }
-
-    /// The largest |fraction error|, percent of M.
-    pub fn max_fraction_of_m(&self) -> f64 {
-        self.fractions_of_m
-            .iter()
-            .fold(0.0_f64, |m, e| m.max(e.abs()))
-    }
 }
 
 /// The end of a farm with random task times ([`super::drain_s`]): what (g) leaves out.
@@ -359,29 +242,6 @@ pub struct FarmComparison {
     pub trace: Option<Trace>,
 }
 
-/// A cost the run paid on its critical path that the model does not have: its name, its size
-/// and the speedup the model predicts with it added to the makespan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MissingTerm {
-    /// What it is, in words.
-    pub name: String,
-    /// Its size: time added to the predicted makespan, seconds.
-    pub time_s: f64,
-    /// The model's speedup with it: `M T_e / (makespan + time_s)`.
-    pub speedup: f64,
-}
-
-impl MissingTerm {
-    /// The term `name` of `time_s` beside `predicted`.
-    pub fn new(name: String, time_s: f64, predicted: &Prediction) -> Self {
-        Self {
-            name,
-            time_s,
-            speedup: predicted.speedup * predicted.makespan_s / (predicted.makespan_s + time_s),
-        }
-    }
-}
-
 impl FarmComparison {
     /// The measured speedup's error against the model with each missing term added, percent.
     pub fn errors_with_missing_terms_pct(&self) -> Vec<f64> {
@@ -420,10 +280,10 @@ impl FarmExperiment {
     /// What the machine's auto mode should know: the real kernel's compute share, the
     /// smallest emulated cost, the engine's expected wake-ups and the links' capacity, which
     /// must hold a processor's whole flood-fill window (queue + a request + a no-more).
-    pub fn hints(&self, topology: &Topology) -> Result<MachineHints, ModelError> {
+    pub fn hints(&self, topology: &Topology) -> Result<Hints, ModelError> {
         let predicted = self.model(topology).predict()?;
         let g = self.spec.granularity as u32;
-        Ok(MachineHints {
+        Ok(Hints {
             compute_share: if self.real() { 1.0 } else { 0.0 },
             smallest_cost: smallest_nonzero(&[
                 if self.real() {
@@ -440,6 +300,11 @@ impl FarmExperiment {
                 |_| 1.0,
             ),
             min_capacity: self.queue.saturating_add(2),
+            units: if self.real() {
+                vec![PRIME_CANDIDATE, TRIAL_DIVISION]
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -515,8 +380,9 @@ impl FarmExperiment {
         let mut predicted = model.predict()?;
         let engine = self.engine_config(topology)?;
         // A real kernel's reference is charged as the machine charges the same work.
-        let (reference, charged_s) =
-            Charger::of(machine).run(|w| sequential_metered(&self.spec, w));
+        let (reference, charged_s) = machine
+            .charging()
+            .run_s(|w| sequential_metered(&self.spec, w));
         let sequential_s = if self.real() {
             charged_s
         } else {
@@ -545,8 +411,8 @@ impl FarmExperiment {
             drain,
             missing_terms: Vec::new(),
             fidelity: r.report.fidelity.clone(),
-            mode: machine.mode(),
-            dilation: machine.dilation(),
+            mode: machine.spec().time.name(),
+            dilation: machine.spec().time.dilation(),
             wall_s: r.report.wall_s(),
             trace: r.trace,
         })

@@ -29,25 +29,11 @@ use crate::speedup::baselines::rayon as with_rayon;
 use crate::speedup::error::SpeedupError;
 use crate::speedup::grain::{GrainSweep, sweep_grains};
 use crate::speedup::host::Host;
-use crate::speedup::kernel::{Inputs, Kernel, Output, Workload};
+use crate::speedup::kernel::{Inputs, Kernel, Output};
 use crate::speedup::model::{ModelFit, Observation, WorkCosts, fit, predict_s};
+use crate::speedup::plan::SpeedupPlan;
 use crate::speedup::rounds::{Bench, Round, Timing, ratios, time_sequential};
 use crate::speedup::spread::Spread;
-
-/// What to measure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SpeedupPlan {
-    /// The kernel, its size and grain.
-    pub workload: Workload,
-    /// The processor counts, ascending, 1 first (the rough speedup needs it).
-    pub processors: Vec<usize>,
-    /// Measured rounds (≥ 1).
-    pub rounds: usize,
-    /// Discarded rounds before them.
-    pub warmup: usize,
-    /// The grains of a grain sweep at the largest P, if one is wanted.
-    pub grains: Option<Vec<u64>>,
-}
 
 /// Where the experiment is, for a progress display.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use rayon::ThreadPool;
 use serde::Serialize;
 
 use crate::speedup::error::SpeedupError;
-use crate::speedup::experiment::SpeedupPlan;
 use crate::speedup::kernel::Workload;
 use crate::speedup::model::{ModelFit, Observation, WorkCosts, predict_s};
+use crate::speedup::plan::SpeedupPlan;
 use crate::speedup::rounds::{Bench, Timing, time_sequential};
 use crate::speedup::spread::Spread;
 

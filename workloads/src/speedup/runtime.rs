@@ -14,7 +14,9 @@ use thiserror::Error;
 use crate::dnc::{DncError, MIN_SPLIT, run_mergesort};
 use crate::farm::{self, FarmError, FarmSpec, Kernel as FarmKernel};
 use crate::ising::{Mechanism, ParallelError, Workload as Samples, run_parallel};
-use crate::ocl::{Grain, OclError, PipelineCosts, PipelineError, run_pipeline_against};
+use crate::ocl::{
+    Grain, OclError, PipelineCosts, PipelineError, pipeline_machine, run_pipeline_against,
+};
 use crate::speedup::kernel::{Inputs, Kernel, Output, Workload};
 use crate::tree::EngineConfig;
 
@@ -123,7 +125,8 @@ pub fn run(
                 Output::Stream(b) => b.as_slice(),
                 _ => &[],
             };
-            let run = run_pipeline_against(grain, &a, PipelineCosts::Native, &config, want)?;
+            let machine = pipeline_machine(grain, PipelineCosts::Native, &config)?;
+            let run = run_pipeline_against(grain, &a, PipelineCosts::Native, &machine, want)?;
             (Output::Stream(run.output), run.report)
         }
         (kernel, _) => unreachable!("inputs made for another kernel than {}", kernel.name()),

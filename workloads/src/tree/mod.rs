@@ -53,7 +53,12 @@
 //! exactly once.
 
 mod engine;
+mod measure;
+mod model;
 mod rates;
 
 pub use engine::{EngineConfig, EngineError, EngineRun, Job, Message, run};
+pub use measure::{Errors, Measured, MissingTerm, error_pct};
+pub use model::{Bound, ModelError, Prediction};
+pub(crate) use model::{check_duration, check_work};
 pub use rates::{engine_events_per_s, steady_throughput_per_s, throughput_per_s};
