@@ -46,7 +46,7 @@
 //!     hints: experiment.hints(&topology)?,
 //!     ..MachineConfig::default()
 //! };
-//! let c = experiment.run(&Machine::new(topology, config)?)?;
+//! let c = experiment.run(&Machine::new(topology, config)?)?.comparison;
 //! println!("speedup {:.3} measured, {:.3} predicted", c.measured.speedup, c.predicted.speedup);
 //! assert!(c.errors_pct.speedup.abs() < 5.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
