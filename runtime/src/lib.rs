@@ -99,6 +99,9 @@ pub use machine::{DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, Machine, MachineConfig};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport};
 pub use sim::{DEFAULT_STACK_BYTES, MIN_STACK_BYTES, STALL_WARNING};
-pub use topology::{MAX_PROCESSORS, Topology, TopologyKind};
+pub use topology::{
+    Direction, Grid, MAX_DIMENSIONS, MAX_FILE_BYTES, MAX_LINKS, MAX_PROCESSORS, Topology,
+    TopologyKind,
+};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
 pub use work::{ComputeCharge, UnknownUnit, Work, WorkCosts, WorkUnit};

@@ -18,6 +18,7 @@ use crate::clock::WorkClock;
 use crate::error::ProcessorError;
 use crate::link::flavors::Port;
 use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
+use crate::topology::{Direction, Grid, TreeChildren, TreeLinks};
 use crate::trace::{Accounting, Activity, MessageEvent, TraceEvent};
 use crate::work::{ComputeCharge, Work, WorkCosts};
 
@@ -65,7 +66,10 @@ pub(crate) struct ProcessorParts<M> {
     pub(crate) level: u32,
     pub(crate) processors: usize,
     pub(crate) peers: Vec<usize>,
-    pub(crate) has_parent: bool,
+    /// Its links in the topology's spanning tree.
+    pub(crate) tree: TreeLinks,
+    /// The grid of a regular family.
+    pub(crate) grid: Option<Grid>,
     pub(crate) cost: LinkCost,
     pub(crate) charging: Charging,
     pub(crate) trace: bool,
@@ -117,7 +121,11 @@ pub struct Processor<M> {
     level: u32,
     processors: usize,
     peers: Vec<usize>,
-    has_parent: bool,
+    parent: Option<LinkId>,
+    /// The links to the children when they are not all the links after the parent's.
+    children: Option<Vec<LinkId>>,
+    child_start: usize,
+    grid: Option<Grid>,
     all_links: LinkList,
     cost: LinkCost,
     free: bool,
@@ -146,7 +154,16 @@ impl<M: Payload> Processor<M> {
             level: p.level,
             processors: p.processors,
             peers: p.peers,
-            has_parent: p.has_parent,
+            parent: p.tree.parent.map(LinkId),
+            child_start: match &p.tree.children {
+                TreeChildren::From(k) => *k,
+                TreeChildren::Listed(_) => 0,
+            },
+            children: match p.tree.children {
+                TreeChildren::From(_) => None,
+                TreeChildren::Listed(links) => Some(links.into_iter().map(LinkId).collect()),
+            },
+            grid: p.grid,
             all_links: LinkList::new(n),
             free: p.cost.is_free(),
             cost: p.cost,
@@ -176,19 +193,45 @@ impl<M: Payload> Processor<M> {
         self.processors
     }
 
-    /// The link to the parent (`None` on the root).
+    /// The link to the parent in the topology's spanning tree (`None` on the root).
     pub fn parent(&self) -> Option<LinkId> {
-        self.has_parent.then_some(LinkId(0))
+        self.parent
     }
 
-    /// The links to the children, in child index order.
+    /// The links to the children in the topology's spanning tree, in the order the tree
+    /// found them (child index order on tree families).
     pub fn children(&self) -> &[LinkId] {
-        &self.all_links.all()[usize::from(self.has_parent)..]
+        match &self.children {
+            Some(listed) => listed,
+            None => &self.all_links.all()[self.child_start..],
+        }
     }
 
-    /// All links, the parent's first.
+    /// All links, in the topology's link order (on a tree: the parent's first, then the
+    /// children's).
     pub fn links(&self) -> &[LinkId] {
         self.all_links.all()
+    }
+
+    /// This processor's coordinates on a ring, mesh, torus or hypercube (x first; see
+    /// [`Grid`]); `None` on other topologies.
+    pub fn coordinates(&self) -> Option<Vec<usize>> {
+        self.grid.as_ref().map(|g| g.coordinates(self.id))
+    }
+
+    /// The grid of a ring, mesh, torus or hypercube.
+    pub fn grid(&self) -> Option<&Grid> {
+        self.grid.as_ref()
+    }
+
+    /// The link one step in `direction` along `dimension` on a ring, mesh, torus or hypercube,
+    /// if there is one (none past the edge of a mesh).
+    pub fn link_in(&self, dimension: usize, direction: Direction) -> Option<LinkId> {
+        let peer = self
+            .grid
+            .as_ref()?
+            .neighbour(self.id, dimension, direction)?;
+        self.link_to(peer)
     }
 
     /// The processor at the other end of a link.

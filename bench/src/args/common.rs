@@ -10,12 +10,18 @@ use multicomputer_runtime::Topology;
 use super::limits::{MAX_CAPACITY, MAX_LOOP_COUNT, MAX_RUNS};
 use super::values::{parse_bytes, parse_duration, parse_topology, parse_unit_cost};
 
-/// `-t/--topology`.
+/// `-t/--topology` and `--root`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct TopologyArg {
-    /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS or parents:FILE.
+    /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS, parents:FILE,
+    /// ring:P, mesh:AxB, mesh:AxBxC, torus:AxB, torus:AxBxC, hypercube:D or edges:FILE (one
+    /// link `A B` a line).
     #[arg(long, short, value_parser = parse_topology, default_value = "binary:3")]
     pub(crate) topology: Topology,
+    /// The processor the spanning tree grows from, breadth first (where tasks enter); default:
+    /// the tree's own root on trees, processor 0 on other networks.
+    #[arg(long, value_name = "P")]
+    pub(crate) root: Option<usize>,
 }
 
 /// How emulated time maps to wall time.

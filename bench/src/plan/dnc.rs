@@ -7,7 +7,9 @@ use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
 use super::budget::TASK_BYTES;
 use super::machine::transfer_s;
-use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
+use super::{
+    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error, topology_inputs,
+};
 use crate::args::{DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg};
 
 /// The model's parameter names and the flags that set them.
@@ -187,7 +189,7 @@ impl PredictDncPlan {
     /// Validates `predict dnc`'s flags.
     pub(crate) fn new(a: &PredictDncArgs) -> Result<Self, ArgError> {
         let tau_s = transfer_s(&a.transfer, a.work.task_bytes);
-        let topology = a.topology.topology.clone();
+        let topology = a.topology.resolve()?;
         let experiment = experiment(
             &a.engine,
             &a.work,
@@ -208,7 +210,7 @@ impl PredictDncPlan {
     /// Every input.
     pub(crate) fn inputs(&self) -> Inputs {
         let mut i = Inputs::new();
-        i.add("topology", &self.topology)
+        i.extend(topology_inputs(&self.topology))
             .extend(dnc_inputs(&self.experiment));
         i
     }

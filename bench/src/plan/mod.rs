@@ -26,6 +26,7 @@ mod run;
 mod scaling;
 mod speedup;
 mod sweep;
+mod topology;
 mod tour;
 
 pub(crate) use budget::{Footprint, available_memory};
@@ -52,4 +53,5 @@ pub(crate) use run::RunPlan;
 pub(crate) use scaling::{ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
 pub(crate) use speedup::SpeedupCommandPlan;
 pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
+pub(crate) use topology::topology_inputs;
 pub(crate) use tour::TourPlan;

@@ -80,7 +80,7 @@ where
         .collect();
     for (i, nb) in neighbours.iter().enumerate() {
         for (k, &j) in nb.iter().enumerate() {
-            let back = back_index(topo, i, j);
+            let back = topo.back(i, k);
             let (out, inl, watch) = directed_link::<M>(machine.config.capacity);
             outs[i][k] = Some(out);
             ins[j][back] = Some(inl);
@@ -112,7 +112,8 @@ where
             let parts_out: Vec<OutLink<M>> = outs[i].drain(..).flatten().collect();
             let parts_in: Vec<InLink<M>> = ins[i].drain(..).flatten().collect();
             let peers = neighbours[i].clone();
-            let has_parent = topo.parent(i).is_some();
+            let tree = topo.tree_links_of(i);
+            let grid = topo.grid().copied();
             let level = topo.level(i);
             let shared = Arc::clone(&shared);
             let abort_rx = abort_rx.clone();
@@ -161,7 +162,8 @@ where
                         level,
                         processors: n,
                         peers,
-                        has_parent,
+                        tree,
+                        grid,
                         cost,
                         charging,
                         trace,
@@ -320,18 +322,6 @@ where
             None,
         )
     })
-}
-
-/// The index of `i` among the links of its neighbour `j` (parent first, then children in
-/// index order): without a search through `j`'s neighbours, so wide trees build fast.
-fn back_index(topo: &crate::Topology, i: usize, j: usize) -> usize {
-    if topo.parent(i) == Some(j) {
-        let skip = usize::from(topo.parent(j).is_some());
-        skip + topo.children(j).binary_search(&i).unwrap_or(0)
-    } else {
-        // `j` is a child of `i`: its parent comes first.
-        0
-    }
 }
 
 fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) {

@@ -213,7 +213,8 @@ where
                 ),
             })?;
         let peers = topology.neighbours(i);
-        let has_parent = topology.parent(i).is_some();
+        let tree = topology.tree_links_of(i);
+        let grid = topology.grid().copied();
         let level = topology.level(i);
         let cost = settings.cost;
         let charging = settings.charging.clone();
@@ -229,7 +230,8 @@ where
                 level,
                 processors: n,
                 peers,
-                has_parent,
+                tree,
+                grid,
                 cost,
                 charging,
                 trace,

@@ -92,24 +92,19 @@ impl<M> Scheduler<M> {
     pub(crate) fn new(topology: &Topology, capacity: usize) -> Self {
         let n = topology.len();
         let mut first_link = Vec::with_capacity(n + 1);
-        let mut peer = Vec::with_capacity(2 * n);
+        let mut peer = Vec::with_capacity(2 * topology.links());
         first_link.push(0u32);
         for i in 0..n {
-            peer.extend(topology.parent(i).map(|p| p as u32));
-            peer.extend(topology.children(i).iter().map(|&c| c as u32));
+            peer.extend(topology.neighbours(i).into_iter().map(|j| j as u32));
             first_link.push(peer.len() as u32);
         }
-        // The reverse of i → child (at i's local index k) is child → i, the child's local
-        // link 0 (its parent comes first).
+        // The reverse of i → j (at i's local index k) is j → i, at j's local index back(i, k).
         let mut reverse = vec![0u32; peer.len()];
         for i in 0..n {
             let base = first_link[i] as usize;
-            let skip = usize::from(topology.parent(i).is_some());
-            for (c, &child) in topology.children(i).iter().enumerate() {
-                let down = base + skip + c;
-                let up = first_link[child] as usize;
-                reverse[down] = up as u32;
-                reverse[up] = down as u32;
+            for k in 0..(first_link[i + 1] as usize - base) {
+                let j = peer[base + k] as usize;
+                reverse[base + k] = first_link[j] + topology.back(i, k) as u32;
             }
         }
         let links = (0..peer.len())

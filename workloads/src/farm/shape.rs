@@ -8,7 +8,8 @@ use super::model::TreeShape;
 
 impl TreeShape {
     /// `(k, levels)` of a chain, a linear array (`k = 1`, one level per processor) or a
-    /// balanced `k`-ary tree; `None` for a tree given by a parent relation.
+    /// balanced `k`-ary tree used from its own root 0; `None` for a tree given by a parent
+    /// relation, a tree re-rooted elsewhere, and the spanning tree of any other network.
     ///
     /// ```
     /// use multicomputer_runtime::Topology;
@@ -19,6 +20,9 @@ impl TreeShape {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn of(topology: &Topology) -> Option<Self> {
+        if topology.root() != 0 {
+            return None;
+        }
         match topology.kind() {
             TopologyKind::Chain { processors } | TopologyKind::Array { processors } => Some(Self {
                 k: 1,
@@ -28,14 +32,14 @@ impl TreeShape {
                 k: u32::try_from(*arity).unwrap_or(u32::MAX),
                 levels: *levels,
             }),
-            TopologyKind::Parents => None,
+            _ => None,
         }
     }
 }
 
 impl FarmTopology {
-    /// The model's topology for a machine topology: its tree shape when it has one, else its
-    /// parent relation with identical processors.
+    /// The model's topology for a machine topology: its tree shape when it has one, else the
+    /// parent relation of its spanning tree with identical processors.
     pub fn of(topology: &Topology) -> Self {
         match TreeShape::of(topology) {
             Some(shape) => Self::Tree(shape),
@@ -65,6 +69,15 @@ mod tests {
         let parents = Topology::from_parents(vec![None, Some(0), Some(0), Some(1)]).unwrap();
         assert_eq!(TreeShape::of(&parents), None);
         match FarmTopology::of(&parents) {
+            FarmTopology::Parents { parents, .. } => {
+                assert_eq!(parents, vec![None, Some(0), Some(0), Some(1)]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A re-rooted chain is no longer a chain from 0; a mesh is its spanning tree.
+        let rerooted = t("chain:3").rooted_at(1).unwrap();
+        assert_eq!(TreeShape::of(&rerooted), None);
+        match FarmTopology::of(&t("mesh:2x2")) {
             FarmTopology::Parents { parents, .. } => {
                 assert_eq!(parents, vec![None, Some(0), Some(0), Some(1)]);
             }

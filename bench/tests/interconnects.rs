@@ -1,0 +1,47 @@
+//! Networks beyond trees on the command line: the farm on a spanning tree, `--root`, and the
+//! report naming the tree's links.
+
+mod common;
+
+use common::{folder, json, refused, run_in};
+
+#[test]
+fn farm_runs_on_the_spanning_tree_of_a_mesh_and_names_its_links() {
+    let dir = folder("farm-mesh");
+    let v = json(&run_in(
+        &dir,
+        "farm -t mesh:3x3 --root 4 --tasks 90 --te 500us --mode virtual --json",
+        &[],
+    ));
+    assert_eq!(v["processors"], 9);
+    assert_eq!(v["meta"]["inputs"]["root"], "4");
+    let tree = v["meta"]["inputs"]["spanning tree"].as_str().unwrap();
+    assert!(
+        tree.starts_with("breadth first from P4: 8 of 12 links: 4–3 4–5 4–1 4–7"),
+        "{tree}"
+    );
+    // Two levels below the centre: three levels of the farm model.
+    assert_eq!(
+        v["predicted"]["fractions_by_level"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert!(v["measured"]["makespan_s"].as_f64().unwrap() > 0.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_root_outside_the_network_is_refused_naming_the_flag() {
+    let dir = folder("bad-root");
+    refused(
+        &run_in(&dir, "farm -t ring:4 --root 4 --tasks 10", &[]),
+        "--root: root 4 is not a processor",
+    );
+    refused(
+        &run_in(&dir, "farm -t torus:2x2x2x2 --tasks 10", &[]),
+        "a mesh or torus has 2 or 3",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
