@@ -189,6 +189,11 @@ pub enum Waiting {
         /// Peers it would accept a message from.
         from: Vec<usize>,
     },
+    /// Blocked receiving a routed message.
+    Routed {
+        /// The sender it waits for; `None`: any processor.
+        from: Option<usize>,
+    },
     /// Blocked in a send to this processor (its link buffer full).
     Send {
         /// The receiving peer.
@@ -221,6 +226,12 @@ impl fmt::Display for WaitReport {
                     }
                 )
             }
+            Waiting::Routed { from } => write!(
+                f,
+                "P{} waits to receive a routed message from {}",
+                self.processor,
+                from.map_or("any processor".to_string(), |p| format!("P{p}"))
+            ),
             Waiting::Send { to } => {
                 write!(
                     f,
@@ -323,6 +334,9 @@ pub enum ProcessorError {
     /// A link index that this processor does not have.
     #[error("no link {0} on this processor")]
     NoSuchLink(usize),
+    /// A processor index outside the machine (a routed send or receive).
+    #[error("no processor {0} in this machine")]
+    NoSuchProcessor(usize),
     /// A program-level failure, with its message.
     #[error("{0}")]
     Program(String),

@@ -18,6 +18,7 @@ use crate::clock::WorkClock;
 use crate::error::ProcessorError;
 use crate::link::flavors::Port;
 use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
+use crate::routing::Network;
 use crate::topology::{Direction, Grid, TreeChildren, TreeLinks};
 use crate::trace::{Accounting, Activity, MessageEvent, TraceEvent};
 use crate::work::{ComputeCharge, Work, WorkCosts};
@@ -70,6 +71,8 @@ pub(crate) struct ProcessorParts<M> {
     pub(crate) tree: TreeLinks,
     /// The grid of a regular family.
     pub(crate) grid: Option<Grid>,
+    /// Routes and link clocks, shared by every processor of the run.
+    pub(crate) network: Arc<Network>,
     pub(crate) cost: LinkCost,
     pub(crate) charging: Charging,
     pub(crate) trace: bool,
@@ -131,8 +134,8 @@ pub struct Processor<M> {
     free: bool,
     charging: Charging,
     clock_ns: u64,
-    /// Per out-link: the emulated time its previous transfer has left the link.
-    out_free_at_ns: Vec<u64>,
+    /// Routes, and when each link's previous transfer has left it.
+    network: Arc<Network>,
     pub(crate) acct: Accounting,
     pub(crate) tally: WorkTally,
     pub(crate) trace: Option<Vec<TraceEvent>>,
@@ -169,7 +172,7 @@ impl<M: Payload> Processor<M> {
             cost: p.cost,
             charging: p.charging,
             clock_ns: 0,
-            out_free_at_ns: vec![0; n],
+            network: p.network,
             acct: Accounting::default(),
             tally: WorkTally::default(),
             trace: p.trace.then(Vec::new),
@@ -416,37 +419,102 @@ impl<M: Payload> Processor<M> {
         if l >= self.peers.len() {
             return Err(ProcessorError::NoSuchLink(l));
         }
+        self.send_on(l, message)
+    }
+
+    /// Charges the start-up cost and the degradation loop (waited for once); returns whether
+    /// anything was charged.
+    fn start_up(&mut self, peer: usize) {
+        let before = self.clock_ns;
+        let start_up = nanos(self.cost.send_overhead);
+        if start_up > 0 {
+            self.charge(start_up, Activity::Communication, Some(peer));
+        }
+        if self.cost.loop_count > 0 {
+            let spent = self.degradation_ns();
+            if spent > 0 {
+                self.charge(spent, Activity::Communication, Some(peer));
+            }
+        }
+        if self.clock_ns > before {
+            self.port.wait_until(self.clock_ns);
+        }
+    }
+
+    /// Sends `message` to processor `to`, anywhere in the network, along its route
+    /// ([`routing`](crate::routing)): the sender pays the start-up cost, the message arrives
+    /// after the switching model's transit over the route's links (each reserved in turn, so
+    /// routes that share a link queue on it). It never blocks: the destination holds routed
+    /// messages until it takes them with [`recv_routed`](Self::recv_routed).
+    pub fn send_to(&mut self, to: usize, message: M) -> Result<(), ProcessorError> {
+        if to >= self.processors {
+            return Err(ProcessorError::NoSuchProcessor(to));
+        }
+        let bytes = message.size_bytes();
+        let mut arrive_ns = self.clock_ns;
+        if !self.free && to != self.id {
+            self.start_up(to);
+            let hops = self.network.route(self.id, to);
+            arrive_ns =
+                self.network
+                    .transit(&hops, self.clock_ns, bytes, &self.cost, self.cost.switching);
+        }
+        let envelope = self.stamp(message, arrive_ns, bytes);
+        self.port
+            .route(to, envelope)
+            .map_err(|_| ProcessorError::Aborted)?;
+        self.count_sent(bytes);
+        Ok(())
+    }
+
+    /// A message leaving now, arriving at `arrive_ns`.
+    fn stamp(&self, payload: M, arrive_ns: u64, bytes: u64) -> Envelope<M> {
+        Envelope {
+            payload,
+            from: self.id,
+            sent_ns: self.clock_ns,
+            arrive_ns,
+            bytes,
+        }
+    }
+
+    /// Books a message sent.
+    fn count_sent(&mut self, bytes: u64) {
+        self.acct.messages_sent += 1;
+        self.acct.bytes_sent += bytes;
+        self.note_progress();
+    }
+
+    /// Receives the routed message (sent with [`send_to`](Self::send_to)) that arrives first,
+    /// from processor `from` or, with `None`, from any; returns its sender and the message.
+    /// The clock moves to its arrival if that is later, then the receive cost is charged.
+    pub fn recv_routed(&mut self, from: Option<usize>) -> Result<(usize, M), ProcessorError> {
+        if let Some(f) = from.filter(|&f| f >= self.processors) {
+            return Err(ProcessorError::NoSuchProcessor(f));
+        }
+        let envelope = self
+            .port
+            .recv_routed(from, self.clock_ns)
+            .map_err(|_| ProcessorError::Aborted)?;
+        let source = envelope.from;
+        Ok((source, self.take_delivery(source, envelope, Activity::Idle)))
+    }
+
+    fn send_on(&mut self, l: usize, message: M) -> Result<(), ProcessorError> {
         let peer = self.peers[l];
         let bytes = message.size_bytes();
         let mut arrive_ns = self.clock_ns;
         if !self.free {
             // The start-up cost and the degradation loop, charged as two intervals and
             // waited for once.
-            let before = self.clock_ns;
-            let start_up = nanos(self.cost.send_overhead);
-            if start_up > 0 {
-                self.charge(start_up, Activity::Communication, Some(peer));
-            }
-            if self.cost.loop_count > 0 {
-                let spent = self.degradation_ns();
-                if spent > 0 {
-                    self.charge(spent, Activity::Communication, Some(peer));
-                }
-            }
-            if self.clock_ns > before {
-                self.port.wait_until(self.clock_ns);
-            }
-            let depart = self.clock_ns.max(self.out_free_at_ns[l]);
+            self.start_up(peer);
             let transfer = (self.cost.per_byte_ns * bytes as f64).round() as u64;
-            self.out_free_at_ns[l] = depart.saturating_add(transfer);
-            arrive_ns = self.out_free_at_ns[l].saturating_add(nanos(self.cost.latency));
+            let depart = self.network.reserve(self.id, l, self.clock_ns, transfer);
+            arrive_ns = depart
+                .saturating_add(transfer)
+                .saturating_add(nanos(self.cost.latency));
         }
-        let envelope = Envelope {
-            payload: message,
-            sent_ns: self.clock_ns,
-            arrive_ns,
-            bytes,
-        };
+        let envelope = self.stamp(message, arrive_ns, bytes);
         let accepted = self
             .port
             .send(l, envelope, self.clock_ns)
@@ -455,9 +523,7 @@ impl<M: Payload> Processor<M> {
             // The link was full: blocked until the receiver made room.
             self.advance(accepted - self.clock_ns, Activity::Idle, Some(peer));
         }
-        self.acct.messages_sent += 1;
-        self.acct.bytes_sent += bytes;
-        self.note_progress();
+        self.count_sent(bytes);
         Ok(())
     }
 
@@ -469,6 +535,14 @@ impl<M: Payload> Processor<M> {
             self.advance(envelope.arrive_ns - self.clock_ns, gap, Some(peer));
         }
         self.port.note_take(l, self.clock_ns);
+        self.take_delivery(peer, envelope, gap)
+    }
+
+    /// The books and the receive cost of a message from `peer` the clock has reached.
+    fn take_delivery(&mut self, peer: usize, envelope: Envelope<M>, gap: Activity) -> M {
+        if envelope.arrive_ns > self.clock_ns {
+            self.advance(envelope.arrive_ns - self.clock_ns, gap, Some(peer));
+        }
         self.acct.messages_received += 1;
         self.acct.bytes_received += envelope.bytes;
         if let Some(messages) = &mut self.messages {

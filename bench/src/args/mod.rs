@@ -19,8 +19,8 @@ mod values;
 
 pub(crate) use calibrate::CalibrateArgs;
 pub(crate) use common::{
-    ComputeArg, MessageArgs, ModeArg, RepeatArgs, ReportArgs, RunArgs, TimeArgs, TopologyArg,
-    TraceArgs, TransferArgs, WaitArg,
+    ComputeArg, MessageArgs, ModeArg, RepeatArgs, ReportArgs, RunArgs, SwitchingArg, TimeArgs,
+    TopologyArg, TraceArgs, TransferArgs, WaitArg,
 };
 pub(crate) use dnc::{DncArgs, DncKernelArg, DncWorkArgs, PredictDncArgs, SplitArg};
 pub(crate) use emulate::{EmulateArgs, PatternArg};

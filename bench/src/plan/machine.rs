@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use multicomputer_runtime::{
     ComputeCharge, ConfigError, DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, LinkCost,
-    Machine, MachineConfig, MachineProfile, TimeMode, Topology, WaitStrategy, WorkCosts,
+    Machine, MachineConfig, MachineProfile, Switching, TimeMode, Topology, WaitStrategy, WorkCosts,
 };
 use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
@@ -23,7 +23,7 @@ use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference
 use super::budget::SLOT_BYTES;
 use super::{ArgError, Inputs};
 use crate::args::{
-    ComputeArg, MAX_DILATION, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg,
+    ComputeArg, MAX_DILATION, MessageArgs, ModeArg, SwitchingArg, TimeArgs, TransferArgs, WaitArg,
 };
 
 /// The default place of the machine profile.
@@ -223,6 +223,10 @@ impl MachinePlan {
     pub(crate) fn transfer(mut self, t: &TransferArgs) -> Self {
         self.link.latency = t.latency;
         self.link.per_byte_ns = t.per_byte.as_nanos() as f64;
+        self.link.switching = match t.switching {
+            SwitchingArg::StoreAndForward => Switching::StoreAndForward,
+            SwitchingArg::CutThrough => Switching::CutThrough,
+        };
         self
     }
 
@@ -366,6 +370,7 @@ impl MachinePlan {
             .duration("recv-overhead", self.link.recv_overhead)
             .duration("latency", self.link.latency)
             .add("per-byte", format!("{} ns", self.link.per_byte_ns))
+            .add("switching", self.link.switching.name())
             .add("loop-count", self.link.loop_count)
             .add("capacity", self.capacity)
             .add(

@@ -44,6 +44,10 @@ pub struct LinkCost {
     pub per_byte_ns: f64,
     /// Iterations of a real busy loop the sender runs per message (message-system degradation).
     pub loop_count: u64,
+    /// How routed messages cross the processors between their ends
+    /// ([`routing`](crate::routing)).
+    #[serde(default)]
+    pub switching: crate::routing::Switching,
 }
 
 impl LinkCost {
@@ -140,6 +144,8 @@ impl LinkId {
 #[derive(Debug)]
 pub(crate) struct Envelope<M> {
     pub(crate) payload: M,
+    /// The processor that sent it.
+    pub(crate) from: usize,
     /// Emulated time at which the sender let the message go (after its start-up cost).
     pub(crate) sent_ns: u64,
     /// Emulated time at which the message is available to the receiver.
@@ -201,6 +207,14 @@ pub(crate) trait Transport<M> {
         clock_ns: u64,
         end_ns: u64,
     ) -> Result<Occupied<M>, Stop>;
+
+    /// Delivers a routed `envelope` to processor `to`, where it waits until taken (never
+    /// blocks).
+    fn route(&mut self, to: usize, envelope: Envelope<M>) -> Result<(), Stop>;
+
+    /// The routed message with the earliest arrival (from processor `from`, or from any),
+    /// waiting until one has arrived.
+    fn recv_routed(&mut self, from: Option<usize>, clock_ns: u64) -> Result<Envelope<M>, Stop>;
 
     /// Whether in-link `link` is closed (its peer finished) with nothing left on it.
     fn is_closed(&mut self, link: usize) -> bool;

@@ -34,13 +34,15 @@ use crate::clock::{Fidelity, LatenessStats, TimeBase, WaitStrategy, minimise_tim
 use crate::error::{ProcessorError, RunError, WaitReport, Waiting};
 use crate::link::flavors::Port;
 use crate::link::flavors::channel::{
-    BLOCKED_RECV, BLOCKED_SEND, ChannelPort, DONE, InLink, OutLink, Shared, Status, directed_link,
+    BLOCKED_RECV, BLOCKED_ROUTED, BLOCKED_SEND, ChannelPort, DONE, InLink, OutLink, Shared, Status,
+    directed_link,
 };
 use crate::link::{Envelope, Payload};
 use crate::processor::{Processor, ProcessorParts};
 use crate::report::{
     Failure, Outcome, RunContext, RunRecord, WallClock, assemble, failure_of, panic_message,
 };
+use crate::routing::Network;
 
 /// How long after the last processor thread is ready the run starts: the start instant must
 /// reach every thread before it passes, and a thread that went to sleep waiting for it wakes
@@ -92,6 +94,15 @@ where
         .map(|v| v.into_iter().flatten().collect())
         .collect();
 
+    // Routed messages: an unbounded inbox per processor, which every processor can reach.
+    let (inbox_tx, inbox_rx): (Vec<_>, Vec<_>) = (0..n)
+        .map(|_| crossbeam_channel::unbounded::<Envelope<M>>())
+        .unzip();
+    let watch_inbox: Vec<Receiver<Envelope<M>>> = inbox_rx.clone();
+    let mut inbox_rx: Vec<Option<Receiver<Envelope<M>>>> = inbox_rx.into_iter().map(Some).collect();
+    let inboxes = Arc::new(inbox_tx);
+    let network = Arc::new(Network::new(topo));
+
     let shared = Arc::new(Shared {
         aborted: AtomicBool::new(false),
         status: (0..n).map(|_| Status::default()).collect(),
@@ -117,6 +128,9 @@ where
             let level = topo.level(i);
             let shared = Arc::clone(&shared);
             let abort_rx = abort_rx.clone();
+            let inbox = inbox_rx[i].take();
+            let inboxes = Arc::clone(&inboxes);
+            let network = Arc::clone(&network);
             let done_tx = done_tx.clone();
             let ready_tx = ready_tx.clone();
             let core = if native {
@@ -141,6 +155,7 @@ where
                     let _ = ready_tx.send(());
                     drop(ready_tx);
                     let Ok(start) = start_rx.recv() else { return };
+                    let Some(inbox) = inbox else { return };
                     let time = TimeBase {
                         start,
                         dilation,
@@ -156,6 +171,9 @@ where
                         lateness: LatenessStats::default(),
                         shared,
                         abort_rx,
+                        inbox,
+                        held: Vec::new(),
+                        inboxes,
                     };
                     let mut proc = Processor::new(ProcessorParts {
                         id: i,
@@ -164,10 +182,11 @@ where
                         peers,
                         tree,
                         grid,
+                        network,
                         cost,
                         charging,
                         trace,
-                        port: Port::Channel(port),
+                        port: Port::Channel(Box::new(port)),
                     });
                     time.wait_until(0);
                     // Step 3: run.
@@ -267,7 +286,7 @@ where
                     if progress != last_progress.0 {
                         last_progress = (progress, Instant::now());
                     }
-                    match blocked_everywhere(&shared, &neighbours, &watch_in) {
+                    match blocked_everywhere(&shared, &neighbours, &watch_in, &watch_inbox) {
                         Some(waits) if suspect == Some(progress) => {
                             first_failure = Some(RunError::Deadlock { waits });
                             do_abort(&mut abort);
@@ -331,9 +350,13 @@ fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) {
     }
 }
 
-/// What a blocked processor waits on, from its status.
+/// What a blocked processor waits on, from its status: its state, and the links it waits on
+/// (for a routed receive, the sender it waits for, if one).
 fn wait_of(status: &Status, peers: &[usize]) -> Option<(u8, Vec<usize>)> {
     let state = status.state.load(Ordering::Acquire);
+    if state == BLOCKED_ROUTED {
+        return Some((state, status.waiting.lock().clone()));
+    }
     if state != BLOCKED_RECV && state != BLOCKED_SEND {
         return None;
     }
@@ -345,7 +368,11 @@ fn wait_of(status: &Status, peers: &[usize]) -> Option<(u8, Vec<usize>)> {
 }
 
 fn report(i: usize, state: u8, links: &[usize], peers: &[usize]) -> WaitReport {
-    let waiting = if state == BLOCKED_SEND {
+    let waiting = if state == BLOCKED_ROUTED {
+        Waiting::Routed {
+            from: links.first().copied(),
+        }
+    } else if state == BLOCKED_SEND {
         Waiting::Send {
             to: links.first().map_or(i, |&l| peers[l]),
         }
@@ -377,6 +404,7 @@ fn blocked_everywhere<T>(
     shared: &Shared,
     neighbours: &[Vec<usize>],
     watch_in: &[Vec<Receiver<T>>],
+    watch_inbox: &[Receiver<T>],
 ) -> Option<Vec<WaitReport>> {
     let mut waits = Vec::new();
     let mut live = 0;
@@ -387,7 +415,9 @@ fn blocked_everywhere<T>(
         }
         live += 1;
         let (state, links) = wait_of(status, peers)?;
-        let stuck = if state == BLOCKED_RECV {
+        let stuck = if state == BLOCKED_ROUTED {
+            watch_inbox[i].is_empty()
+        } else if state == BLOCKED_RECV {
             links.iter().all(|&l| watch_in[i][l].is_empty())
         } else {
             links.iter().all(|&l| {

@@ -71,6 +71,7 @@ use crate::report::{
     Failure, Outcome, RunContext, RunRecord, SimStats, WallClock, assemble, failure_of,
     panic_message,
 };
+use crate::routing::Network;
 use crate::topology::Topology;
 
 use scheduler::Scheduler;
@@ -109,7 +110,8 @@ where
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
-    let (mut coroutines, guards) = build(topology, settings, program, slots_ptr)?;
+    let network = Arc::new(Network::new(topology));
+    let (mut coroutines, guards) = build(topology, settings, program, slots_ptr, &network)?;
     let setup_wall_s = setup_start.elapsed().as_secs_f64();
 
     let watchdog = Watchdog::start();
@@ -193,6 +195,7 @@ fn build<M, R, F>(
     settings: &Settings,
     program: &F,
     slots: *mut Option<Outcome<R>>,
+    network: &Arc<Network>,
 ) -> Result<(Vec<Co<M>>, Vec<(usize, usize)>), RunError>
 where
     M: Payload,
@@ -215,6 +218,7 @@ where
         let peers = topology.neighbours(i);
         let tree = topology.tree_links_of(i);
         let grid = topology.grid().copied();
+        let network = Arc::clone(network);
         let level = topology.level(i);
         let cost = settings.cost;
         let charging = settings.charging.clone();
@@ -232,6 +236,7 @@ where
                 peers,
                 tree,
                 grid,
+                network,
                 cost,
                 charging,
                 trace,

@@ -72,6 +72,12 @@ impl Graph {
         (0..self.len()).map(|i| self.degree(i)).max().unwrap_or(0)
     }
 
+    /// The position of `i`'s link `k` in the table of all directed links (0 to twice the
+    /// links).
+    pub(crate) fn entry(&self, i: usize, k: usize) -> usize {
+        self.offsets[i] + k
+    }
+
     /// The index, among the links of `i`'s neighbour at link `k`, of the link back to `i`.
     pub(crate) fn back(&self, i: usize, k: usize) -> usize {
         let g = self.offsets[i] + k;
@@ -121,7 +127,12 @@ fn reverse_table(offsets: &[usize], targets: &[u32]) -> Result<Vec<u32>, Topolog
     let mut fill: Vec<usize> = offsets[..n].to_vec();
     let mut incoming = vec![0u32; targets.len()];
     for i in 0..n {
-        for (g, &j) in targets.iter().enumerate().take(offsets[i + 1]).skip(offsets[i]) {
+        for (g, &j) in targets
+            .iter()
+            .enumerate()
+            .take(offsets[i + 1])
+            .skip(offsets[i])
+        {
             let j = j as usize;
             if j >= n || j == i {
                 return Err(TopologyError::BadLink { from: i, to: j });

@@ -44,7 +44,8 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::error::TopologyError;
-use graph::{Graph, SpanningTree};
+pub(crate) use graph::Graph;
+use graph::SpanningTree;
 
 pub use files::MAX_FILE_BYTES;
 pub use graph::MAX_LINKS;
@@ -648,6 +649,11 @@ impl Topology {
     /// The index among `i`'s links of the one to `j`, if they are neighbours.
     pub fn link_to(&self, i: usize, j: usize) -> Option<usize> {
         self.graph.row(i).iter().position(|&x| x as usize == j)
+    }
+
+    /// The network's links.
+    pub(crate) fn graph(&self) -> &Graph {
+        &self.graph
     }
 
     /// The index, among the links of the neighbour at `i`'s link `k`, of the link back to `i`.
