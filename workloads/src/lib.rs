@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod charging;
+pub mod collectives;
 pub mod dnc;
 pub mod estimate;
 pub mod farm;
