@@ -45,3 +45,46 @@ fn a_root_outside_the_network_is_refused_naming_the_flag() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn collective_json_has_measured_and_predicted_and_virtual_time_equals_the_model() {
+    let dir = folder("collective");
+    let v = json(&run_in(
+        &dir,
+        "collective all-reduce --algorithm rabenseifner -t hypercube:4 --bytes 4KiB \
+         --send-overhead 10us --latency 1us --per-byte 2ns --gamma 1ns --switching cut-through \
+         --mode virtual --json",
+        &[],
+    ));
+    assert_eq!(v["processors"], 16);
+    assert_eq!(v["switching"], "cut-through");
+    assert_eq!(v["spec"]["algorithm"], "rabenseifner");
+    // 2 lg p α + 2 (p−1) b τ + (p−1) b γ with α = 11 µs, b = 256 B: 88 + 15.36 + 3.84 µs.
+    assert_eq!(v["predicted"]["makespan_ns"], 107_200);
+    assert_eq!(v["measured"]["makespan_s"], v["predicted"]["makespan_s"]);
+    assert_eq!(v["error_pct"], 0.0);
+    assert_eq!(v["meta"]["inputs"]["switching"], "cut-through");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn collective_choices_that_cannot_run_are_refused_naming_the_flag() {
+    let dir = folder("collective-bad");
+    refused(
+        &run_in(&dir, "collective broadcast --algorithm ring -t ring:4", &[]),
+        "--algorithm: broadcast has no ring algorithm",
+    );
+    refused(
+        &run_in(
+            &dir,
+            "collective all-reduce --algorithm recursive-doubling -t ring:6",
+            &[],
+        ),
+        "needs a power-of-two number of processors",
+    );
+    refused(
+        &run_in(&dir, "collective all-reduce -t ring:4 --bytes 12", &[]),
+        "--bytes: the vector holds 8-byte values",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 //! arguments into a validated plan ([`crate::plan`]) before anything runs.
 
 mod calibrate;
+mod collective;
 mod common;
 mod dnc;
 mod emulate;
@@ -18,6 +19,7 @@ mod tour;
 mod values;
 
 pub(crate) use calibrate::CalibrateArgs;
+pub(crate) use collective::{AlgorithmArg, CollectiveArgs, OperationArg};
 pub(crate) use common::{
     ComputeArg, MessageArgs, ModeArg, RepeatArgs, ReportArgs, RunArgs, SwitchingArg, TimeArgs,
     TopologyArg, TraceArgs, TransferArgs, WaitArg,

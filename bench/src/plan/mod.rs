@@ -9,6 +9,7 @@
 
 mod budget;
 mod calibrate;
+mod collective;
 mod dnc;
 mod emulate;
 mod error;
@@ -31,6 +32,7 @@ mod tour;
 
 pub(crate) use budget::{Footprint, available_memory};
 pub(crate) use calibrate::CalibratePlan;
+pub(crate) use collective::{CollectiveExperiment, collective, collective_inputs};
 pub(crate) use dnc::{PredictDncPlan, dnc, dnc_inputs, splitting_name};
 pub(crate) use emulate::{EmulatePlan, emulate, synthetic_inputs};
 pub(crate) use error::{ArgError, model_error};

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use multicomputer_runtime::{Activity, Fidelity, Trace};
+use multicomputer_workloads::collectives::CollectiveComparison;
 use multicomputer_workloads::farm::{FarmComparison, worst_fidelity};
 use multicomputer_workloads::ising::IsingMeasurement;
 use multicomputer_workloads::ocl::PipelineRun;
@@ -44,6 +45,7 @@ macro_rules! traced {
 traced!(FarmComparison: fidelity, processors);
 traced!(IsingMeasurement: fidelity, processors);
 traced!(SyntheticComparison: report.fidelity, processors);
+traced!(CollectiveComparison: report.fidelity, processors);
 traced!(PipelineRun: report.fidelity, report.processors);
 
 /// The last of `runs` (the one whose trace is written).

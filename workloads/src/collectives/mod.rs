@@ -65,6 +65,7 @@
 
 mod binomial;
 mod blocks;
+mod compare;
 mod exchange;
 mod model;
 mod recursive;
@@ -76,6 +77,10 @@ use thiserror::Error;
 
 pub use blocks::Element;
 use blocks::padded;
+pub use compare::{
+    CollectiveComparison, CollectiveMeasured, CollectivePredicted, CollectiveRunError,
+    CollectiveSpec, ELEMENT_BYTES,
+};
 pub use model::{Costs, model_ns};
 pub use reference::{input, reference};
 

@@ -1,6 +1,7 @@
 //! One typed report body per command (or kind of command).
 
 mod calibrate;
+mod collective;
 mod emulate;
 mod farm;
 mod fit;
@@ -15,6 +16,7 @@ mod sweep_plots;
 mod tour;
 
 pub(crate) use calibrate::CalibrateReport;
+pub(crate) use collective::CollectiveReport;
 pub(crate) use emulate::EmulateReport;
 pub(crate) use farm::FarmReport;
 pub(crate) use fit::FitFarmReport;
