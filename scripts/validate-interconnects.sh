@@ -4,7 +4,8 @@
 #   - every collective algorithm in virtual time on hypercubes, rings, tori and meshes, for
 #     vectors of 8 B to MAX_BYTES: measured, model and their difference in ns per cell
 #     (workloads example collectives_grid);
-#   - the ring/tree all-reduce crossover on ring:16 and hypercube:4, predicted beside measured;
+#   - the ring/recursive-doubling all-reduce crossover on ring:16 and hypercube:4, predicted
+#     beside measured;
 #   - latency against hop count on mesh:16x16 for both switching models;
 #   - scale: an all-reduce on hypercube:16 (65 536 processors) in virtual time, wall time and
 #     peak memory (wall time depends on the host's load).
@@ -17,7 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 max_p=${1:-1024}
 max_bytes=${2:-65536}
-cargo build --release --quiet -p multicomputer-bench -p multicomputer-workloads --examples
+cargo build --release --quiet -p multicomputer-bench
+cargo build --release --quiet -p multicomputer-workloads --example collectives_grid --example routing_latency
 mc="${CARGO_TARGET_DIR:-target}/release/multicomputer"
 ex="${CARGO_TARGET_DIR:-target}/release/examples/collectives_grid"
 costs=(--send-overhead 10us --recv-overhead 1us --latency 500ns --per-byte 1ns --mode virtual)
@@ -27,25 +29,38 @@ echo
 "$ex" "$max_p" "$max_bytes"
 echo
 
-echo "## All-reduce: ring against binomial-tree-like recursive doubling, by bytes"
-echo
-echo "| network | bytes | ring measured µs | ring model µs | recursive doubling measured µs | model µs |"
-echo "|---|---|---|---|---|---|"
-for net in hypercube:4 ring:16; do
-  for bytes in 64 512 4KiB 32KiB 256KiB; do
-    row="| $net | $bytes |"
-    for alg in ring recursive-doubling; do
-      json=$("$mc" collective all-reduce --algorithm "$alg" -t "$net" --bytes "$bytes" --gamma 1ns \
-        --switching cut-through "${costs[@]}" --json --out /tmp/mc-validate-interconnects)
-      row="$row $(echo "$json" | python3 -c 'import json,sys; v=json.load(sys.stdin); print("%.2f | %.2f |" % (v["measured"]["makespan_s"]*1e6, v["predicted"]["makespan_s"]*1e6))')"
-    done
-    echo "$row"
-  done
-done
+echo "## All-reduce: ring against recursive doubling, by bytes"
+python3 - "$mc" <<'PY'
+import json, subprocess, sys
+mc = sys.argv[1]
+costs = "--send-overhead 10us --recv-overhead 1us --latency 500ns --per-byte 1ns --gamma 1ns --switching cut-through --mode virtual".split()
+for net in ["hypercube:4", "ring:16"]:
+    print(f"\n| {net} bytes | ring measured µs | ring model µs | recursive doubling measured µs | model µs |")
+    print("|---|---|---|---|---|")
+    prev = None; cross_m = cross_p = None
+    b = 8
+    while b <= 1 << 20:
+        row = []
+        for alg in ["ring", "recursive-doubling"]:
+            v = json.loads(subprocess.run([mc, "collective", "all-reduce", "--algorithm", alg, "-t", net, "--bytes", str(b), *costs, "--json", "--out", "/tmp/mc-cross"], capture_output=True, text=True, check=True).stdout)
+            row.append((v["measured"]["makespan_s"]*1e6, v["predicted"]["makespan_s"]*1e6))
+        print(f"| {b} | {row[0][0]:.2f} | {row[0][1]:.2f} | {row[1][0]:.2f} | {row[1][1]:.2f} |")
+        if cross_m is None and row[0][0] < row[1][0]: cross_m = b
+        if cross_p is None and row[0][1] < row[1][1]: cross_p = b
+        b *= 2
+    print(f"\nRing overtakes recursive doubling on {net}: predicted from {cross_p} B, measured from {cross_m} B (powers of two).")
+PY
 echo
 
-echo "## Scale: all-reduce on hypercube:16 (65 536 processors), virtual time"
+echo "## Latency against hop count, mesh:16x16"
 echo
-/usr/bin/time -f "wall %e s, peak resident %M KiB" "$mc" collective all-reduce \
-  --algorithm recursive-doubling -t hypercube:16 --bytes 64 "${costs[@]}" \
-  --out /tmp/mc-validate-interconnects 2>&1 | tail -12
+"${CARGO_TARGET_DIR:-target}/release/examples/routing_latency"
+echo
+
+echo "## Scale: all-reduce on hypercube:16 (65 536 processors; refused below vm.max_map_count 131 072 + headroom) and hypercube:14, virtual time"
+echo
+for d in 16 14; do
+  /usr/bin/time -f "wall %e s, peak resident %M KiB" "$mc" collective all-reduce \
+    --algorithm recursive-doubling -t "hypercube:$d" --bytes 64 "${costs[@]}" \
+    --out /tmp/mc-validate-interconnects 2>&1 | tail -12 || true
+done
