@@ -6,6 +6,7 @@ use multicomputer_runtime::{Fidelity, WaitStrategy};
 use multicomputer_workloads::farm::{
     Bound, Drain, Errors, FarmComparison, FloodFillDrain, Measured, Prediction,
 };
+use multicomputer_workloads::tree::Comparison;
 use serde_json::Value;
 
 use super::bodies::{CellInputs, SweepReport, sweep_rows};
@@ -93,12 +94,20 @@ fn comparison(speedup: f64) -> FarmComparison {
     };
     let errors_pct = Errors::between(&measured, &predicted);
     FarmComparison {
-        topology: "tree:2:2".into(),
-        processors: 3,
-        error_pct: errors_pct.speedup,
-        errors_pct,
-        measured,
-        predicted,
+        comparison: Comparison {
+            topology: "tree:2:2".into(),
+            processors: 3,
+            error_pct: errors_pct.speedup,
+            errors_pct,
+            measured,
+            predicted,
+            missing_terms: Vec::new(),
+            fidelity: fidelity(),
+            mode: "dilated",
+            dilation: Some(4.0),
+            wall_s: 1.6,
+            trace: None,
+        },
         drain: Some(Drain {
             busy_processors: 3,
             drain_s: 0.0005,
@@ -112,12 +121,6 @@ fn comparison(speedup: f64) -> FarmComparison {
                 speedup: 2.494,
             }),
         }),
-        missing_terms: Vec::new(),
-        fidelity: fidelity(),
-        mode: "dilated",
-        dilation: Some(4.0),
-        wall_s: 1.6,
-        trace: None,
     }
 }
 

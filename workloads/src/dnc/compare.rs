@@ -1,7 +1,7 @@
 //! Divide and conquer measured beside its model: one experiment ([`DncExperiment`]) runs the
 //! synthetic program (or a real mergesort) on a balanced tree, checks it, measures what the
-//! model predicts and compares, with the farm's measurement and error types
-//! ([`DncComparison`] is [`FarmComparison`]: the same quantities, no drain).
+//! model predicts and compares, with the tree engine's measurement and error types
+//! ([`DncComparison`] is the tree engine's [`Comparison`]).
 
 use std::time::Duration;
 
@@ -15,15 +15,14 @@ use super::program::{
     COMPARISON, DncError, DncSpec, KEY_MOVE, Keys, MergeSort, Splitting, mergesort, run_mergesort,
     run_synthetic,
 };
-use crate::farm::{FarmComparison, TreeShape};
 use crate::hints::{Hints, smallest_nonzero};
 use crate::tree::{
-    Bound, EngineConfig, Errors, Job, Measured, Message, MissingTerm, ModelError, Prediction,
-    engine_events_per_s,
+    Bound, Comparison, EngineConfig, Job, Measured, Message, MissingTerm, ModelError, Prediction,
+    TreeShape, engine_events_per_s,
 };
 
 /// A divide-and-conquer run measured beside its model.
-pub type DncComparison = FarmComparison;
+pub type DncComparison = Comparison;
 
 /// What the tasks are.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -394,25 +393,16 @@ impl DncExperiment {
         };
         let predicted = model.predict()?;
         let measured = Measured::of(&run, topology, 1.0, sequential_s);
-        let errors_pct = Errors::between(&measured, &predicted);
         let missing_terms = forwarding_level_execution(&model, &predicted, &measured)
             .into_iter()
             .collect();
-        Ok(DncComparison {
-            topology: topology.to_string(),
-            processors: topology.len(),
-            error_pct: errors_pct.speedup,
-            errors_pct,
+        Ok(Comparison::of(
+            machine,
+            run,
             measured,
             predicted,
-            drain: None,
             missing_terms,
-            fidelity: run.report.fidelity.clone(),
-            mode: machine.spec().time.name(),
-            dilation: machine.spec().time.dilation(),
-            wall_s: run.report.wall_s(),
-            trace: run.trace,
-        })
+        ))
     }
 }
 

@@ -231,7 +231,8 @@ pub fn startup_s(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::farm::{FarmCosts, TreeShape, throughput_by_level_per_s as farm_by_level};
+    use crate::farm::{FarmCosts, throughput_by_level_per_s as farm_by_level};
+    use crate::tree::TreeShape;
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-300)

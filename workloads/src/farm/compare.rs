@@ -33,7 +33,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Fidelity, Machine, Topology, Trace};
+use multicomputer_runtime::{Machine, Topology};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -41,15 +41,15 @@ use super::ModelError;
 use super::config::{FarmModel, FarmTopology};
 use super::drain::{drain_s, flood_fill_drain, speedup_error_with_drain_pct};
 use super::granularity::{PeakOperatingPoint, peak_operating_point};
-use super::model::TreeShape;
 use super::program::{
     FarmError, FarmSpec, Kernel, PRIME_CANDIDATE, TRIAL_DIVISION, TaskTimes, run,
     sequential_metered,
 };
 use super::tree::{ProcessorCosts, flood_fill_tree};
 use crate::hints::{Hints, smallest_nonzero};
+use crate::tree::TreeShape;
+use crate::tree::{Comparison, Measured, Prediction, error_pct};
 use crate::tree::{EngineConfig, engine_events_per_s};
-use crate::tree::{Errors, Measured, MissingTerm, Prediction, error_pct};
 
 /// Longest chain searched for the peak operating point (Figure 4).
 pub const PEAK_SEARCH_CHAIN_LEVELS: u32 = 1024;
@@ -181,6 +181,13 @@ impl Drain {
             flood_fill,
         })
     }
+
+    /// A measured speedup's error against (g) plus the flood-fill drain, percent (random
+    /// times, flood fill only).
+    pub fn error_with_flood_fill_pct(&self, measured_speedup: f64) -> Option<f64> {
+        let f = self.flood_fill.as_ref()?;
+        Some(error_pct(measured_speedup, f.speedup))
+    }
 }
 
 /// Per-processor split limits from the model (model-guided flow control), in messages: each
@@ -207,55 +214,25 @@ pub fn guided_limits(topology: &Topology, model: &FarmModel) -> Result<Vec<u64>,
         .collect())
 }
 
-/// A farm measured beside its model.
+/// A farm measured beside its model: what every tree program reports, and the drain at the
+/// end that (g) leaves out.
 #[derive(Debug, Clone, Serialize)]
 pub struct FarmComparison {
-    /// The machine's topology, as written on the command line.
-    pub topology: String,
-    /// Its processors.
-    pub processors: usize,
-    /// What was measured (the mean over the runs, for several).
-    pub measured: Measured,
-    /// What the model predicts (with the measured task time for a real kernel).
-    pub predicted: Prediction,
-    /// Speedup error, percent.
-    pub error_pct: f64,
-    /// Every error, percent.
-    pub errors_pct: Errors,
+    /// Measured beside predicted.
+    #[serde(flatten)]
+    pub comparison: Comparison,
     /// The drain at the end that (g) leaves out (synthetic kernel).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drain: Option<Drain>,
-    /// What the run spent that the model leaves out, by name and size (a real kernel's
-    /// divide and conquer: local execution on a level the model has only forwarding).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub missing_terms: Vec<MissingTerm>,
-    /// How faithfully the host kept emulated time.
-    pub fidelity: Fidelity,
-    /// The time mode the machine ran in: `native`, `dilated` or `virtual`.
-    pub mode: &'static str,
-    /// The dilation factor D (none in virtual time).
-    pub dilation: Option<f64>,
-    /// Wall time of the run, seconds.
-    pub wall_s: f64,
-    /// The event trace, if the machine recorded one.
-    #[serde(skip)]
-    pub trace: Option<Trace>,
 }
 
 impl FarmComparison {
-    /// The measured speedup's error against the model with each missing term added, percent.
-    pub fn errors_with_missing_terms_pct(&self) -> Vec<f64> {
-        self.missing_terms
-            .iter()
-            .map(|t| error_pct(self.measured.speedup, t.speedup))
-            .collect()
-    }
-
     /// The speedup of (g) plus the flood-fill drain, and the measured speedup's error against
     /// it, percent (random times, flood fill only).
     pub fn error_with_drain_pct(&self) -> Option<f64> {
-        let f = self.drain.as_ref()?.flood_fill.as_ref()?;
-        Some(error_pct(self.measured.speedup, f.speedup))
+        self.drain
+            .as_ref()?
+            .error_with_flood_fill_pct(self.comparison.measured.speedup)
     }
 }
 
@@ -400,107 +377,26 @@ impl FarmExperiment {
             predicted = model.predict()?;
         }
         let drain = self.drain(topology, &predicted)?;
-        let errors_pct = Errors::between(&measured, &predicted);
         Ok(FarmComparison {
-            topology: topology.to_string(),
-            processors: topology.len(),
-            error_pct: errors_pct.speedup,
-            errors_pct,
-            measured,
-            predicted,
+            comparison: Comparison::of(machine, r, measured, predicted, Vec::new()),
             drain,
-            missing_terms: Vec::new(),
-            fidelity: r.report.fidelity.clone(),
-            mode: machine.spec().time.name(),
-            dilation: machine.spec().time.dilation(),
-            wall_s: r.report.wall_s(),
-            trace: r.trace,
         })
     }
 }
 
-/// One comparison standing for several runs of the same experiment: the mean measurement,
-/// its errors against the (last run's) prediction, the worst fidelity and the total wall
-/// time; `None` for no runs.
+/// One comparison standing for several runs of the same farm ([`Comparison::combine`]), with
+/// the last run's drain; `None` for no runs.
 pub fn combine_runs(runs: &[FarmComparison]) -> Option<FarmComparison> {
-    let last = runs.last()?;
-    let measured = Measured::mean(&runs.iter().map(|r| r.measured.clone()).collect::<Vec<_>>())?;
-    let errors_pct = Errors::between(&measured, &last.predicted);
     Some(FarmComparison {
-        error_pct: errors_pct.speedup,
-        errors_pct,
-        measured,
-        fidelity: worst_fidelity(runs.iter().map(|r| &r.fidelity))?.clone(),
-        wall_s: runs.iter().map(|r| r.wall_s).sum(),
-        trace: None,
-        ..last.clone()
+        comparison: Comparison::combine(runs.iter().map(|r| &r.comparison))?,
+        drain: runs.last()?.drain.clone(),
     })
-}
-
-/// The fidelity with the largest share of late waits.
-pub fn worst_fidelity<'a>(all: impl Iterator<Item = &'a Fidelity>) -> Option<&'a Fidelity> {
-    let share = |f: &Fidelity| {
-        if f.waits == 0 {
-            0.0
-        } else {
-            f.late_waits as f64 / f.waits as f64
-        }
-    };
-    all.max_by(|a, b| share(a).total_cmp(&share(b)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::farm::Bound;
-
-    fn prediction(fractions: Vec<f64>, makespan_s: f64, speedup: f64) -> Prediction {
-        Prediction {
-            throughput_per_s: 1000.0,
-            speedup,
-            makespan_s,
-            fractions_by_level: fractions,
-            startup_s: 0.001,
-            bound: Bound::Processors,
-        }
-    }
-
-    #[test]
-    fn errors_are_relative_and_fractions_in_percent_of_m() {
-        let m = Measured {
-            throughput_per_s: 1100.0,
-            steady_throughput_per_s: 900.0,
-            speedup: 2.0,
-            makespan_s: 0.5,
-            fractions_by_level: vec![0.6, 0.4],
-            startup_s: 0.002,
-        };
-        let e = Errors::between(&m, &prediction(vec![0.5, 0.5], 0.4, 2.5));
-        assert!((e.speedup + 20.0).abs() < 1e-12);
-        assert!((e.throughput - 10.0).abs() < 1e-12);
-        assert!((e.steady_throughput + 10.0).abs() < 1e-12);
-        assert!((e.makespan - 25.0).abs() < 1e-12);
-        assert!((e.fractions_of_m[0] - 10.0).abs() < 1e-12);
-        assert!((e.fractions_of_m[1] + 10.0).abs() < 1e-12);
-        assert!((e.max_fraction_of_m() - 10.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn the_mean_of_runs_is_taken_quantity_by_quantity() {
-        let run = |s: f64, f: f64| Measured {
-            throughput_per_s: 10.0 * s,
-            steady_throughput_per_s: 10.0 * s,
-            speedup: s,
-            makespan_s: 1.0 / s,
-            fractions_by_level: vec![f, 1.0 - f],
-            startup_s: 0.1,
-        };
-        let m = Measured::mean(&[run(1.0, 0.2), run(3.0, 0.4)]).unwrap();
-        assert_eq!(m.speedup, 2.0);
-        assert!((m.makespan_s - (1.0 + 1.0 / 3.0) / 2.0).abs() < 1e-15);
-        assert!((m.fractions_by_level[0] - 0.3).abs() < 1e-15);
-        assert!(Measured::mean(&[]).is_none());
-    }
+    use crate::tree::prediction;
 
     #[test]
     fn exponential_drain_on_three_busy_processors_is_five_sixths_te() {

@@ -2,9 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{FarmCosts, TreeShape, saturating_level_fractions, saturating_unchecked};
+use super::model::{FarmCosts, saturating_level_fractions, saturating_unchecked};
 use super::tree::{ProcessorCosts, Tree, flood_fill_tree};
 use super::{ModelError, check_duration, check_work};
+use crate::tree::TreeShape;
 use crate::tree::{Bound, Prediction};
 
 /// The processor topology of a farm.

@@ -100,11 +100,13 @@ mod tree;
 
 pub use compare::{
     CompareError, Drain, FarmComparison, FarmExperiment, FloodFillDrain, PEAK_SEARCH_CHAIN_LEVELS,
-    PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples, guided_limits, worst_fidelity,
+    PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples, guided_limits,
 };
 pub use config::{FarmModel, FarmTopology};
 // The tree engine's types, which the farm's model and comparison use (and dnc's too).
-pub use crate::tree::{Bound, Errors, Measured, MissingTerm, ModelError, Prediction, error_pct};
+pub use crate::tree::{
+    Bound, Errors, Measured, MissingTerm, ModelError, Prediction, TreeShape, error_pct,
+};
 pub(crate) use crate::tree::{check_duration, check_work};
 pub use drain::{
     DrainEstimate, chain_flood_fill_drain_s, drain_s, flood_fill_drain,
@@ -116,10 +118,10 @@ pub use figures::{
 pub use fit::{BetaFit, ThroughputObservation, fit_betas, fit_overheads, grid_overheads};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};
 pub use model::{
-    FarmCosts, TreeShape, execution_time_s, level_fractions, link_limited_throughput_per_s,
-    ratio_a, saturating_level_fractions, saturating_throughput_by_level_per_s, speedup,
-    speedup_closed_form, startup_s, subtree_fractions, throughput_by_level_per_s,
-    throughput_closed_form_per_s, throughput_recurrence_per_s,
+    FarmCosts, execution_time_s, level_fractions, link_limited_throughput_per_s, ratio_a,
+    saturating_level_fractions, saturating_throughput_by_level_per_s, speedup, speedup_closed_form,
+    startup_s, subtree_fractions, throughput_by_level_per_s, throughput_closed_form_per_s,
+    throughput_recurrence_per_s,
 };
 pub use program::{
     FarmError, FarmRun, FarmSpec, Kernel, PRIME_CANDIDATE, Packet, PacketResult, TRIAL_DIVISION,

@@ -3,11 +3,12 @@
 
 use anyhow::Result;
 use multicomputer_runtime::Topology;
-use multicomputer_workloads::farm::{FarmComparison, TreeShape};
+use multicomputer_workloads::farm::TreeShape;
 use multicomputer_workloads::repetitions::Summary;
+use multicomputer_workloads::tree::Comparison;
 use serde::Serialize;
 
-use super::farm::bound_name;
+use super::farm::{TreeRun, bound_name};
 use super::sweep_plots::SweepPlots;
 use super::sweep_row::SweepRow;
 use crate::exec::Runs;
@@ -83,24 +84,29 @@ impl CellInputs {
 
 /// The rows of a sweep: each cell's mean measurement beside its prediction, with the
 /// spread of its runs.
-pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) -> Vec<SweepRow> {
+pub(crate) fn sweep_rows<T: TreeRun>(cells: &[CellInputs], runs: &[Runs<T>]) -> Vec<SweepRow> {
     cells
         .iter()
         .zip(runs)
         .filter_map(|(cell, r)| {
-            let c = multicomputer_workloads::farm::combine_runs(&r.runs)?;
-            let speedups: Vec<f64> = r.runs.iter().map(|x| x.measured.speedup).collect();
+            let c = Comparison::combine(r.runs.iter().map(TreeRun::comparison))?;
+            let drain = r.runs.last()?.drain();
+            let speedups: Vec<f64> = r
+                .runs
+                .iter()
+                .map(|x| x.comparison().measured.speedup)
+                .collect();
             let steady: Vec<f64> = r
                 .runs
                 .iter()
-                .map(|x| x.measured.steady_throughput_per_s)
+                .map(|x| x.comparison().measured.steady_throughput_per_s)
                 .collect();
             let s = Summary::of(&speedups);
             let (k, levels) = match TreeShape::of(&cell.topology) {
                 Some(t) => (t.k, t.levels),
                 None => (0, cell.topology.levels()),
             };
-            let flood_fill = c.drain.as_ref().and_then(|d| d.flood_fill.as_ref());
+            let flood_fill = drain.and_then(|d| d.flood_fill.as_ref());
             Some(SweepRow {
                 topology: cell.topology.to_string(),
                 k,
@@ -128,11 +134,8 @@ pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) ->
                 measured_makespan_s: c.measured.makespan_s,
                 predicted_makespan_s: c.predicted.makespan_s,
                 error_pct: c.error_pct,
-                drain_s: c.drain.as_ref().map_or(0.0, |d| d.drain_s),
-                speedup_error_floor_pct: c
-                    .drain
-                    .as_ref()
-                    .map_or(0.0, |d| d.speedup_error_floor_pct),
+                drain_s: drain.map_or(0.0, |d| d.drain_s),
+                speedup_error_floor_pct: drain.map_or(0.0, |d| d.speedup_error_floor_pct),
                 flood_fill_drain_s: flood_fill.map(|f| f.drain_s),
                 flood_fill_error_pct: flood_fill.map(|f| f.error_pct),
                 flood_fill_error_sd_pct: flood_fill.map(|f| f.error_sd_pct),
@@ -150,12 +153,12 @@ pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) ->
 
 /// The report of a farm or divide-and-conquer sweep (`kind`) run as `command`, with the
 /// table its run folder holds beside the plots and the report (`rows.csv`).
-pub(crate) fn sweep_report<E>(
+pub(crate) fn sweep_report<E, T: TreeRun>(
     command: &str,
     kind: &'static str,
     plan: &SweepPlan<E>,
     inputs: &[CellInputs],
-    cells: &[Runs<FarmComparison>],
+    cells: &[Runs<T>],
     profile: Option<&LoadedProfile>,
     seed: u64,
 ) -> Result<(Report<SweepReport>, FolderFiles)> {
