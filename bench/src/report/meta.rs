@@ -179,7 +179,21 @@ impl Meta {
             mode: ran.time.name().into(),
             dilation: ran.time.dilation(),
             wait: ran.waits().map(|w| wait_name(w).to_string()),
-            compute_charging: charging(machine, &[ran]),
+            compute_charging: charging(machine.work_costs.1, &[ran]),
+            exact: ran.time.is_virtual(),
+        });
+        self
+    }
+
+    /// With how a machine that no [`MachinePlan`] built ran (`speedup`'s native machines), as
+    /// `requested`; `note` is added to its compute charging.
+    pub(crate) fn resolved(mut self, requested: &str, ran: &RunSpec, note: &str) -> Self {
+        self.time = Some(TimeInfo {
+            requested: requested.into(),
+            mode: ran.time.name().into(),
+            dilation: ran.time.dilation(),
+            wait: ran.waits().map(|w| wait_name(w).to_string()),
+            compute_charging: format!("{}{note}", charging("none", &[ran])),
             exact: ran.time.is_virtual(),
         });
         self
@@ -209,7 +223,7 @@ impl Meta {
                 .filter_map(|r| r.time.dilation())
                 .reduce(f64::max),
             wait: alike(|r| r.waits().map(wait_name)),
-            compute_charging: charging(machine, &rans),
+            compute_charging: charging(machine.work_costs.1, &rans),
             exact: !rans.is_empty() && rans.iter().all(|r| r.time.is_virtual()),
             mode,
         });
@@ -322,7 +336,9 @@ impl Meta {
 
 /// How real work was charged in runs that ran as `rans`, in words: measured charging times a
 /// block on the clock its machine chose (monotonic natively, thread CPU time otherwise).
-fn charging(machine: &MachinePlan, rans: &[&RunSpec]) -> String {
+/// How `rans` charged real compute, in words; model charging names its costs' source,
+/// `model_costs`.
+fn charging(model_costs: &str, rans: &[&RunSpec]) -> String {
     let Some(first) = rans.first() else {
         return "none".into();
     };
@@ -339,9 +355,6 @@ fn charging(machine: &MachinePlan, rans: &[&RunSpec]) -> String {
             WorkClock::Monotonic => "measured: monotonic (wall) time of each block".into(),
             WorkClock::ThreadCpu => "measured: thread CPU time".into(),
         },
-        ComputeCharge::Model => format!(
-            "model: declared units × cost per unit ({})",
-            machine.work_costs.1
-        ),
+        ComputeCharge::Model => format!("model: declared units × cost per unit ({model_costs})"),
     }
 }

@@ -22,6 +22,9 @@
 //!    time and speedup at every P and efficiency at every grain.
 //! 7. **Describe the host again**: the load average after.
 
+use std::cell::OnceCell;
+
+use multicomputer_runtime::RunSpec;
 use rayon::ThreadPool;
 use serde::Serialize;
 
@@ -83,7 +86,7 @@ pub struct Point {
 }
 
 /// A finished experiment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct SpeedupResult {
     /// The plan it ran.
     pub plan: SpeedupPlan,
@@ -99,6 +102,9 @@ pub struct SpeedupResult {
     pub grain: Option<GrainSweep>,
     /// The host, before and after.
     pub host: Host,
+    /// How the runtime's machines resolved their runs (native, spinning, measured charging).
+    #[serde(skip)]
+    pub runtime: Option<RunSpec>,
 }
 
 /// An experiment ready to run: what its first, unmeasured sequential run showed.
@@ -205,6 +211,7 @@ impl Prepared<'_> {
             inputs: self.inputs,
             reference: self.reference,
             pools: &self.pools,
+            runtime: OnceCell::new(),
         };
         // Step 3: rounds.
         let mut rounds: Vec<Round> = Vec::with_capacity(plan.rounds);
@@ -295,6 +302,7 @@ impl Prepared<'_> {
             fit: fitted,
             grain,
             host: self.host.after(),
+            runtime: bench.runtime.into_inner(),
         })
     }
 }

@@ -3,6 +3,8 @@
 //! teaching page: the total work is kept ([`Workload::at_grain`]), so only the grain — the
 //! work between two scheduling events — changes.
 
+use std::cell::OnceCell;
+
 use rayon::ThreadPool;
 use serde::Serialize;
 
@@ -117,6 +119,7 @@ pub(crate) fn sweep_grains(
             inputs,
             reference,
             pools,
+            runtime: OnceCell::new(),
         };
         let mut rounds = Vec::with_capacity(plan.rounds);
         for r in 0..plan.warmup + plan.rounds {
