@@ -76,6 +76,7 @@
 
 mod calibrate;
 mod clock;
+mod engines;
 mod error;
 mod limits;
 mod link;
@@ -83,33 +84,26 @@ mod machine;
 mod processor;
 mod report;
 pub mod routing;
-mod sim;
+mod spec;
 mod topology;
 mod trace;
+pub mod tuning;
 mod work;
 
 pub use calibrate::{
     CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate, coroutine_switch_ns,
 };
 pub use clock::{
-    AUTO_LATENESS_SHARE, AUTO_UTILISATION, DilationInputs, Fidelity, HYBRID_MARGIN, LatenessStats,
-    STOP_POLL, TimeMode, WaitStrategy, WorkClock, choose_dilation, minimise_timer_slack,
-    thread_cpu_time,
+    DilationInputs, Fidelity, LatenessStats, TimeMode, WaitStrategy, WorkClock, choose_dilation,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
-pub use limits::{
-    HostLimits, MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS,
-    RESIDENT_BYTES_PER_COROUTINE,
-};
+pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload};
-pub use machine::{DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, Machine, MachineConfig};
+pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport};
 pub use routing::Switching;
-pub use sim::{DEFAULT_STACK_BYTES, MIN_STACK_BYTES, STALL_WARNING};
-pub use topology::{
-    Direction, Grid, MAX_DIMENSIONS, MAX_FILE_BYTES, MAX_LINKS, MAX_PROCESSORS, Topology,
-    TopologyKind,
-};
+pub use spec::{Hints, Resolved, RunSpec};
+pub use topology::{Direction, Grid, Topology, TopologyKind};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
-pub use work::{ComputeCharge, UnknownUnit, Work, WorkCosts, WorkUnit};
+pub use work::{Charging, ComputeCharge, CostTable, UnknownUnit, Work, WorkCosts, WorkUnit};

@@ -55,49 +55,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
 
 use crate::link::LinkCost;
-use crate::processor::nanos;
+pub use crate::link::Switching;
 use crate::topology::{Graph, Grid, Topology};
-
-/// How a routed message crosses the processors between its ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Switching {
-    /// Each hop receives the whole message, then pays the start-up to send it on.
-    #[default]
-    StoreAndForward,
-    /// The start-up once; the header advances one hop per `latency`, the body pipelined.
-    CutThrough,
-}
-
-impl Switching {
-    /// `store-and-forward` or `cut-through`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Switching::StoreAndForward => "store-and-forward",
-            Switching::CutThrough => "cut-through",
-        }
-    }
-
-    /// The emulated time of a message of `bytes` over `hops` links without contention, from
-    /// the sender starting its send to the message's arrival (the receiver's overhead not
-    /// included): the formulas of the module docs.
-    pub fn uncontended_ns(self, cost: &LinkCost, hops: usize, bytes: u64) -> u64 {
-        if hops == 0 {
-            return 0;
-        }
-        let h = hops as u64;
-        let start_up = nanos(cost.send_overhead);
-        let body = (cost.per_byte_ns * bytes as f64).round() as u64;
-        let hop = nanos(cost.latency);
-        match self {
-            Switching::StoreAndForward => h * (start_up + body + hop),
-            Switching::CutThrough => start_up + h * hop + body,
-        }
-    }
-}
 
 /// Breadth-first distance tables kept per destination (on networks without a grid).
 const CACHED_DESTINATIONS: usize = 64;
@@ -168,9 +129,9 @@ impl Network {
         cost: &LinkCost,
         switching: Switching,
     ) -> u64 {
-        let body = (cost.per_byte_ns * bytes as f64).round() as u64;
-        let hop = nanos(cost.latency);
-        let forward = nanos(cost.send_overhead);
+        let body = cost.occupancy_ns(bytes);
+        let hop = cost.latency_ns();
+        let forward = cost.send_overhead_ns();
         let mut t = ready_ns;
         let mut arrive = ready_ns;
         for (j, &(at, k)) in hops.iter().enumerate() {

@@ -2,11 +2,10 @@
 //! wall time, a run, and a label for progress.
 
 use anyhow::Result;
-use multicomputer_runtime::{Machine, Topology};
+use multicomputer_runtime::{Hints, Machine, Topology};
 use multicomputer_workloads::collectives::CollectiveComparison;
 use multicomputer_workloads::dnc::{DncCompareError, DncComparison, DncExperiment, DncKernel};
 use multicomputer_workloads::farm::{CompareError, FarmComparison, FarmExperiment, Kernel};
-use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::synthetic::{Pattern, SyntheticComparison, SyntheticSpec};
 
 use super::Estimate;
@@ -25,7 +24,7 @@ pub(crate) trait Experiment {
     const TIME_FLAGS: &'static str;
 
     /// What the machine's auto mode should know.
-    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError>;
+    fn hints(&self, topology: &Topology) -> Result<Hints, ArgError>;
 
     /// The wall time of one run at dilation `d` (none: in virtual time).
     fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate;
@@ -46,7 +45,7 @@ impl Experiment for FarmExperiment {
     const NAME: &'static str = "farm";
     const TIME_FLAGS: &'static str = "--tasks, --te";
 
-    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
+    fn hints(&self, topology: &Topology) -> Result<Hints, ArgError> {
         FarmExperiment::hints(self, topology).map_err(invalid)
     }
 
@@ -82,7 +81,7 @@ impl Experiment for DncExperiment {
     const NAME: &'static str = "dnc";
     const TIME_FLAGS: &'static str = "--tasks, --te";
 
-    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
+    fn hints(&self, topology: &Topology) -> Result<Hints, ArgError> {
         DncExperiment::hints(self, topology).map_err(invalid)
     }
 
@@ -114,7 +113,7 @@ impl Experiment for SyntheticSpec {
     const NAME: &'static str = "emulate";
     const TIME_FLAGS: &'static str = "--rounds, --occupy";
 
-    fn hints(&self, _: &Topology) -> Result<MachineHints, ArgError> {
+    fn hints(&self, _: &Topology) -> Result<Hints, ArgError> {
         Ok(SyntheticSpec::hints(self))
     }
 
@@ -144,7 +143,7 @@ impl Experiment for CollectiveExperiment {
     const NAME: &'static str = "collective";
     const TIME_FLAGS: &'static str = "--bytes, --topology";
 
-    fn hints(&self, _: &Topology) -> Result<MachineHints, ArgError> {
+    fn hints(&self, _: &Topology) -> Result<Hints, ArgError> {
         Ok(self.spec.hints())
     }
 

@@ -8,7 +8,7 @@ use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
 use super::lists::{choices, counts, durations, topologies};
-use super::machine::transfer_s;
+use super::machine::transfer_link;
 use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, available_memory};
 use crate::args::{DncWorkArgs, MAX_TASKS, SweepDncArgs, SweepFarmArgs};
 
@@ -105,10 +105,10 @@ impl SweepFarmPlan {
                             beta_f: a.engine.beta_f,
                             queue: usize::try_from(a.engine.queue).unwrap_or(usize::MAX),
                             guided: a.engine.guided,
-                            tau_s: transfer_s(&a.transfer, a.task_bytes),
+                            tau_s: transfer_link(&a.transfer).transfer_s(a.task_bytes),
                         };
                         super::farm::check(t, &experiment)?;
-                        super::farm::footprint(t, &experiment, &machine).check_against(memory)?;
+                        super::farm::footprint(t, &experiment, &machine)?.check_against(memory)?;
                         cells.push(FarmCell {
                             topology: t.clone(),
                             experiment,
@@ -175,7 +175,7 @@ impl SweepDncPlan {
                         &work,
                         DncKernel::Synthetic { splitting },
                         a.seed,
-                        transfer_s(&a.transfer, a.task_bytes),
+                        transfer_link(&a.transfer).transfer_s(a.task_bytes),
                     )?;
                     super::dnc::check(t, &experiment).map_err(|e| {
                         if e.flag == "--topology" {
@@ -184,7 +184,7 @@ impl SweepDncPlan {
                             e
                         }
                     })?;
-                    super::dnc::footprint(t, &experiment, &machine).check_against(memory)?;
+                    super::dnc::footprint(t, &experiment, &machine)?.check_against(memory)?;
                     cells.push(DncCell {
                         topology: t.clone(),
                         experiment,

@@ -2,12 +2,11 @@
 //! line, every input, the seed, the host and its profile, the date, the time mode and the
 //! fidelity of the run.
 
-use multicomputer_runtime::Fidelity;
+use multicomputer_runtime::{ComputeCharge, Fidelity, RunSpec, WorkClock};
 use serde::Serialize;
 
 use super::document::{Block, Section, Table};
-use crate::exec::Ran;
-use crate::plan::{Inputs, LoadedProfile, MachinePlan};
+use crate::plan::{Inputs, LoadedProfile, MachinePlan, wait_name};
 use crate::units::human_ns;
 
 /// The host a run ran on.
@@ -49,6 +48,9 @@ pub(crate) struct TimeInfo {
     /// How real compute was charged to emulated time: `measured` (thread CPU time) or
     /// `model` (declared units × cost per unit), with where the costs came from.
     pub(crate) compute_charging: String,
+    /// Every run in virtual time: events in exact emulated-time order.
+    #[serde(skip)]
+    pub(crate) exact: bool,
 }
 
 /// The fidelity of a run: how late waits ended against their emulated deadlines (none in
@@ -136,7 +138,7 @@ impl Meta {
             seed: None,
             host: Host {
                 name: host_name(),
-                cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                cores: multicomputer_runtime::host_cores(),
                 profile: profile.map(|p| ProfileSummary {
                     path: p.path.display().to_string(),
                     message_parked_ns: p.profile.message_parked_ns,
@@ -156,7 +158,7 @@ impl Meta {
         command: &str,
         inputs: Inputs,
         machine: &MachinePlan,
-        ran: &Ran,
+        ran: &RunSpec,
         fidelity: &Fidelity,
     ) -> Self {
         Self::new(command, inputs, machine.profile.as_ref())
@@ -171,13 +173,28 @@ impl Meta {
     }
 
     /// With how the machine ran, as `machine` asked for.
-    pub(crate) fn ran(mut self, machine: &MachinePlan, ran: &Ran) -> Self {
+    pub(crate) fn ran(mut self, machine: &MachinePlan, ran: &RunSpec) -> Self {
         self.time = Some(TimeInfo {
             requested: machine.mode_name(),
-            mode: ran.mode.into(),
-            dilation: ran.dilation,
-            wait: ran.wait.map(str::to_string),
-            compute_charging: charging(machine, ran.compute, ran.mode),
+            mode: ran.time.name().into(),
+            dilation: ran.time.dilation(),
+            wait: ran.waits().map(|w| wait_name(w).to_string()),
+            compute_charging: charging(machine.work_costs.1, &[ran]),
+            exact: ran.time.is_virtual(),
+        });
+        self
+    }
+
+    /// With how a machine that no [`MachinePlan`] built ran (`speedup`'s native machines), as
+    /// `requested`; `note` is added to its compute charging.
+    pub(crate) fn resolved(mut self, requested: &str, ran: &RunSpec, note: &str) -> Self {
+        self.time = Some(TimeInfo {
+            requested: requested.into(),
+            mode: ran.time.name().into(),
+            dilation: ran.time.dilation(),
+            wait: ran.waits().map(|w| wait_name(w).to_string()),
+            compute_charging: format!("{}{note}", charging("none", &[ran])),
+            exact: ran.time.is_virtual(),
         });
         self
     }
@@ -187,10 +204,10 @@ impl Meta {
     pub(crate) fn cells<'a>(
         mut self,
         machine: &MachinePlan,
-        rans: impl Iterator<Item = &'a Ran>,
+        rans: impl Iterator<Item = &'a RunSpec>,
     ) -> Self {
-        let rans: Vec<&Ran> = rans.collect();
-        let alike = |f: fn(&Ran) -> Option<&'static str>| {
+        let rans: Vec<&RunSpec> = rans.collect();
+        let alike = |f: fn(&RunSpec) -> Option<&'static str>| {
             let first = rans.first().and_then(|r| f(r));
             if rans.iter().all(|r| f(r) == first) {
                 first.map(str::to_string)
@@ -198,16 +215,16 @@ impl Meta {
                 Some("mixed".to_string())
             }
         };
-        let mode = alike(|r| Some(r.mode)).unwrap_or_else(|| "none".into());
+        let mode = alike(|r| Some(r.time.name())).unwrap_or_else(|| "none".into());
         self.time = Some(TimeInfo {
             requested: machine.mode_name(),
-            dilation: rans.iter().filter_map(|r| r.dilation).reduce(f64::max),
-            wait: alike(|r| r.wait),
-            compute_charging: charging(
-                machine,
-                alike(|r| Some(r.compute)).as_deref().unwrap_or("none"),
-                &mode,
-            ),
+            dilation: rans
+                .iter()
+                .filter_map(|r| r.time.dilation())
+                .reduce(f64::max),
+            wait: alike(|r| r.waits().map(wait_name)),
+            compute_charging: charging(machine.work_costs.1, &rans),
+            exact: !rans.is_empty() && rans.iter().all(|r| r.time.is_virtual()),
             mode,
         });
         self
@@ -271,7 +288,7 @@ impl Meta {
                 let how = match (t.dilation, &t.wait) {
                     (Some(d), Some(w)) => format!(" (D = {d}), {w} waits"),
                     (Some(d), None) => format!(" (D up to {d})"),
-                    (None, _) if t.mode == "virtual" => " (exact event order)".into(),
+                    (None, _) if t.exact => " (exact event order)".into(),
                     (None, _) => String::new(),
                 };
                 run.row(vec![
@@ -317,20 +334,27 @@ impl Meta {
     }
 }
 
-/// How real work was charged (`compute`: `measured`, `model` or `mixed`) in time mode `mode`,
-/// in words: measured charging times a block by the monotonic clock natively, by thread CPU
-/// time otherwise (`Machine::work_clock`).
-fn charging(machine: &MachinePlan, compute: &str, mode: &str) -> String {
-    match (compute, mode) {
-        ("measured", "native") => "measured: monotonic (wall) time of each block".into(),
-        ("measured", "dilated" | "virtual") => "measured: thread CPU time".into(),
-        ("measured", _) => {
+/// How real work was charged in runs that ran as `rans`, in words: measured charging times a
+/// block on the clock its machine chose (monotonic natively, thread CPU time otherwise).
+/// How `rans` charged real compute, in words; model charging names its costs' source,
+/// `model_costs`.
+fn charging(model_costs: &str, rans: &[&RunSpec]) -> String {
+    let Some(first) = rans.first() else {
+        return "none".into();
+    };
+    let charge = first.charging.charge();
+    if rans.iter().any(|r| r.charging.charge() != charge) {
+        return "mixed".into();
+    }
+    let clock = first.charging.clock();
+    match charge {
+        ComputeCharge::Measured if rans.iter().any(|r| r.charging.clock() != clock) => {
             "measured: monotonic (wall) time natively, thread CPU time otherwise".into()
         }
-        ("model", _) => format!(
-            "model: declared units × cost per unit ({})",
-            machine.work_costs.1
-        ),
-        (other, _) => other.into(),
+        ComputeCharge::Measured => match clock {
+            WorkClock::Monotonic => "measured: monotonic (wall) time of each block".into(),
+            WorkClock::ThreadCpu => "measured: thread CPU time".into(),
+        },
+        ComputeCharge::Model => format!("model: declared units × cost per unit ({model_costs})"),
     }
 }

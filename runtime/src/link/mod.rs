@@ -47,7 +47,7 @@ pub struct LinkCost {
     /// How routed messages cross the processors between their ends
     /// ([`routing`](crate::routing)).
     #[serde(default)]
-    pub switching: crate::routing::Switching,
+    pub switching: Switching,
 }
 
 impl LinkCost {
@@ -59,10 +59,23 @@ impl LinkCost {
         Ok(())
     }
 
-    /// The overlapped transfer time of a message of `bytes` bytes, in ns.
+    /// The overlapped transfer time T_τ of a message of `bytes` bytes, in ns: the time it
+    /// occupies its link ([`occupancy_ns`](Self::occupancy_ns)) plus the latency. The one
+    /// formula the processors charge and the models predict with.
     #[inline]
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
-        self.latency.as_nanos() as u64 + (self.per_byte_ns * bytes as f64).round() as u64
+        self.latency_ns().saturating_add(self.occupancy_ns(bytes))
+    }
+
+    /// T_τ in seconds, for the models.
+    pub fn transfer_s(&self, bytes: u64) -> f64 {
+        self.transfer_ns(bytes) as f64 * 1e-9
+    }
+
+    /// How long a message of `bytes` bytes occupies its link: τ × bytes, rounded to whole ns.
+    #[inline]
+    pub fn occupancy_ns(&self, bytes: u64) -> u64 {
+        (self.per_byte_ns * bytes as f64).round() as u64
     }
 
     /// Whether any cost is charged per message (the fast path skips all timing otherwise).
@@ -80,6 +93,56 @@ impl LinkCost {
             .into_iter()
             .filter(|d| !d.is_zero())
             .min()
+    }
+}
+
+/// How a routed message crosses the processors between its ends ([`routing`](crate::routing)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switching {
+    /// Each hop receives the whole message, then pays the start-up to send it on.
+    #[default]
+    StoreAndForward,
+    /// The start-up once; the header advances one hop per `latency`, the body pipelined.
+    CutThrough,
+}
+
+impl Switching {
+    /// `store-and-forward` or `cut-through`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Switching::StoreAndForward => "store-and-forward",
+            Switching::CutThrough => "cut-through",
+        }
+    }
+
+    /// The emulated time of a message of `bytes` over `hops` links without contention, from
+    /// the sender starting its send to the message's arrival (the receiver's overhead not
+    /// included): the formulas of the [`routing`](crate::routing) docs.
+    pub fn uncontended_ns(self, cost: &LinkCost, hops: usize, bytes: u64) -> u64 {
+        if hops == 0 {
+            return 0;
+        }
+        let h = hops as u64;
+        let start_up = cost.send_overhead_ns();
+        let body = cost.occupancy_ns(bytes);
+        let hop = cost.latency_ns();
+        match self {
+            Switching::StoreAndForward => h * (start_up + body + hop),
+            Switching::CutThrough => start_up + h * hop + body,
+        }
+    }
+}
+
+impl LinkCost {
+    /// The start-up cost β, ns.
+    pub fn send_overhead_ns(&self) -> u64 {
+        u64::try_from(self.send_overhead.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// The per-hop latency t_h, ns.
+    pub fn latency_ns(&self) -> u64 {
+        u64::try_from(self.latency.as_nanos()).unwrap_or(u64::MAX)
     }
 }
 

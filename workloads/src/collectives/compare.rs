@@ -10,8 +10,8 @@ use thiserror::Error;
 use super::{
     Algorithm, CollectiveError, Costs, Operation, Reduction, check, input, model_ns, reference, run,
 };
-use crate::hints::MachineHints;
 use crate::repetitions::Quantities;
+use multicomputer_runtime::Hints;
 
 /// Bytes per element of the vectors a [`CollectiveSpec`] runs with (`f64`).
 pub const ELEMENT_BYTES: usize = 8;
@@ -117,12 +117,12 @@ impl CollectiveSpec {
     }
 
     /// What auto mode should know: the combination of one element as the smallest cost.
-    pub fn hints(&self) -> MachineHints {
+    pub fn hints(&self) -> Hints {
         let gamma =
             Duration::from_nanos((self.gamma_ns_per_byte * ELEMENT_BYTES as f64).round() as u64);
-        MachineHints {
+        Hints {
             smallest_cost: (!gamma.is_zero()).then_some(gamma),
-            ..MachineHints::default()
+            ..Hints::default()
         }
     }
 

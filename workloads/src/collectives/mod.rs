@@ -25,7 +25,7 @@
 //! start-up β, the hops' latency and the receiver's overhead; their β (per byte) is τ; γ is
 //! the reduction's compute cost per byte, charged on the emulated clock. A message of m bytes
 //! over h hops costs [`Costs::message_ns`]: the switching model's time
-//! ([`Switching::uncontended_ns`]) plus the receive overhead, which on one hop is
+//! ([`Switching::uncontended_ns`](multicomputer_runtime::Switching::uncontended_ns)) plus the receive overhead, which on one hop is
 //! α + m·τ. Each step of an algorithm is charged for its farthest pair of partners, as
 //! Kumar, Grama, Gupta & Karypis (*Introduction to Parallel Computing*, 2nd ed., ch. 4) do for
 //! rings, meshes and hypercubes.

@@ -40,7 +40,7 @@ impl CollectiveReport {
         ])
         .row(vec![
             "mode".into(),
-            time_text(r.report.mode, r.report.fidelity.dilation),
+            time_text(r.report.time.name(), r.report.time.dilation()),
         ])
         .row(vec![
             "measured makespan".into(),
