@@ -47,6 +47,8 @@ pub(crate) enum AlgorithmArg {
     Pairwise,
     /// Dissemination, or the butterfly when P is a power of two (barrier).
     Dissemination,
+    /// A ring all-reduce along each dimension of the grid in turn (all-reduce).
+    DimensionOrdered,
 }
 
 /// `multicomputer collective`.

@@ -47,6 +47,7 @@ fn algorithm(a: AlgorithmArg) -> Algorithm {
         AlgorithmArg::Rabenseifner => Algorithm::Rabenseifner,
         AlgorithmArg::Pairwise => Algorithm::Pairwise,
         AlgorithmArg::Dissemination => Algorithm::Dissemination,
+        AlgorithmArg::DimensionOrdered => Algorithm::DimensionOrdered,
     }
 }
 

@@ -10,7 +10,7 @@
 //! | operation | algorithms |
 //! |---|---|
 //! | broadcast, reduce, scatter, gather | binomial tree |
-//! | all-reduce | recursive doubling, ring, Rabenseifner (halving + doubling) |
+//! | all-reduce | recursive doubling, ring, Rabenseifner (halving + doubling), dimension-ordered (a ring along each dimension of a grid) |
 //! | reduce-scatter | recursive halving, ring |
 //! | all-gather | recursive doubling, ring |
 //! | all-to-all | pairwise exchange |
@@ -120,6 +120,8 @@ pub enum Algorithm {
     RecursiveHalving,
     /// Recursive-halving reduce-scatter then recursive-doubling all-gather (all-reduce).
     Rabenseifner,
+    /// A ring all-reduce along each dimension of a grid in turn (all-reduce).
+    DimensionOrdered,
     /// p − 1 steps, each exchanging with one partner (all-to-all).
     Pairwise,
     /// ⌈lg p⌉ rounds to the processor 2^k ahead (barrier).
@@ -147,7 +149,7 @@ impl Operation {
             Operation::Broadcast | Operation::Reduce | Operation::Scatter | Operation::Gather => {
                 &[BinomialTree]
             }
-            Operation::AllReduce => &[RecursiveDoubling, Ring, Rabenseifner],
+            Operation::AllReduce => &[RecursiveDoubling, Ring, Rabenseifner, DimensionOrdered],
             Operation::ReduceScatter => &[RecursiveHalving, Ring],
             Operation::AllGather => &[RecursiveDoubling, Ring],
             Operation::AllToAll => &[Pairwise],
@@ -180,6 +182,7 @@ impl Algorithm {
             Algorithm::RecursiveDoubling => "recursive-doubling",
             Algorithm::RecursiveHalving => "recursive-halving",
             Algorithm::Rabenseifner => "rabenseifner",
+            Algorithm::DimensionOrdered => "dimension-ordered",
             Algorithm::Pairwise => "pairwise",
             Algorithm::Dissemination => "dissemination",
         }
@@ -335,13 +338,18 @@ pub fn all_reduce<T: Element>(
     algorithm: Algorithm,
 ) -> Result<Vec<T>, ProcessorError> {
     let len = data.len();
-    if algorithm == Algorithm::RecursiveDoubling {
-        return recursive::doubling_all_reduce(p, data, reduction);
+    match algorithm {
+        Algorithm::RecursiveDoubling => return recursive::doubling_all_reduce(p, data, reduction),
+        Algorithm::DimensionOrdered => {
+            return ring::dimension_ordered_all_reduce(p, data, reduction);
+        }
+        _ => {}
     }
     let (mut data, b) = padded(data, p.processors());
     if algorithm == Algorithm::Ring {
-        ring::reduce_scatter_in_place(p, &mut data, b, reduction)?;
-        ring::all_gather_in_place(p, &mut data, b)?;
+        let whole = ring::Ring::whole(p);
+        ring::reduce_scatter_in_place(p, &whole, &mut data, b, reduction)?;
+        ring::all_gather_in_place(p, &whole, &mut data, b)?;
     } else {
         recursive::halving_in_place(p, &mut data, b, reduction)?;
         recursive::doubling_in_place(p, &mut data, b)?;
@@ -360,7 +368,8 @@ pub fn reduce_scatter<T: Element>(
     let (n, r) = (p.processors(), p.id());
     let (mut data, b) = padded(data, n);
     if algorithm == Algorithm::Ring {
-        ring::reduce_scatter_in_place(p, &mut data, b, reduction)?;
+        let whole = ring::Ring::whole(p);
+        ring::reduce_scatter_in_place(p, &whole, &mut data, b, reduction)?;
     } else {
         recursive::halving_in_place(p, &mut data, b, reduction)?;
     }
@@ -378,7 +387,8 @@ pub fn all_gather<T: Element>(
     let mut data = vec![T::default(); n * b];
     data[r * b..(r + 1) * b].copy_from_slice(&block);
     if algorithm == Algorithm::Ring {
-        ring::all_gather_in_place(p, &mut data, b)?;
+        let whole = ring::Ring::whole(p);
+        ring::all_gather_in_place(p, &whole, &mut data, b)?;
     } else {
         recursive::doubling_in_place(p, &mut data, b)?;
     }

@@ -69,7 +69,11 @@ pub fn model_ns(
     let m = elements * element_bytes;
     let b = block_len(elements, p) * element_bytes;
     let order = RingOrder::new(topology.grid(), p);
-    let steps = steps(operation, algorithm, p, root, m, b, order);
+    let steps = if algorithm == Algorithm::DimensionOrdered {
+        dimension_ordered(topology, elements, element_bytes)
+    } else {
+        steps(operation, algorithm, p, root, m, b, order)
+    };
     Ok(steps
         .iter()
         .map(|s| {
@@ -160,6 +164,45 @@ fn binomial(p: usize, root: usize, bytes: impl Fn(usize) -> usize, combines: boo
             combines,
         });
         mask <<= 1;
+    }
+    s
+}
+
+/// The dimension-ordered all-reduce: along each dimension of size s > 1, a ring all-reduce
+/// of blocks ⌈n/s⌉ among the processors of each line (one ring of everyone without a grid).
+fn dimension_ordered(topology: &Topology, elements: usize, element_bytes: usize) -> Vec<Step> {
+    let p = topology.len();
+    let mut s = Vec::new();
+    let lines: Vec<(usize, Vec<(usize, usize)>)> = match topology.grid() {
+        Some(grid) => (0..grid.dimensions())
+            .map(|d| {
+                let size = grid.sizes()[d];
+                let pairs = (0..p)
+                    .map(|id| {
+                        let mut at = grid.coordinates(id);
+                        at[d] = (at[d] + 1) % size;
+                        (id, grid.processor_at(&at).unwrap_or(id))
+                    })
+                    .collect();
+                (size, pairs)
+            })
+            .collect(),
+        None => {
+            let order = RingOrder::new(None, p);
+            vec![(p, (0..p).map(|q| (order.at(q), order.at(q + 1))).collect())]
+        }
+    };
+    for (size, pairs) in lines.into_iter().filter(|(size, _)| *size > 1) {
+        let b = block_len(elements, size) * element_bytes;
+        for combines in [true, false] {
+            for _ in 1..size {
+                s.push(Step {
+                    pairs: pairs.clone(),
+                    bytes: b,
+                    combines,
+                });
+            }
+        }
     }
     s
 }

@@ -210,3 +210,44 @@ fn every_algorithm_equals_its_model_on_hypercubes_of_2_to_64() {
         }
     }
 }
+
+#[test]
+fn the_dimension_ordered_all_reduce_equals_its_model_on_tori_and_hypercubes() {
+    for topology in [
+        "torus:4x4",
+        "torus:3x5",
+        "torus:2x3x4",
+        "hypercube:4",
+        "ring:6",
+    ] {
+        for elements in [1, 30, 200] {
+            for switching in [Switching::StoreAndForward, Switching::CutThrough] {
+                let (measured, model) = measure(
+                    Operation::AllReduce,
+                    Algorithm::DimensionOrdered,
+                    topology,
+                    TimeMode::Virtual,
+                    0,
+                    elements,
+                    switching,
+                );
+                assert_eq!(
+                    measured, model,
+                    "{topology}, {elements} elements, {switching:?}"
+                );
+            }
+        }
+    }
+    // On a mesh and a tree it is correct; the mesh's line ends are far apart.
+    for topology in ["mesh:3x3", "binary:3"] {
+        measure(
+            Operation::AllReduce,
+            Algorithm::DimensionOrdered,
+            topology,
+            TimeMode::Virtual,
+            0,
+            20,
+            Switching::CutThrough,
+        );
+    }
+}
