@@ -25,8 +25,7 @@
 //!     hints: experiment.hints(&topology)?,
 //!     ..MachineConfig::default()
 //! };
-//! let c = experiment.run(&Machine::new(topology, config)?)?;
-//! let c = &c.comparison;
+//! let c = experiment.run(&Machine::new(topology, config)?)?.comparison;
 //! assert_eq!(c.processors, 2);
 //! assert!((c.errors_pct.speedup - 100.0 * (c.measured.speedup / c.predicted.speedup - 1.0)).abs() < 1e-9);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
