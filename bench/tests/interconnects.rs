@@ -86,5 +86,14 @@ fn collective_choices_that_cannot_run_are_refused_naming_the_flag() {
         &run_in(&dir, "collective all-reduce -t ring:4 --bytes 12", &[]),
         "--bytes: the vector holds 8-byte values",
     );
+    // 8 copies of 1 GiB on each of 4096 processors cannot be held: refused before the run.
+    refused(
+        &run_in(
+            &dir,
+            "collective all-reduce -t hypercube:12 --bytes 1GiB --mode virtual",
+            &[],
+        ),
+        "--bytes",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

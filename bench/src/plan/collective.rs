@@ -6,7 +6,7 @@ use multicomputer_workloads::collectives::{
     Algorithm, CollectiveSpec, Costs, ELEMENT_BYTES, Operation, check, model_ns,
 };
 
-use super::{ArgError, Inputs, RunPlan};
+use super::{ArgError, Footprint, Inputs, RunPlan};
 use crate::args::{AlgorithmArg, CollectiveArgs, OperationArg};
 use crate::units::human_ns;
 
@@ -104,12 +104,29 @@ pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePla
             Algorithm::Pairwise => p as f64,
             _ => 2.0 * (p as f64).log2().ceil(),
         };
+        footprint(p, a.bytes).check()?;
         Ok(CollectiveExperiment {
             spec,
             predicted_s: predicted_ns as f64 * 1e-9,
             messages: p as f64 * steps,
         })
     })
+}
+
+/// Copies of one processor's vector a run holds at once, per processor: its input, its
+/// padded working copy, the blocks in flight, what it receives, and the sequential
+/// reference's input and result for it.
+const VECTOR_COPIES: f64 = 8.0;
+
+/// What a collective run allocates: its processors' vectors, and the reference's.
+fn footprint(processors: usize, bytes: usize) -> Footprint {
+    let mut f = Footprint::new();
+    f.add(
+        "--bytes",
+        format!("{processors} processors' vectors of {bytes} B, {VECTOR_COPIES} copies each"),
+        VECTOR_COPIES * processors as f64 * bytes as f64,
+    );
+    f
 }
 
 /// The collective's inputs.
