@@ -53,6 +53,11 @@ enum Command {
     /// set time each round, optionally reducing to the root between rounds. Shows emulated
     /// against wall time, the dilation factor and the run's fidelity.
     Emulate(Box<args::EmulateArgs>),
+    /// Run a collective operation (broadcast, reduce, all-reduce, scatter, gather,
+    /// all-gather, reduce-scatter, all-to-all, barrier) by one of the literature's algorithms
+    /// on any network, check it against the sequential reference, and print its time beside
+    /// its α–β–γ model.
+    Collective(Box<args::CollectiveArgs>),
     /// Compare the runtime's per-message cost with a bare crossbeam ping-pong, in one run.
     Pingpong(args::PingpongArgs),
     /// Run a processor farm on the tree task engine and print measured beside predicted
@@ -105,6 +110,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Tour(a)) => run::tour::run(a, out),
         Some(Command::Calibrate(a)) => run::calibrate::run(a, out),
         Some(Command::Emulate(a)) => run::emulate::run(a, out),
+        Some(Command::Collective(a)) => run::collective::run(a, out),
         Some(Command::Pingpong(a)) => run::pingpong::run(a),
         Some(Command::Farm(a)) => run::farm::run(a, out),
         Some(Command::Predict(PredictCommand::Farm(a))) => run::predict_farm::run(a, out),

@@ -30,8 +30,11 @@ fn arg(p: &Path) -> &str {
 
 #[test]
 fn bad_input_exits_2_naming_the_argument() {
-    usage_error("emulate --topology ring:4", "--topology");
-    usage_error("emulate --topology ring:4", "unknown topology kind 'ring'");
+    usage_error("emulate --topology lattice:4", "--topology");
+    usage_error(
+        "emulate --topology lattice:4",
+        "unknown topology kind 'lattice'",
+    );
     usage_error("emulate --topology tree:0:3", "arity");
     usage_error("emulate --occupy -1ms", "negative");
     usage_error("emulate --occupy 250", "no unit");

@@ -39,6 +39,60 @@ pub enum TopologyError {
     /// The parent relation contains a cycle.
     #[error("the parent relation has a cycle through processor {0}")]
     Cycle(usize),
+    /// More links than the link tables can index.
+    #[error("{links} links; at most {max} can be emulated")]
+    TooManyLinks {
+        /// Links asked for.
+        links: u64,
+        /// The limit.
+        max: usize,
+    },
+    /// A link to a processor that does not exist, or from a processor to itself.
+    #[error("processor {from} has a link to {to}, which is not another processor")]
+    BadLink {
+        /// The processor.
+        from: usize,
+        /// The other end named.
+        to: usize,
+    },
+    /// A link listed at one of its ends only.
+    #[error("the link {from}–{to} is listed at one end only")]
+    OneSided {
+        /// One end.
+        from: usize,
+        /// The other end.
+        to: usize,
+    },
+    /// A link listed twice.
+    #[error("the link {a}–{b} is listed twice")]
+    Duplicate {
+        /// One end.
+        a: usize,
+        /// The other end.
+        b: usize,
+    },
+    /// A network in more than one piece.
+    #[error("processor {processor} cannot be reached from processor 0")]
+    Disconnected {
+        /// The first processor not reached.
+        processor: usize,
+    },
+    /// A grid with too few or too many dimensions.
+    #[error("a mesh or torus has 1 to {max} dimensions, got {given}")]
+    Dimensions {
+        /// Dimensions given.
+        given: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// A spanning-tree root that is not a processor.
+    #[error("root {root} is not a processor: the topology has processors 0 to {}", .processors - 1)]
+    BadRoot {
+        /// The root asked for.
+        root: usize,
+        /// Processors in the topology.
+        processors: usize,
+    },
     /// A topology description that cannot be parsed.
     #[error("cannot parse topology '{spec}': {reason}")]
     Parse {
@@ -138,6 +192,11 @@ pub enum Waiting {
         /// Peers it would accept a message from.
         from: Vec<usize>,
     },
+    /// Blocked receiving a routed message.
+    Routed {
+        /// The sender it waits for; `None`: any processor.
+        from: Option<usize>,
+    },
     /// Blocked in a send to this processor (its link buffer full).
     Send {
         /// The receiving peer.
@@ -170,6 +229,12 @@ impl fmt::Display for WaitReport {
                     }
                 )
             }
+            Waiting::Routed { from } => write!(
+                f,
+                "P{} waits to receive a routed message from {}",
+                self.processor,
+                from.map_or("any processor".to_string(), |p| format!("P{p}"))
+            ),
             Waiting::Send { to } => {
                 write!(
                     f,
@@ -272,6 +337,9 @@ pub enum ProcessorError {
     /// A link index that this processor does not have.
     #[error("no link {0} on this processor")]
     NoSuchLink(usize),
+    /// A processor index outside the machine (a routed send or receive).
+    #[error("no processor {0} in this machine")]
+    NoSuchProcessor(usize),
     /// A program-level failure, with its message.
     #[error("{0}")]
     Program(String),

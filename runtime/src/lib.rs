@@ -9,8 +9,14 @@
 //!   clock. It is an OS thread in native and dilated time, a coroutine in virtual time: the
 //!   same program runs unchanged in every mode.
 //! - A **link** joins two neighbouring processors of a [`Topology`] (chains, balanced k-ary
-//!   trees, linear arrays, any tree given as a parent relation). Each direction is a bounded
-//!   queue: a crossbeam channel between threads, or the scheduler's own queue in virtual time.
+//!   trees, linear arrays, any tree given as a parent relation, rings, meshes, tori,
+//!   hypercubes, any connected graph from an edge list). Each direction is a bounded queue: a
+//!   crossbeam channel between threads, or the scheduler's own queue in virtual time.
+//!   Programs on trees use the topology's spanning tree ([`Processor::parent`],
+//!   [`Processor::children`]); grids give coordinates and directions ([`Processor::link_in`]).
+//! - **Routed messages** go to any processor ([`Processor::send_to`],
+//!   [`Processor::recv_routed`]) along deterministic shortest routes, store-and-forward or
+//!   cut-through, queueing on the links they share ([`routing`]).
 //! - **Costs** follow the farm paper's categories: a non-overlapped start-up cost β per message
 //!   (the sender is busy), an overlapped transfer time τ per byte (the message arrives later, the
 //!   sender is free), and an optional busy loop of `loop_count` iterations per send that degrades
@@ -77,6 +83,7 @@ mod link;
 mod machine;
 mod processor;
 mod report;
+pub mod routing;
 mod spec;
 mod topology;
 mod trace;
@@ -96,7 +103,8 @@ pub use link::{LinkCost, LinkId, Payload};
 pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport};
+pub use routing::Switching;
 pub use spec::{Hints, Resolved, RunSpec};
-pub use topology::{Topology, TopologyKind};
+pub use topology::{Direction, Grid, Topology, TopologyKind};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
 pub use work::{Charging, ComputeCharge, CostTable, UnknownUnit, Work, WorkCosts, WorkUnit};

@@ -11,11 +11,14 @@
 //! queues in virtual time) differs. A receive returns the message with the earliest emulated
 //! arrival among those that have arrived by the processor's time.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::ProcessorError;
 use crate::link::flavors::Port;
 use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
+use crate::routing::Network;
+use crate::topology::{Direction, Grid, TreeChildren, TreeLinks};
 use crate::trace::{Accounting, Activity, MessageEvent, TraceEvent};
 use crate::work::{Charging, ComputeCharge, Work};
 
@@ -54,7 +57,12 @@ pub(crate) struct ProcessorParts<M> {
     pub(crate) level: u32,
     pub(crate) processors: usize,
     pub(crate) peers: Vec<usize>,
-    pub(crate) has_parent: bool,
+    /// Its links in the topology's spanning tree.
+    pub(crate) tree: TreeLinks,
+    /// The grid of a regular family.
+    pub(crate) grid: Option<Grid>,
+    /// Routes and link clocks, shared by every processor of the run.
+    pub(crate) network: Arc<Network>,
     pub(crate) cost: LinkCost,
     pub(crate) charging: Charging,
     pub(crate) trace: bool,
@@ -106,7 +114,11 @@ pub struct Processor<M> {
     level: u32,
     processors: usize,
     peers: Vec<usize>,
-    has_parent: bool,
+    parent: Option<LinkId>,
+    /// The links to the children when they are not all the links after the parent's.
+    children: Option<Vec<LinkId>>,
+    child_start: usize,
+    grid: Option<Grid>,
     all_links: LinkList,
     cost: LinkCost,
     free: bool,
@@ -115,8 +127,8 @@ pub struct Processor<M> {
     /// timed block once it has grown to the program's units).
     work: Work,
     clock_ns: u64,
-    /// Per out-link: the emulated time its previous transfer has left the link.
-    out_free_at_ns: Vec<u64>,
+    /// Routes, and when each link's previous transfer has left it.
+    network: Arc<Network>,
     pub(crate) acct: Accounting,
     pub(crate) tally: WorkTally,
     pub(crate) trace: Option<Vec<TraceEvent>>,
@@ -138,14 +150,23 @@ impl<M: Payload> Processor<M> {
             level: p.level,
             processors: p.processors,
             peers: p.peers,
-            has_parent: p.has_parent,
+            parent: p.tree.parent.map(LinkId),
+            child_start: match &p.tree.children {
+                TreeChildren::From(k) => *k,
+                TreeChildren::Listed(_) => 0,
+            },
+            children: match p.tree.children {
+                TreeChildren::From(_) => None,
+                TreeChildren::Listed(links) => Some(links.into_iter().map(LinkId).collect()),
+            },
+            grid: p.grid,
             all_links: LinkList::new(n),
             free: p.cost.is_free(),
             cost: p.cost,
             charging: p.charging,
             work: Work::default(),
             clock_ns: 0,
-            out_free_at_ns: vec![0; n],
+            network: p.network,
             acct: Accounting::default(),
             tally: WorkTally::default(),
             trace: p.trace.then(Vec::new),
@@ -169,19 +190,45 @@ impl<M: Payload> Processor<M> {
         self.processors
     }
 
-    /// The link to the parent (`None` on the root).
+    /// The link to the parent in the topology's spanning tree (`None` on the root).
     pub fn parent(&self) -> Option<LinkId> {
-        self.has_parent.then_some(LinkId(0))
+        self.parent
     }
 
-    /// The links to the children, in child index order.
+    /// The links to the children in the topology's spanning tree, in the order the tree
+    /// found them (child index order on tree families).
     pub fn children(&self) -> &[LinkId] {
-        &self.all_links.all()[usize::from(self.has_parent)..]
+        match &self.children {
+            Some(listed) => listed,
+            None => &self.all_links.all()[self.child_start..],
+        }
     }
 
-    /// All links, the parent's first.
+    /// All links, in the topology's link order (on a tree: the parent's first, then the
+    /// children's).
     pub fn links(&self) -> &[LinkId] {
         self.all_links.all()
+    }
+
+    /// This processor's coordinates on a ring, mesh, torus or hypercube (x first; see
+    /// [`Grid`]); `None` on other topologies.
+    pub fn coordinates(&self) -> Option<Vec<usize>> {
+        self.grid.as_ref().map(|g| g.coordinates(self.id))
+    }
+
+    /// The grid of a ring, mesh, torus or hypercube.
+    pub fn grid(&self) -> Option<&Grid> {
+        self.grid.as_ref()
+    }
+
+    /// The link one step in `direction` along `dimension` on a ring, mesh, torus or hypercube,
+    /// if there is one (none past the edge of a mesh).
+    pub fn link_in(&self, dimension: usize, direction: Direction) -> Option<LinkId> {
+        let peer = self
+            .grid
+            .as_ref()?
+            .neighbour(self.id, dimension, direction)?;
+        self.link_to(peer)
     }
 
     /// The processor at the other end of a link.
@@ -349,37 +396,103 @@ impl<M: Payload> Processor<M> {
         if l >= self.peers.len() {
             return Err(ProcessorError::NoSuchLink(l));
         }
+        self.send_on(l, message)
+    }
+
+    /// Charges the start-up cost and the degradation loop (waited for once); returns whether
+    /// anything was charged.
+    fn start_up(&mut self, peer: usize) {
+        let before = self.clock_ns;
+        let start_up = nanos(self.cost.send_overhead);
+        if start_up > 0 {
+            self.charge(start_up, Activity::Communication, Some(peer));
+        }
+        if self.cost.loop_count > 0 {
+            let spent = self.degradation_ns();
+            if spent > 0 {
+                self.charge(spent, Activity::Communication, Some(peer));
+            }
+        }
+        if self.clock_ns > before {
+            self.port.wait_until(self.clock_ns);
+        }
+    }
+
+    /// Sends `message` to processor `to`, anywhere in the network, along its route
+    /// ([`routing`](crate::routing)): the sender pays the start-up cost, the message arrives
+    /// after the switching model's transit over the route's links (each reserved in turn, so
+    /// routes that share a link queue on it). It never blocks: the destination holds routed
+    /// messages until it takes them with [`recv_routed`](Self::recv_routed).
+    pub fn send_to(&mut self, to: usize, message: M) -> Result<(), ProcessorError> {
+        if to >= self.processors {
+            return Err(ProcessorError::NoSuchProcessor(to));
+        }
+        let bytes = message.size_bytes();
+        let mut arrive_ns = self.clock_ns;
+        if !self.free && to != self.id {
+            self.start_up(to);
+            let hops = self.network.route(self.id, to);
+            arrive_ns =
+                self.network
+                    .transit(&hops, self.clock_ns, bytes, &self.cost, self.cost.switching);
+        }
+        let envelope = self.stamp(message, arrive_ns, bytes);
+        self.port
+            .route(to, envelope)
+            .map_err(|_| ProcessorError::Aborted)?;
+        self.count_sent(bytes);
+        Ok(())
+    }
+
+    /// A message leaving now, arriving at `arrive_ns`.
+    fn stamp(&self, payload: M, arrive_ns: u64, bytes: u64) -> Envelope<M> {
+        Envelope {
+            payload,
+            from: self.id,
+            sent_ns: self.clock_ns,
+            arrive_ns,
+            bytes,
+        }
+    }
+
+    /// Books a message sent.
+    fn count_sent(&mut self, bytes: u64) {
+        self.acct.messages_sent += 1;
+        self.acct.bytes_sent += bytes;
+        self.note_progress();
+    }
+
+    /// Receives the routed message (sent with [`send_to`](Self::send_to)) that arrives first,
+    /// from processor `from` or, with `None`, from any; returns its sender and the message.
+    /// The clock moves to its arrival if that is later, then the receive cost is charged.
+    pub fn recv_routed(&mut self, from: Option<usize>) -> Result<(usize, M), ProcessorError> {
+        if let Some(f) = from.filter(|&f| f >= self.processors) {
+            return Err(ProcessorError::NoSuchProcessor(f));
+        }
+        let envelope = self
+            .port
+            .recv_routed(from, self.clock_ns)
+            .map_err(|_| ProcessorError::Aborted)?;
+        let source = envelope.from;
+        Ok((source, self.take_delivery(source, envelope, Activity::Idle)))
+    }
+
+    fn send_on(&mut self, l: usize, message: M) -> Result<(), ProcessorError> {
         let peer = self.peers[l];
         let bytes = message.size_bytes();
         let mut arrive_ns = self.clock_ns;
         if !self.free {
             // The start-up cost and the degradation loop, charged as two intervals and
             // waited for once.
-            let before = self.clock_ns;
-            let start_up = nanos(self.cost.send_overhead);
-            if start_up > 0 {
-                self.charge(start_up, Activity::Communication, Some(peer));
-            }
-            if self.cost.loop_count > 0 {
-                let spent = self.degradation_ns();
-                if spent > 0 {
-                    self.charge(spent, Activity::Communication, Some(peer));
-                }
-            }
-            if self.clock_ns > before {
-                self.port.wait_until(self.clock_ns);
-            }
-            let depart = self.clock_ns.max(self.out_free_at_ns[l]);
+            self.start_up(peer);
             // T_τ (LinkCost::transfer_ns): the link is busy τ × bytes, then the latency.
-            self.out_free_at_ns[l] = depart.saturating_add(self.cost.occupancy_ns(bytes));
-            arrive_ns = self.out_free_at_ns[l].saturating_add(nanos(self.cost.latency));
+            let busy = self.cost.occupancy_ns(bytes);
+            let depart = self.network.reserve(self.id, l, self.clock_ns, busy);
+            arrive_ns = depart
+                .saturating_add(busy)
+                .saturating_add(nanos(self.cost.latency));
         }
-        let envelope = Envelope {
-            payload: message,
-            sent_ns: self.clock_ns,
-            arrive_ns,
-            bytes,
-        };
+        let envelope = self.stamp(message, arrive_ns, bytes);
         let accepted = self
             .port
             .send(l, envelope, self.clock_ns)
@@ -388,9 +501,7 @@ impl<M: Payload> Processor<M> {
             // The link was full: blocked until the receiver made room.
             self.advance(accepted - self.clock_ns, Activity::Idle, Some(peer));
         }
-        self.acct.messages_sent += 1;
-        self.acct.bytes_sent += bytes;
-        self.note_progress();
+        self.count_sent(bytes);
         Ok(())
     }
 
@@ -402,6 +513,14 @@ impl<M: Payload> Processor<M> {
             self.advance(envelope.arrive_ns - self.clock_ns, gap, Some(peer));
         }
         self.port.note_take(l, self.clock_ns);
+        self.take_delivery(peer, envelope, gap)
+    }
+
+    /// The books and the receive cost of a message from `peer` the clock has reached.
+    fn take_delivery(&mut self, peer: usize, envelope: Envelope<M>, gap: Activity) -> M {
+        if envelope.arrive_ns > self.clock_ns {
+            self.advance(envelope.arrive_ns - self.clock_ns, gap, Some(peer));
+        }
         self.acct.messages_received += 1;
         self.acct.bytes_received += envelope.bytes;
         if let Some(messages) = &mut self.messages {

@@ -9,7 +9,7 @@ use std::time::Duration;
 pub use crate::limits::{
     MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS, RESIDENT_BYTES_PER_COROUTINE,
 };
-pub use crate::topology::MAX_PROCESSORS;
+pub use crate::topology::{MAX_DIMENSIONS, MAX_FILE_BYTES, MAX_LINKS, MAX_PROCESSORS};
 
 /// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
 pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);

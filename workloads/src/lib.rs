@@ -53,6 +53,7 @@
 //! ```
 
 pub mod analysis;
+pub mod collectives;
 pub mod dnc;
 pub mod estimate;
 pub mod farm;

@@ -10,12 +10,18 @@ use multicomputer_runtime::Topology;
 use super::limits::{MAX_CAPACITY, MAX_LOOP_COUNT, MAX_RUNS};
 use super::values::{parse_bytes, parse_duration, parse_topology, parse_unit_cost};
 
-/// `-t/--topology`.
+/// `-t/--topology` and `--root`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct TopologyArg {
-    /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS or parents:FILE.
+    /// Interconnection: chain:P, array:P, tree:K:LEVELS, binary:LEVELS, parents:FILE,
+    /// ring:P, mesh:AxB, mesh:AxBxC, torus:AxB, torus:AxBxC, hypercube:D or edges:FILE (one
+    /// link `A B` a line).
     #[arg(long, short, value_parser = parse_topology, default_value = "binary:3")]
     pub(crate) topology: Topology,
+    /// The processor the spanning tree grows from, breadth first (where tasks enter); default:
+    /// the tree's own root on trees, processor 0 on other networks.
+    #[arg(long, value_name = "P")]
+    pub(crate) root: Option<usize>,
 }
 
 /// How emulated time maps to wall time.
@@ -85,15 +91,29 @@ pub(crate) struct TimeArgs {
     pub(crate) stack_size: Option<usize>,
 }
 
-/// Overlapped link costs, which the models charge too: `--latency`, `--per-byte`.
+/// Overlapped link costs, which the models charge too: `--latency`, `--per-byte`, and the
+/// switching model of routed messages.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct TransferArgs {
     /// Overlapped transfer time per byte (τ), e.g. 1us or 500ns.
     #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
     pub(crate) per_byte: Duration,
-    /// Overlapped fixed delay per message.
+    /// Overlapped fixed delay per message, per hop (t_h).
     #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION", allow_hyphen_values = true)]
     pub(crate) latency: Duration,
+    /// How routed messages cross the processors between their ends.
+    #[arg(long, value_enum, default_value_t = SwitchingArg::StoreAndForward)]
+    pub(crate) switching: SwitchingArg,
+}
+
+/// `--switching`: the switching model of routed messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SwitchingArg {
+    /// Each processor on the way receives the whole message and pays the start-up again to
+    /// forward it: h·(β + m·τ + t_h).
+    StoreAndForward,
+    /// Start-up once, t_h per hop, the body pipelined: β + h·t_h + m·τ.
+    CutThrough,
 }
 
 /// The emulated message system's other costs and buffering (runs only).

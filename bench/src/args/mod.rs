@@ -2,6 +2,7 @@
 //! arguments into a validated plan ([`crate::plan`]) before anything runs.
 
 mod calibrate;
+mod collective;
 mod common;
 mod dnc;
 mod emulate;
@@ -18,9 +19,10 @@ mod tour;
 mod values;
 
 pub(crate) use calibrate::CalibrateArgs;
+pub(crate) use collective::{AlgorithmArg, CollectiveArgs, OperationArg};
 pub(crate) use common::{
-    ComputeArg, MessageArgs, ModeArg, RepeatArgs, ReportArgs, RunArgs, TimeArgs, TraceArgs,
-    TransferArgs, WaitArg,
+    ComputeArg, MessageArgs, ModeArg, RepeatArgs, ReportArgs, RunArgs, SwitchingArg, TimeArgs,
+    TopologyArg, TraceArgs, TransferArgs, WaitArg,
 };
 pub(crate) use dnc::{DncArgs, DncKernelArg, DncWorkArgs, PredictDncArgs, SplitArg};
 pub(crate) use emulate::{EmulateArgs, PatternArg};

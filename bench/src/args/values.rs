@@ -90,7 +90,7 @@ pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
 const MAX_STACK_BYTES: u64 = 1 << 30;
 
 /// Parses a topology (`chain:P`, `array:P`, `tree:K:LEVELS`, `binary:LEVELS`,
-/// `parents:FILE`).
+/// `parents:FILE`, `ring:P`, `mesh:AxB[xC]`, `torus:AxB[xC]`, `hypercube:D`, `edges:FILE`).
 pub(crate) fn parse_topology(s: &str) -> Result<Topology, String> {
     Topology::parse(s).map_err(|e| e.to_string())
 }

@@ -3,12 +3,13 @@
 
 use anyhow::Result;
 use multicomputer_runtime::{Hints, Machine, Topology};
+use multicomputer_workloads::collectives::CollectiveComparison;
 use multicomputer_workloads::dnc::{DncCompareError, DncComparison, DncExperiment, DncKernel};
 use multicomputer_workloads::farm::{CompareError, FarmComparison, FarmExperiment, Kernel};
 use multicomputer_workloads::synthetic::{Pattern, SyntheticComparison, SyntheticSpec};
 
 use super::Estimate;
-use crate::plan::{ArgError, model_error};
+use crate::plan::{ArgError, CollectiveExperiment, model_error};
 use crate::units::human_s;
 
 /// An experiment the executors can run on a machine.
@@ -134,5 +135,34 @@ impl Experiment for SyntheticSpec {
 
     fn label(&self, topology: &Topology) -> String {
         format!("{topology} {} rounds", self.rounds)
+    }
+}
+
+impl Experiment for CollectiveExperiment {
+    type Outcome = CollectiveComparison;
+    const NAME: &'static str = "collective";
+    const TIME_FLAGS: &'static str = "--bytes, --topology";
+
+    fn hints(&self, _: &Topology) -> Result<Hints, ArgError> {
+        Ok(self.spec.hints())
+    }
+
+    /// The model's makespan, and its messages as the events of virtual time.
+    fn estimate(&self, _: &Topology, d: Option<f64>) -> Estimate {
+        let rate = (self.predicted_s > 0.0).then(|| self.messages / self.predicted_s);
+        Estimate::emulated(self.predicted_s, d, rate, 1)
+    }
+
+    fn run(&self, machine: &Machine) -> Result<CollectiveComparison> {
+        Ok(self.spec.run(machine)?)
+    }
+
+    fn label(&self, topology: &Topology) -> String {
+        format!(
+            "{} {} on {topology}, {} B",
+            self.spec.operation.name(),
+            self.spec.algorithm.name(),
+            self.spec.bytes()
+        )
     }
 }

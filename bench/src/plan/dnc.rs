@@ -7,7 +7,9 @@ use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
 use super::budget::{DNC_TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_link;
-use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
+use super::{
+    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error, topology_inputs,
+};
 use crate::args::{DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg};
 
 /// The model's parameter names and the flags that set them.
@@ -191,7 +193,7 @@ impl PredictDncPlan {
     /// Validates `predict dnc`'s flags.
     pub(crate) fn new(a: &PredictDncArgs) -> Result<Self, ArgError> {
         let tau_s = transfer_link(&a.transfer).transfer_s(a.work.task_bytes);
-        let topology = a.topology.topology.clone();
+        let topology = a.topology.resolve()?;
         let experiment = experiment(
             &a.engine,
             &a.work,
@@ -212,7 +214,7 @@ impl PredictDncPlan {
     /// Every input.
     pub(crate) fn inputs(&self) -> Inputs {
         let mut i = Inputs::new();
-        i.add("topology", &self.topology)
+        i.extend(topology_inputs(&self.topology))
             .extend(dnc_inputs(&self.experiment));
         i
     }

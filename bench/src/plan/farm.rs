@@ -9,6 +9,7 @@ use super::budget::{TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_link;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
+    topology_inputs,
 };
 use crate::args::MAX_DURATION;
 use crate::args::{
@@ -212,7 +213,7 @@ impl PredictFarmPlan {
                 format!("must be a number > 0, got {m}"),
             ));
         }
-        let topology = a.topology.topology.clone();
+        let topology = a.topology.resolve()?;
         let tau_s = transfer_link(&a.transfer).transfer_s(a.work.task_bytes);
         let experiment = experiment(&a.engine, &a.work, None, tau_s)?;
         check(&topology, &experiment)?;
@@ -243,7 +244,7 @@ impl PredictFarmPlan {
     /// Every input.
     pub(crate) fn inputs(&self) -> Inputs {
         let mut i = Inputs::new();
-        i.add("topology", &self.topology)
+        i.extend(topology_inputs(&self.topology))
             .extend(farm_inputs(&self.experiment))
             .add("min-marginal-efficiency", self.min_marginal_efficiency)
             .add("figures", self.figures.is_some());

@@ -129,7 +129,7 @@ mod tests {
             ("chain:4-2", "empty range"),
             ("chain:x-2", "bad range"),
             ("chain:1,,2", "empty item"),
-            ("ring:3", "ring"),
+            ("lattice:3", "lattice"),
             ("chain:1-18446744073709551615", "more than 4096"),
         ] {
             let e = topologies("--topologies", list).unwrap_err();

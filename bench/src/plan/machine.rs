@@ -18,15 +18,15 @@ use std::path::{Path, PathBuf};
 use multicomputer_runtime::tuning::{DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP};
 use multicomputer_runtime::{
     ComputeCharge, ConfigError, Hints, LinkCost, Machine, MachineConfig, MachineProfile, RunSpec,
-    TimeMode, Topology, WaitStrategy, WorkCosts,
+    Switching, TimeMode, Topology, WaitStrategy, WorkCosts,
 };
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
 
 use super::budget::SLOT_BYTES;
 use super::{ArgError, Inputs};
 use crate::args::{
-    ComputeArg, MAX_DILATION, MAX_DURATION, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg,
-    check_unit_cost,
+    ComputeArg, MAX_DILATION, MAX_DURATION, MessageArgs, ModeArg, SwitchingArg, TimeArgs,
+    TransferArgs, WaitArg, check_unit_cost,
 };
 
 /// The default place of the machine profile.
@@ -40,6 +40,10 @@ pub(crate) fn transfer_link(t: &TransferArgs) -> LinkCost {
     LinkCost {
         latency: t.latency,
         per_byte_ns: t.per_byte.as_nanos() as f64,
+        switching: match t.switching {
+            SwitchingArg::StoreAndForward => Switching::StoreAndForward,
+            SwitchingArg::CutThrough => Switching::CutThrough,
+        },
         ..LinkCost::default()
     }
 }
@@ -287,6 +291,7 @@ impl MachinePlan {
         let link = transfer_link(t);
         self.link.latency = link.latency;
         self.link.per_byte_ns = link.per_byte_ns;
+        self.link.switching = link.switching;
         self
     }
 
@@ -407,6 +412,7 @@ impl MachinePlan {
             .duration("recv-overhead", self.link.recv_overhead)
             .duration("latency", self.link.latency)
             .add("per-byte", format!("{} ns", self.link.per_byte_ns))
+            .add("switching", self.link.switching.name())
             .add("loop-count", self.link.loop_count)
             .add("capacity", self.capacity)
             .add(

@@ -9,6 +9,7 @@
 
 mod budget;
 mod calibrate;
+mod collective;
 mod dnc;
 mod emulate;
 mod error;
@@ -26,10 +27,12 @@ mod run;
 mod scaling;
 mod speedup;
 mod sweep;
+mod topology;
 mod tour;
 
 pub(crate) use budget::{Footprint, available_memory};
 pub(crate) use calibrate::CalibratePlan;
+pub(crate) use collective::{CollectiveExperiment, collective, collective_inputs};
 pub(crate) use dnc::{PredictDncPlan, dnc, dnc_inputs, splitting_name};
 pub(crate) use emulate::{EmulatePlan, emulate, synthetic_inputs};
 pub(crate) use error::{ArgError, model_error};
@@ -54,4 +57,5 @@ pub(crate) use run::RunPlan;
 pub(crate) use scaling::{Fitted, ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
 pub(crate) use speedup::SpeedupCommandPlan;
 pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
+pub(crate) use topology::topology_inputs;
 pub(crate) use tour::TourPlan;

@@ -4,7 +4,9 @@ use std::path::Path;
 
 use multicomputer_runtime::Topology;
 
-use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan};
+use super::{
+    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan, topology_inputs,
+};
 use crate::args::RunArgs;
 
 /// One experiment (`E`: a farm, a divide and conquer, a synthetic program) on one machine.
@@ -39,7 +41,7 @@ impl<E> RunPlan<E> {
             .transfer(&r.transfer)
             .messages(&r.messages)
             .tracing(trace.wanted());
-        let topology = r.topology.topology.clone();
+        let topology = r.topology.resolve()?;
         let output = OutputPlan::new(&r.output)?;
         super::distinct_outputs(Some(&trace), &output, &[])?;
         let (experiment, memory) = experiment(&topology, &machine)?;
@@ -57,7 +59,7 @@ impl<E> RunPlan<E> {
     /// Every input: the topology, the experiment's, the machine's and the repetitions.
     pub(crate) fn inputs(&self, experiment: Inputs) -> Inputs {
         let mut i = Inputs::new();
-        i.add("topology", &self.topology)
+        i.extend(topology_inputs(&self.topology))
             .extend(experiment)
             .extend(self.machine.inputs())
             .extend(self.repeat.inputs());

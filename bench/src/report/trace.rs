@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use multicomputer_runtime::{Activity, Fidelity, Trace};
+use multicomputer_workloads::collectives::CollectiveComparison;
 use multicomputer_workloads::farm::FarmComparison;
 use multicomputer_workloads::ising::IsingMeasurement;
 use multicomputer_workloads::ocl::PipelineRun;
@@ -45,6 +46,7 @@ macro_rules! traced {
 traced!(Comparison: fidelity, processors);
 traced!(IsingMeasurement: fidelity, processors);
 traced!(SyntheticComparison: report.fidelity, processors);
+traced!(CollectiveComparison: report.fidelity, processors);
 traced!(PipelineRun: report.fidelity, report.processors);
 
 impl Traced for FarmComparison {

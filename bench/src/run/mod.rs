@@ -3,6 +3,7 @@
 //! ([`crate::plan`], [`crate::exec`], [`crate::report`], [`crate::files`]).
 
 pub(crate) mod calibrate;
+pub(crate) mod collective;
 pub(crate) mod dnc;
 pub(crate) mod emulate;
 pub(crate) mod farm;

@@ -11,12 +11,14 @@
 //!    reports after the cause (a panic here), not before it.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 use crate::error::ProcessorError;
 use crate::link::Payload;
 use crate::link::flavors::Port;
 use crate::processor::{Processor, ProcessorParts};
 use crate::report::{Failure, Outcome, panic_message};
+use crate::routing::Network;
 use crate::spec::RunSpec;
 use crate::topology::Topology;
 
@@ -25,6 +27,7 @@ fn handle<M: Payload>(
     spec: &RunSpec,
     topology: &Topology,
     id: usize,
+    network: Arc<Network>,
     port: Port<M>,
 ) -> Processor<M> {
     Processor::new(ProcessorParts {
@@ -32,7 +35,9 @@ fn handle<M: Payload>(
         level: topology.level(id),
         processors: topology.len(),
         peers: topology.neighbours(id),
-        has_parent: topology.parent(id).is_some(),
+        tree: topology.tree_links_of(id),
+        grid: topology.grid().copied(),
+        network,
         cost: spec.link,
         charging: spec.charging.clone(),
         trace: spec.trace,
@@ -40,13 +45,16 @@ fn handle<M: Payload>(
     })
 }
 
-/// Runs processor `id`'s program over `port`: steps 1 to 3. `ready` is called with the
-/// handle before the program starts (an engine that must wait for its start instant does it
-/// there); `deliver` takes the outcome.
+/// Runs processor `id`'s program over `port`: steps 1 to 3. `network` is the run's routes and
+/// link clocks, shared by all its processors. `ready` is called with the handle before the
+/// program starts (an engine that must wait for its start instant does it there); `deliver`
+/// takes the outcome.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_body<M, R, F>(
     spec: &RunSpec,
     topology: &Topology,
     id: usize,
+    network: Arc<Network>,
     port: Port<M>,
     program: &F,
     ready: impl FnOnce(&mut Processor<M>),
@@ -55,7 +63,7 @@ pub(crate) fn run_body<M, R, F>(
     M: Payload,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError>,
 {
-    let mut proc = handle(spec, topology, id, port);
+    let mut proc = handle(spec, topology, id, network, port);
     ready(&mut proc);
     // Step 2: the program.
     let result = match catch_unwind(AssertUnwindSafe(|| program(&mut proc))) {

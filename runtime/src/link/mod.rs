@@ -44,6 +44,10 @@ pub struct LinkCost {
     pub per_byte_ns: f64,
     /// Iterations of a real busy loop the sender runs per message (message-system degradation).
     pub loop_count: u64,
+    /// How routed messages cross the processors between their ends
+    /// ([`routing`](crate::routing)).
+    #[serde(default)]
+    pub switching: Switching,
 }
 
 impl LinkCost {
@@ -60,9 +64,7 @@ impl LinkCost {
     /// formula the processors charge and the models predict with.
     #[inline]
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
-        u64::try_from(self.latency.as_nanos())
-            .unwrap_or(u64::MAX)
-            .saturating_add(self.occupancy_ns(bytes))
+        self.latency_ns().saturating_add(self.occupancy_ns(bytes))
     }
 
     /// T_τ in seconds, for the models.
@@ -91,6 +93,56 @@ impl LinkCost {
             .into_iter()
             .filter(|d| !d.is_zero())
             .min()
+    }
+}
+
+/// How a routed message crosses the processors between its ends ([`routing`](crate::routing)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switching {
+    /// Each hop receives the whole message, then pays the start-up to send it on.
+    #[default]
+    StoreAndForward,
+    /// The start-up once; the header advances one hop per `latency`, the body pipelined.
+    CutThrough,
+}
+
+impl Switching {
+    /// `store-and-forward` or `cut-through`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Switching::StoreAndForward => "store-and-forward",
+            Switching::CutThrough => "cut-through",
+        }
+    }
+
+    /// The emulated time of a message of `bytes` over `hops` links without contention, from
+    /// the sender starting its send to the message's arrival (the receiver's overhead not
+    /// included): the formulas of the [`routing`](crate::routing) docs.
+    pub fn uncontended_ns(self, cost: &LinkCost, hops: usize, bytes: u64) -> u64 {
+        if hops == 0 {
+            return 0;
+        }
+        let h = hops as u64;
+        let start_up = cost.send_overhead_ns();
+        let body = cost.occupancy_ns(bytes);
+        let hop = cost.latency_ns();
+        match self {
+            Switching::StoreAndForward => h * (start_up + body + hop),
+            Switching::CutThrough => start_up + h * hop + body,
+        }
+    }
+}
+
+impl LinkCost {
+    /// The start-up cost β, ns.
+    pub fn send_overhead_ns(&self) -> u64 {
+        u64::try_from(self.send_overhead.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// The per-hop latency t_h, ns.
+    pub fn latency_ns(&self) -> u64 {
+        u64::try_from(self.latency.as_nanos()).unwrap_or(u64::MAX)
     }
 }
 
@@ -155,6 +207,8 @@ impl LinkId {
 #[derive(Debug)]
 pub(crate) struct Envelope<M> {
     pub(crate) payload: M,
+    /// The processor that sent it.
+    pub(crate) from: usize,
     /// Emulated time at which the sender let the message go (after its start-up cost).
     pub(crate) sent_ns: u64,
     /// Emulated time at which the message is available to the receiver.
@@ -216,6 +270,14 @@ pub(crate) trait Transport<M> {
         clock_ns: u64,
         end_ns: u64,
     ) -> Result<Occupied<M>, Stop>;
+
+    /// Delivers a routed `envelope` to processor `to`, where it waits until taken (never
+    /// blocks).
+    fn route(&mut self, to: usize, envelope: Envelope<M>) -> Result<(), Stop>;
+
+    /// The routed message with the earliest arrival (from processor `from`, or from any),
+    /// waiting until one has arrived.
+    fn recv_routed(&mut self, from: Option<usize>, clock_ns: u64) -> Result<Envelope<M>, Stop>;
 
     /// Whether in-link `link` is closed (its peer finished) with nothing left on it.
     fn is_closed(&mut self, link: usize) -> bool;

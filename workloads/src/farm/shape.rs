@@ -7,8 +7,8 @@ use super::config::FarmTopology;
 use crate::tree::TreeShape;
 
 impl FarmTopology {
-    /// The model's topology for a machine topology: its tree shape when it has one, else its
-    /// parent relation with identical processors.
+    /// The model's topology for a machine topology: its tree shape when it has one, else the
+    /// parent relation of its spanning tree with identical processors.
     pub fn of(topology: &Topology) -> Self {
         match TreeShape::of(topology) {
             Some(shape) => Self::Tree(shape),
@@ -38,6 +38,15 @@ mod tests {
         let parents = Topology::from_parents(vec![None, Some(0), Some(0), Some(1)]).unwrap();
         assert_eq!(TreeShape::of(&parents), None);
         match FarmTopology::of(&parents) {
+            FarmTopology::Parents { parents, .. } => {
+                assert_eq!(parents, vec![None, Some(0), Some(0), Some(1)]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A re-rooted chain is no longer a chain from 0; a mesh is its spanning tree.
+        let rerooted = t("chain:3").rooted_at(1).unwrap();
+        assert_eq!(TreeShape::of(&rerooted), None);
+        match FarmTopology::of(&t("mesh:2x2")) {
             FarmTopology::Parents { parents, .. } => {
                 assert_eq!(parents, vec![None, Some(0), Some(0), Some(1)]);
             }

@@ -17,7 +17,8 @@ pub struct TreeShape {
 
 impl TreeShape {
     /// `(k, levels)` of a chain, a linear array (`k = 1`, one level per processor) or a
-    /// balanced `k`-ary tree; `None` for a tree given by a parent relation.
+    /// balanced `k`-ary tree used from its own root 0; `None` for a tree given by a parent
+    /// relation, a tree re-rooted elsewhere, and the spanning tree of any other network.
     ///
     /// ```
     /// use multicomputer_runtime::Topology;
@@ -28,6 +29,9 @@ impl TreeShape {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn of(topology: &Topology) -> Option<Self> {
+        if topology.root() != 0 {
+            return None;
+        }
         match topology.kind() {
             TopologyKind::Chain { processors } | TopologyKind::Array { processors } => Some(Self {
                 k: 1,
@@ -37,7 +41,7 @@ impl TreeShape {
                 k: u32::try_from(*arity).unwrap_or(u32::MAX),
                 levels: *levels,
             }),
-            TopologyKind::Parents => None,
+            _ => None,
         }
     }
 

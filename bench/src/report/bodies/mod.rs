@@ -1,6 +1,7 @@
 //! One typed report body per command (or kind of command).
 
 mod calibrate;
+mod collective;
 mod emulate;
 mod farm;
 mod fit;
@@ -16,6 +17,7 @@ mod sweep_row;
 mod tour;
 
 pub(crate) use calibrate::CalibrateReport;
+pub(crate) use collective::CollectiveReport;
 pub(crate) use emulate::EmulateReport;
 pub(crate) use farm::FarmReport;
 pub(crate) use fit::FitFarmReport;

@@ -68,6 +68,7 @@ use crate::link::flavors::Port;
 use crate::link::flavors::scheduled::{Reply, ScheduledPort, SimYielder, Simcall};
 use crate::processor::Processor;
 use crate::report::{Outcome, RunRecord, SimStats, WallClock, assemble, failure_of};
+use crate::routing::Network;
 use crate::spec::RunSpec;
 use crate::topology::Topology;
 use crate::tuning::STALL_WARNING;
@@ -109,7 +110,8 @@ where
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
-    let (mut coroutines, guards) = build(topology, spec, program, slots_ptr)?;
+    let network = Arc::new(Network::new(topology));
+    let (mut coroutines, guards) = build(topology, spec, program, slots_ptr, &network)?;
     let setup_wall_s = setup_start.elapsed().as_secs_f64();
 
     let watchdog = Watchdog::start();
@@ -193,6 +195,7 @@ fn build<M, R, F>(
     spec: &RunSpec,
     program: &F,
     slots: *mut Option<Outcome<R>>,
+    network: &Arc<Network>,
 ) -> Result<(Vec<Co<M>>, Vec<(usize, usize)>), RunError>
 where
     M: Payload,
@@ -212,6 +215,7 @@ where
                     (i * spec.stack_bytes) >> 20
                 ),
             })?;
+        let network = Arc::clone(network);
         // SAFETY: `slots` has `n` elements and outlives the coroutines.
         let slot = unsafe { slots.add(i) };
         let body = move |yielder: &SimYielder<M>, _start: Reply<M>| -> Exit {
@@ -222,6 +226,7 @@ where
                 spec,
                 topology,
                 i,
+                network,
                 port,
                 program,
                 |_| {},

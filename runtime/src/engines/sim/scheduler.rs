@@ -25,6 +25,8 @@ enum Wait {
     Recv { links: LinkSet },
     /// Occupied until `end_ns` unless a message arrives on `links` before.
     Occupy { links: LinkSet, end_ns: u64 },
+    /// Blocked receiving a routed message (from `from`, or any).
+    Routed { from: Option<usize> },
     /// Its program has returned.
     Done,
 }
@@ -71,6 +73,9 @@ pub(crate) struct Scheduler<M> {
     next_seq: u64,
     procs: Vec<Proc>,
     links: Vec<Link<M>>,
+    /// Per processor: routed messages delivered and not yet taken, each with its sequence
+    /// number (`routing`: held without bound).
+    inbox: Vec<Vec<(u64, Envelope<M>)>>,
     capacity: usize,
     /// `first_link[i]..first_link[i + 1]`: the global indices of processor i's out-links, in
     /// its local link order.
@@ -92,24 +97,19 @@ impl<M> Scheduler<M> {
     pub(crate) fn new(topology: &Topology, capacity: usize) -> Self {
         let n = topology.len();
         let mut first_link = Vec::with_capacity(n + 1);
-        let mut peer = Vec::with_capacity(2 * n);
+        let mut peer = Vec::with_capacity(2 * topology.links());
         first_link.push(0u32);
         for i in 0..n {
-            peer.extend(topology.parent(i).map(|p| p as u32));
-            peer.extend(topology.children(i).iter().map(|&c| c as u32));
+            peer.extend(topology.neighbours(i).into_iter().map(|j| j as u32));
             first_link.push(peer.len() as u32);
         }
-        // The reverse of i → child (at i's local index k) is child → i, the child's local
-        // link 0 (its parent comes first).
+        // The reverse of i → j (at i's local index k) is j → i, at j's local index back(i, k).
         let mut reverse = vec![0u32; peer.len()];
         for i in 0..n {
             let base = first_link[i] as usize;
-            let skip = usize::from(topology.parent(i).is_some());
-            for (c, &child) in topology.children(i).iter().enumerate() {
-                let down = base + skip + c;
-                let up = first_link[child] as usize;
-                reverse[down] = up as u32;
-                reverse[up] = down as u32;
+            for k in 0..(first_link[i + 1] as usize - base) {
+                let j = peer[base + k] as usize;
+                reverse[base + k] = first_link[j] + topology.back(i, k) as u32;
             }
         }
         let links = (0..peer.len())
@@ -136,6 +136,7 @@ impl<M> Scheduler<M> {
                 })
                 .collect(),
             links,
+            inbox: (0..n).map(|_| Vec::new()).collect(),
             capacity,
             first_link,
             reverse,
@@ -204,6 +205,7 @@ impl<M> Scheduler<M> {
             Wait::Send { .. } => Some(self.go(pid)),
             Wait::Recv { links } => self.recv(pid, links),
             Wait::Occupy { links, end_ns } => self.occupy(pid, links, end_ns),
+            Wait::Routed { from } => self.recv_routed(pid, from),
             Wait::Running | Wait::Done => None,
         }
     }
@@ -238,6 +240,59 @@ impl<M> Scheduler<M> {
             Simcall::IsClosed { link } => {
                 let l = &self.links[self.in_link(pid, link)];
                 Some(Reply::Flag(l.sender_done && l.queue.is_empty()))
+            }
+            Simcall::Route { to, envelope } => {
+                self.route(to, envelope);
+                Some(Reply::Go {
+                    now_ns: self.now_ns,
+                })
+            }
+            Simcall::RecvRouted { from } => self.recv_routed(pid, from),
+        }
+    }
+
+    /// Holds a routed message at `to` and lets it know, if it waits for one like it.
+    fn route(&mut self, to: usize, envelope: Envelope<M>) {
+        let arrive = envelope.arrive_ns.max(self.now_ns);
+        let due = match self.procs[to].wait {
+            Wait::Routed { from } => from.is_none_or(|f| f == envelope.from),
+            _ => false,
+        };
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.inbox[to].push((seq, envelope));
+        if due {
+            self.schedule(to, arrive);
+        }
+    }
+
+    /// A routed receive: the earliest arrival (ties to the one sent first) among the
+    /// messages held for `pid` from `from` (or any), if it has arrived.
+    fn recv_routed(&mut self, pid: usize, from: Option<usize>) -> Option<Reply<M>> {
+        let best = self.inbox[pid]
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, e))| from.is_none_or(|f| f == e.from))
+            .min_by_key(|(_, (seq, e))| (e.arrive_ns, *seq))
+            .map(|(i, (_, e))| (i, e.arrive_ns));
+        match best {
+            Some((i, t)) if t <= self.now_ns => {
+                self.procs[pid].wait = Wait::Running;
+                self.delivered += 1;
+                let (_, envelope) = self.inbox[pid].swap_remove(i);
+                Some(Reply::Routed {
+                    now_ns: self.now_ns,
+                    envelope,
+                })
+            }
+            Some((_, t)) => {
+                self.procs[pid].wait = Wait::Routed { from };
+                self.schedule(pid, t);
+                None
+            }
+            None => {
+                self.procs[pid].wait = Wait::Routed { from };
+                None
             }
         }
     }
@@ -438,6 +493,7 @@ impl<M> Scheduler<M> {
                             .map(|l| peer_of(pid, l.0))
                             .collect(),
                     },
+                    Wait::Routed { from } => Waiting::Routed { from },
                     Wait::Start | Wait::Sleep { .. } | Wait::Running | Wait::Done => return None,
                 };
                 Some(WaitReport {

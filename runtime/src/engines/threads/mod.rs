@@ -33,11 +33,13 @@ use crate::clock::{Fidelity, LatenessStats, TimeBase, WaitStrategy, minimise_tim
 use crate::error::{ProcessorError, RunError, WaitReport, Waiting};
 use crate::link::flavors::Port;
 use crate::link::flavors::channel::{
-    BLOCKED_RECV, BLOCKED_SEND, ChannelPort, DONE, InLink, OutLink, Shared, Status, directed_link,
+    BLOCKED_RECV, BLOCKED_ROUTED, BLOCKED_SEND, ChannelPort, DONE, InLink, OutLink, Shared, Status,
+    directed_link,
 };
 use crate::link::{Envelope, Payload};
 use crate::processor::Processor;
 use crate::report::{Outcome, RunRecord, WallClock, assemble, failure_of};
+use crate::routing::Network;
 use crate::tuning::START_MARGIN;
 
 /// The thread engine.
@@ -84,7 +86,7 @@ where
         .collect();
     for (i, nb) in neighbours.iter().enumerate() {
         for (k, &j) in nb.iter().enumerate() {
-            let back = back_index(topo, i, j);
+            let back = topo.back(i, k);
             let (out, inl, watch) = directed_link::<M>(spec.capacity);
             outs[i][k] = Some(out);
             ins[j][back] = Some(inl);
@@ -95,6 +97,15 @@ where
         .into_iter()
         .map(|v| v.into_iter().flatten().collect())
         .collect();
+
+    // Routed messages: an unbounded inbox per processor, which every processor can reach.
+    let (inbox_tx, inbox_rx): (Vec<_>, Vec<_>) = (0..n)
+        .map(|_| crossbeam_channel::unbounded::<Envelope<M>>())
+        .unzip();
+    let watch_inbox: Vec<Receiver<Envelope<M>>> = inbox_rx.clone();
+    let mut inbox_rx: Vec<Option<Receiver<Envelope<M>>>> = inbox_rx.into_iter().map(Some).collect();
+    let inboxes = Arc::new(inbox_tx);
+    let network = Arc::new(Network::new(topo));
 
     let shared = Arc::new(Shared {
         aborted: AtomicBool::new(false),
@@ -116,6 +127,9 @@ where
             let parts_in: Vec<InLink<M>> = ins[i].drain(..).flatten().collect();
             let shared = Arc::clone(&shared);
             let abort_rx = abort_rx.clone();
+            let inbox = inbox_rx[i].take();
+            let inboxes = Arc::clone(&inboxes);
+            let network = Arc::clone(&network);
             let done_tx = done_tx.clone();
             let ready_tx = ready_tx.clone();
             let core = if native {
@@ -137,6 +151,7 @@ where
                     let _ = ready_tx.send(());
                     drop(ready_tx);
                     let Ok(start) = start_rx.recv() else { return };
+                    let Some(inbox) = inbox else { return };
                     let time = TimeBase {
                         start,
                         dilation,
@@ -152,13 +167,17 @@ where
                         lateness: LatenessStats::default(),
                         shared,
                         abort_rx,
+                        inbox,
+                        held: Vec::new(),
+                        inboxes,
                     };
                     // Step 3: run, from emulated time 0; the outcome goes to the watcher.
                     run_body(
                         spec,
                         topo,
                         i,
-                        Port::Channel(port),
+                        network,
+                        Port::Channel(Box::new(port)),
                         program,
                         |_| {
                             time.wait_until(0);
@@ -244,7 +263,7 @@ where
                     if progress != last_progress.0 {
                         last_progress = (progress, Instant::now());
                     }
-                    match blocked_everywhere(&shared, &neighbours, &watch_in) {
+                    match blocked_everywhere(&shared, &neighbours, &watch_in, &watch_inbox) {
                         Some(waits) if suspect == Some(progress) => {
                             first_failure = Some(RunError::Deadlock { waits });
                             do_abort(&mut abort);
@@ -289,18 +308,6 @@ where
     })
 }
 
-/// The index of `i` among the links of its neighbour `j` (parent first, then children in
-/// index order): without a search through `j`'s neighbours, so wide trees build fast.
-fn back_index(topo: &crate::Topology, i: usize, j: usize) -> usize {
-    if topo.parent(i) == Some(j) {
-        let skip = usize::from(topo.parent(j).is_some());
-        skip + topo.children(j).binary_search(&i).unwrap_or(0)
-    } else {
-        // `j` is a child of `i`: its parent comes first.
-        0
-    }
-}
-
 fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) {
     for h in handles {
         // A panic inside a program is caught in the thread; a join error cannot carry news.
@@ -308,9 +315,13 @@ fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) {
     }
 }
 
-/// What a blocked processor waits on, from its status.
+/// What a blocked processor waits on, from its status: its state, and the links it waits on
+/// (for a routed receive, the sender it waits for, if one).
 fn wait_of(status: &Status, peers: &[usize]) -> Option<(u8, Vec<usize>)> {
     let state = status.state.load(Ordering::Acquire);
+    if state == BLOCKED_ROUTED {
+        return Some((state, status.waiting.lock().clone()));
+    }
     if state != BLOCKED_RECV && state != BLOCKED_SEND {
         return None;
     }
@@ -322,7 +333,11 @@ fn wait_of(status: &Status, peers: &[usize]) -> Option<(u8, Vec<usize>)> {
 }
 
 fn report(i: usize, state: u8, links: &[usize], peers: &[usize]) -> WaitReport {
-    let waiting = if state == BLOCKED_SEND {
+    let waiting = if state == BLOCKED_ROUTED {
+        Waiting::Routed {
+            from: links.first().copied(),
+        }
+    } else if state == BLOCKED_SEND {
         Waiting::Send {
             to: links.first().map_or(i, |&l| peers[l]),
         }
@@ -354,6 +369,7 @@ fn blocked_everywhere<T>(
     shared: &Shared,
     neighbours: &[Vec<usize>],
     watch_in: &[Vec<Receiver<T>>],
+    watch_inbox: &[Receiver<T>],
 ) -> Option<Vec<WaitReport>> {
     let mut waits = Vec::new();
     let mut live = 0;
@@ -364,7 +380,9 @@ fn blocked_everywhere<T>(
         }
         live += 1;
         let (state, links) = wait_of(status, peers)?;
-        let stuck = if state == BLOCKED_RECV {
+        let stuck = if state == BLOCKED_ROUTED {
+            watch_inbox[i].is_empty()
+        } else if state == BLOCKED_RECV {
             links.iter().all(|&l| watch_in[i][l].is_empty())
         } else {
             links.iter().all(|&l| {

@@ -21,6 +21,9 @@ pub(crate) const RUNNING: u8 = 0;
 pub(crate) const BLOCKED_RECV: u8 = 1;
 pub(crate) const BLOCKED_SEND: u8 = 2;
 pub(crate) const DONE: u8 = 3;
+/// Blocked receiving a routed message; `waiting` holds the sender waited for, or nothing for
+/// any.
+pub(crate) const BLOCKED_ROUTED: u8 = 4;
 
 /// Polls a spinning receiver makes before it tells the deadlock monitor it is blocked.
 const SPIN_BEFORE_ANNOUNCE: u32 = 4096;
@@ -97,6 +100,12 @@ pub(crate) struct ChannelPort<M> {
     pub(crate) lateness: LatenessStats,
     pub(crate) shared: Arc<Shared>,
     pub(crate) abort_rx: Receiver<()>,
+    /// Routed messages for this processor, as they reach it.
+    pub(crate) inbox: Receiver<Envelope<M>>,
+    /// Routed messages taken off the inbox and not yet received.
+    pub(crate) held: Vec<Envelope<M>>,
+    /// Every processor's inbox, by processor.
+    pub(crate) inboxes: Arc<Vec<Sender<Envelope<M>>>>,
 }
 
 impl<M> ChannelPort<M> {
@@ -214,6 +223,35 @@ impl<M> ChannelPort<M> {
         if announced {
             self.set_running();
         }
+        result
+    }
+
+    /// Blocks until a routed message reaches the inbox, or the run aborts.
+    fn wait_routed(&mut self, from: Option<usize>) -> Result<(), Stop> {
+        {
+            let status = self.status();
+            let mut w = status.waiting.lock();
+            w.clear();
+            w.extend(from);
+        }
+        self.status().state.store(BLOCKED_ROUTED, Ordering::Release);
+        let result = loop {
+            if self.aborted() {
+                break Err(Stop::Aborted);
+            }
+            if !self.inbox.is_empty() {
+                break Ok(());
+            }
+            if self.spin {
+                std::hint::spin_loop();
+            } else {
+                let mut sel = Select::new();
+                sel.recv(&self.inbox);
+                sel.recv(&self.abort_rx);
+                sel.ready();
+            }
+        };
+        self.set_running();
         result
     }
 
@@ -341,6 +379,36 @@ impl<M: crate::Payload> Transport<M> for ChannelPort<M> {
                     }
                 }
                 return Ok(Occupied::Completed);
+            }
+        }
+    }
+
+    fn route(&mut self, to: usize, envelope: Envelope<M>) -> Result<(), Stop> {
+        // A processor that has finished takes nothing more: what is routed to it is dropped,
+        // as in virtual time it would be held and never taken.
+        let _ = self.inboxes[to].send(envelope);
+        Ok(())
+    }
+
+    fn recv_routed(&mut self, from: Option<usize>, clock_ns: u64) -> Result<Envelope<M>, Stop> {
+        let mut looked_again = false;
+        loop {
+            self.held.extend(self.inbox.try_iter());
+            let best = self
+                .held
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| from.is_none_or(|f| f == e.from))
+                .min_by_key(|(_, e)| e.arrive_ns)
+                .map(|(i, e)| (i, e.arrive_ns));
+            match best {
+                Some((_, arrive)) if arrive > clock_ns && !looked_again => {
+                    // Still in transit: wait for it, then look once more for an earlier one.
+                    self.time.wait_until_unless(arrive, &self.shared.aborted);
+                    looked_again = true;
+                }
+                Some((i, _)) => return Ok(self.held.remove(i)),
+                None => self.wait_routed(from)?,
             }
         }
     }

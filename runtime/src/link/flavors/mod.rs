@@ -15,7 +15,7 @@ use super::{Envelope, LinkId, Occupied, Stop, Transport};
 /// A processor's transport.
 pub(crate) enum Port<M> {
     /// OS threads and crossbeam channels.
-    Channel(channel::ChannelPort<M>),
+    Channel(Box<channel::ChannelPort<M>>),
     /// A coroutine under the discrete-event scheduler.
     Scheduled(scheduled::ScheduledPort<M>),
 }
@@ -76,6 +76,16 @@ impl<M: super::Payload> Transport<M> for Port<M> {
         end_ns: u64,
     ) -> Result<Occupied<M>, Stop> {
         each_port!(self, p => p.occupy_or_recv(links, clock_ns, end_ns))
+    }
+
+    #[inline]
+    fn route(&mut self, to: usize, envelope: Envelope<M>) -> Result<(), Stop> {
+        each_port!(self, p => p.route(to, envelope))
+    }
+
+    #[inline]
+    fn recv_routed(&mut self, from: Option<usize>, clock_ns: u64) -> Result<Envelope<M>, Stop> {
+        each_port!(self, p => p.recv_routed(from, clock_ns))
     }
 
     #[inline]

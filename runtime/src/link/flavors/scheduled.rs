@@ -81,6 +81,11 @@ pub(crate) enum Simcall<M> {
     OccupyOrRecv { links: LinkSet, end_ns: u64 },
     /// Whether in-link `link` is closed and drained.
     IsClosed { link: usize },
+    /// Deliver a routed message to processor `to` (never blocks).
+    Route { to: usize, envelope: Envelope<M> },
+    /// Take the earliest-arrived routed message (from `from`, or any); blocks until one has
+    /// arrived.
+    RecvRouted { from: Option<usize> },
 }
 
 /// What the scheduler answers.
@@ -93,6 +98,8 @@ pub(crate) enum Reply<M> {
         link: usize,
         envelope: Envelope<M>,
     },
+    /// A routed message, taken at `now_ns`.
+    Routed { now_ns: u64, envelope: Envelope<M> },
     /// Nothing has arrived (a `TryRecv`).
     Nothing,
     /// The occupation ran to its end, now `now_ns`.
@@ -215,6 +222,26 @@ impl<M: crate::Payload> Transport<M> for ScheduledPort<M> {
                 Ok(Occupied::Completed)
             }
             _ => protocol_error("occupy_or_recv"),
+        }
+    }
+
+    fn route(&mut self, to: usize, envelope: Envelope<M>) -> Result<(), Stop> {
+        match self.call(Simcall::Route { to, envelope }) {
+            Reply::Go { now_ns } => {
+                self.now_ns = now_ns;
+                Ok(())
+            }
+            _ => protocol_error("route"),
+        }
+    }
+
+    fn recv_routed(&mut self, from: Option<usize>, _clock_ns: u64) -> Result<Envelope<M>, Stop> {
+        match self.call(Simcall::RecvRouted { from }) {
+            Reply::Routed { now_ns, envelope } => {
+                self.now_ns = now_ns;
+                Ok(envelope)
+            }
+            _ => protocol_error("recv_routed"),
         }
     }
 

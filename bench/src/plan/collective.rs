@@ -1,0 +1,155 @@
+//! `collective`'s plan.
+
+use std::path::Path;
+
+use multicomputer_workloads::collectives::{
+    Algorithm, CollectiveSpec, Costs, ELEMENT_BYTES, Operation, check, model_ns,
+};
+
+use multicomputer_runtime::Topology;
+
+use super::{ArgError, Footprint, Inputs, MachinePlan, RunPlan};
+use crate::args::{AlgorithmArg, CollectiveArgs, OperationArg};
+use crate::units::human_ns;
+
+/// A collective on an emulated machine.
+pub(crate) type CollectivePlan = RunPlan<CollectiveExperiment>;
+
+/// The collective, with what an estimate of its run needs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CollectiveExperiment {
+    /// What runs.
+    pub(crate) spec: CollectiveSpec,
+    /// The model's makespan on the planned machine, seconds.
+    pub(crate) predicted_s: f64,
+    /// Messages the run sends (an estimate of its events).
+    pub(crate) messages: f64,
+}
+
+fn operation(o: OperationArg) -> Operation {
+    match o {
+        OperationArg::Broadcast => Operation::Broadcast,
+        OperationArg::Reduce => Operation::Reduce,
+        OperationArg::AllReduce => Operation::AllReduce,
+        OperationArg::Scatter => Operation::Scatter,
+        OperationArg::Gather => Operation::Gather,
+        OperationArg::AllGather => Operation::AllGather,
+        OperationArg::ReduceScatter => Operation::ReduceScatter,
+        OperationArg::AllToAll => Operation::AllToAll,
+        OperationArg::Barrier => Operation::Barrier,
+    }
+}
+
+fn algorithm(a: AlgorithmArg) -> Algorithm {
+    match a {
+        AlgorithmArg::BinomialTree => Algorithm::BinomialTree,
+        AlgorithmArg::Ring => Algorithm::Ring,
+        AlgorithmArg::RecursiveDoubling => Algorithm::RecursiveDoubling,
+        AlgorithmArg::RecursiveHalving => Algorithm::RecursiveHalving,
+        AlgorithmArg::Rabenseifner => Algorithm::Rabenseifner,
+        AlgorithmArg::Pairwise => Algorithm::Pairwise,
+        AlgorithmArg::Dissemination => Algorithm::Dissemination,
+        AlgorithmArg::DimensionOrdered => Algorithm::DimensionOrdered,
+    }
+}
+
+/// Validates `collective`'s flags: the algorithm is one of the operation's and suits the
+/// number of processors; the vector is whole 8-byte values.
+pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePlan, ArgError> {
+    RunPlan::new(&a.run, out, |topology, machine| {
+        let op = operation(a.operation);
+        let p = topology.len();
+        let alg = match a.algorithm {
+            Some(alg) => algorithm(alg),
+            None => *op
+                .algorithms()
+                .iter()
+                .find(|alg| !alg.needs_power_of_two() || p.is_power_of_two())
+                .ok_or_else(|| {
+                    ArgError::new(
+                        "--algorithm",
+                        format!("{} has no algorithm for {p} processors", op.name()),
+                    )
+                })?,
+        };
+        if a.bytes % ELEMENT_BYTES != 0 {
+            return Err(ArgError::new(
+                "--bytes",
+                format!(
+                    "the vector holds 8-byte values: {} is not a multiple of 8",
+                    a.bytes
+                ),
+            ));
+        }
+        let root = topology.root();
+        check(op, alg, p, root).map_err(|e| ArgError::new("--algorithm", e))?;
+        let spec = CollectiveSpec {
+            operation: op,
+            algorithm: alg,
+            root,
+            elements: a.bytes / ELEMENT_BYTES,
+            gamma_ns_per_byte: a.gamma.as_nanos() as f64,
+        };
+        let costs = Costs::of(&machine.link, spec.gamma_ns_per_byte);
+        let predicted_ns = model_ns(
+            op,
+            alg,
+            topology,
+            root,
+            spec.elements,
+            ELEMENT_BYTES,
+            &costs,
+        )
+        .map_err(|e| ArgError::new("--algorithm", e))?;
+        let steps = match alg {
+            Algorithm::Ring => 2.0 * p as f64,
+            Algorithm::Pairwise => p as f64,
+            _ => 2.0 * (p as f64).log2().ceil(),
+        };
+        let memory = footprint(topology, machine, &spec, a.bytes)?;
+        memory.check()?;
+        let experiment = CollectiveExperiment {
+            spec,
+            predicted_s: predicted_ns as f64 * 1e-9,
+            messages: p as f64 * steps,
+        };
+        Ok((experiment, memory))
+    })
+}
+
+/// Copies of one processor's vector a run holds at once, per processor: its input, its
+/// padded working copy, the blocks in flight, what it receives, and the sequential
+/// reference's input and result for it.
+const VECTOR_COPIES: f64 = 8.0;
+
+/// What a collective run holds (the memory model): the machine's processors and link
+/// buffers, its processors' vectors, and the reference's.
+fn footprint(
+    topology: &Topology,
+    machine: &MachinePlan,
+    spec: &CollectiveSpec,
+    bytes: usize,
+) -> Result<Footprint, ArgError> {
+    let processors = topology.len();
+    let mut f = Footprint::new();
+    f.machine(topology, machine, &spec.hints())?;
+    f.add(
+        "--bytes",
+        format!("{processors} processors' vectors of {bytes} B, {VECTOR_COPIES} copies each"),
+        VECTOR_COPIES * processors as f64 * bytes as f64,
+    );
+    Ok(f)
+}
+
+/// The collective's inputs.
+pub(crate) fn collective_inputs(s: &CollectiveSpec) -> Inputs {
+    let mut i = Inputs::new();
+    i.add("operation", s.operation.name())
+        .add("algorithm", s.algorithm.name())
+        .add("bytes", s.elements * ELEMENT_BYTES)
+        .add(
+            "gamma",
+            format!("{} per byte", human_ns(s.gamma_ns_per_byte)),
+        );
+    i
+}

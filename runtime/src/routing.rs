@@ -1,0 +1,280 @@
+//! Routed messages: deterministic shortest routes through the network, the time they take
+//! under two switching models, and the links they share.
+//!
+//! [`Processor::send_to`](crate::Processor::send_to) sends to any processor; the message
+//! travels along a route fixed by the topology, and
+//! [`Processor::recv_routed`](crate::Processor::recv_routed) takes it at the other end.
+//!
+//! # Routes
+//!
+//! Deterministic shortest paths: **dimension order** on rings, meshes, tori and hypercubes
+//! (x₀ first, the shorter way round a wrapping dimension, + on a tie; see
+//! [`Grid`]), **breadth first** on every other network: from each processor the
+//! next hop is its first link, in link order, that leads one hop closer to the destination.
+//!
+//! # Switching
+//!
+//! With β the start-up cost (`send_overhead`), τ the time per byte, t_h the per-hop `latency`
+//! and a route of h hops for m bytes, without contention:
+//!
+//! - **store-and-forward** ([`Switching::StoreAndForward`]): the whole message crosses each
+//!   link before it goes on, and each processor on the way pays the start-up again to forward
+//!   it, as transputers' software routers did: h·(β + m·τ + t_h). The forwarding start-up
+//!   delays the message; it is not taken from the program running on the forwarding
+//!   processor (as if its router ran on a processor of its own).
+//! - **cut-through** ([`Switching::CutThrough`]): start-up once, the header t_h per hop, the
+//!   body pipelined behind it: β + h·t_h + m·τ (Kumar et al., *Introduction to Parallel
+//!   Computing*, 2nd ed., §2.5.1, eqs. 2.2 and 2.3, with t_s = β, t_w = τ).
+//!
+//! On one hop both are a neighbour send: β + m·τ + t_h. The receiver pays its
+//! `recv_overhead` as for any message.
+//!
+//! # Contention
+//!
+//! Every directed link keeps the emulated time its last transfer leaves it; a transfer
+//! (routed or a neighbour [`send`](crate::Processor::send)) starts no earlier, so messages
+//! whose routes share a link queue on it. A message reserves every link of its route when
+//! its sender lets it go, each from the time the message will reach that link: on every
+//! link messages are served in the order they were sent, not strictly in the order they
+//! reach it (a convention that matters only under contention). In virtual time that order
+//! is the scheduler's exact one (ties by processor index); in native and dilated time it is
+//! the order in which the host ran the senders, so contended timings there depend on the
+//! host.
+//!
+//! # Buffers
+//!
+//! A routed message is held at its destination until taken, however many there are: the
+//! routers' buffers are not emulated, so routed traffic never blocks its sender and cannot
+//! deadlock in the network. Real wormhole networks with bounded buffers can: dimension-order
+//! routing on a torus deadlocks when every link of a ring holds a packet waiting for the next
+//! (Dally & Seitz 1987), which is why they add virtual channels. A deadlock this runtime
+//! reports is one of the program's own receives, never of the network.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+use crate::link::LinkCost;
+pub use crate::link::Switching;
+use crate::topology::{Graph, Grid, Topology};
+
+/// Breadth-first distance tables kept per destination (on networks without a grid).
+const CACHED_DESTINATIONS: usize = 64;
+
+/// What every processor of a run shares about the network: routes and each directed link's
+/// emulated free time.
+pub(crate) struct Network {
+    graph: Graph,
+    grid: Option<Grid>,
+    /// Per directed link (by [`Graph::entry`]): when its last transfer has left it.
+    free_ns: Vec<AtomicU64>,
+    /// Hop distances to recent destinations (breadth-first routes).
+    distances: Mutex<HashMap<usize, Arc<Vec<u32>>>>,
+}
+
+impl Network {
+    /// The network of `topology`, every link free at time 0.
+    pub(crate) fn new(topology: &Topology) -> Self {
+        let graph = topology.graph().clone();
+        let free_ns = (0..2 * graph.links()).map(|_| AtomicU64::new(0)).collect();
+        Self {
+            graph,
+            grid: topology.grid().copied(),
+            free_ns,
+            distances: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The route from `from` to `to`, as (processor, its link index) for each hop.
+    pub(crate) fn route(&self, from: usize, to: usize) -> Vec<(usize, usize)> {
+        route(&self.graph, self.grid.as_ref(), from, to, |d| {
+            self.distances_to(d)
+        })
+    }
+
+    fn distances_to(&self, to: usize) -> Arc<Vec<u32>> {
+        let mut cache = self.distances.lock();
+        if let Some(d) = cache.get(&to) {
+            return Arc::clone(d);
+        }
+        if cache.len() >= CACHED_DESTINATIONS {
+            cache.clear();
+        }
+        let d = Arc::new(self.graph.bfs(to).0);
+        cache.insert(to, Arc::clone(&d));
+        d
+    }
+
+    /// Reserves `at`'s link `k` for a transfer of `transfer_ns` that is ready at `ready_ns`:
+    /// it starts when the link is free, no earlier. Returns when it starts.
+    pub(crate) fn reserve(&self, at: usize, k: usize, ready_ns: u64, transfer_ns: u64) -> u64 {
+        let slot = &self.free_ns[self.graph.entry(at, k)];
+        let mut start = ready_ns;
+        let _ = slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, |free| {
+            start = free.max(ready_ns);
+            Some(start.saturating_add(transfer_ns))
+        });
+        start
+    }
+
+    /// The arrival of a routed message of `bytes` whose sender has paid its start-up and is
+    /// at `ready_ns`, over `hops`, reserving each link on the way.
+    pub(crate) fn transit(
+        &self,
+        hops: &[(usize, usize)],
+        ready_ns: u64,
+        bytes: u64,
+        cost: &LinkCost,
+        switching: Switching,
+    ) -> u64 {
+        let body = cost.occupancy_ns(bytes);
+        let hop = cost.latency_ns();
+        let forward = cost.send_overhead_ns();
+        let mut t = ready_ns;
+        let mut arrive = ready_ns;
+        for (j, &(at, k)) in hops.iter().enumerate() {
+            let depart = self.reserve(at, k, t, body);
+            arrive = depart.saturating_add(body).saturating_add(hop);
+            let last = j + 1 == hops.len();
+            t = match switching {
+                Switching::StoreAndForward if !last => arrive.saturating_add(forward),
+                Switching::StoreAndForward => arrive,
+                Switching::CutThrough => depart.saturating_add(hop),
+            };
+        }
+        arrive
+    }
+}
+
+/// The route from `from` to `to` on `graph`: dimension order on a grid, else breadth first
+/// with `distances_to(to)` giving every processor's hop count to `to`.
+fn route(
+    graph: &Graph,
+    grid: Option<&Grid>,
+    from: usize,
+    to: usize,
+    distances_to: impl FnOnce(usize) -> Arc<Vec<u32>>,
+) -> Vec<(usize, usize)> {
+    let mut hops = Vec::new();
+    let link_to = |at: usize, next: usize| {
+        graph
+            .row(at)
+            .iter()
+            .position(|&j| j as usize == next)
+            .unwrap_or(0)
+    };
+    let mut at = from;
+    match grid {
+        Some(grid) => {
+            while let Some(next) = grid.next_hop(at, to) {
+                hops.push((at, link_to(at, next)));
+                at = next;
+            }
+        }
+        None if from != to => {
+            let dist = distances_to(to);
+            while at != to {
+                let here = dist[at];
+                let k = graph
+                    .row(at)
+                    .iter()
+                    .position(|&j| dist[j as usize] + 1 == here)
+                    .unwrap_or(0);
+                hops.push((at, k));
+                at = graph.row(at)[k] as usize;
+            }
+        }
+        None => {}
+    }
+    hops
+}
+
+impl Topology {
+    /// The processors along the route from `from` to `to`, both included (see
+    /// [`routing`](crate::routing) for the rule).
+    pub fn route(&self, from: usize, to: usize) -> Vec<usize> {
+        let graph = self.graph();
+        let hops = route(graph, self.grid(), from, to, |d| Arc::new(graph.bfs(d).0));
+        let mut path: Vec<usize> = hops.iter().map(|&(at, _)| at).collect();
+        path.push(to);
+        path
+    }
+
+    /// The number of hops on the route from `from` to `to`.
+    pub fn hops(&self, from: usize, to: usize) -> usize {
+        match self.grid() {
+            Some(grid) => grid.distance(from, to),
+            None => self.graph().bfs(from).0[to] as usize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn routes_are_dimension_ordered_on_grids_and_breadth_first_elsewhere() {
+        let mesh = Topology::mesh(&[4, 4]).unwrap();
+        assert_eq!(mesh.route(0, 10), vec![0, 1, 2, 6, 10]);
+        assert_eq!(mesh.hops(0, 10), 4);
+        let cube = Topology::hypercube(3).unwrap();
+        assert_eq!(cube.route(0, 7), vec![0, 1, 3, 7]);
+        // A binary tree: up to the common ancestor, then down.
+        let tree = Topology::kary_tree(2, 3).unwrap();
+        assert_eq!(tree.route(3, 6), vec![3, 1, 0, 2, 6]);
+        assert_eq!(tree.hops(3, 6), 4);
+        assert_eq!(tree.route(5, 5), vec![5]);
+        // Square 0-1-2-3-0: from 0 to 2 both ways are 2 hops; the first link in link order
+        // (0's links: 1 then 3) leads.
+        let square = Topology::parse_edges("0 1\n1 2\n2 3\n3 0\n", "sq").unwrap();
+        assert_eq!(square.route(0, 2), vec![0, 1, 2]);
+        assert_eq!(square.route(2, 0), vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn switching_models_match_the_textbook_formulas() {
+        let cost = LinkCost {
+            send_overhead: Duration::from_micros(10),
+            latency: Duration::from_micros(1),
+            per_byte_ns: 2.0,
+            ..LinkCost::default()
+        };
+        // 3 hops, 1000 bytes: SF 3 (10 + 2 + 1) µs; CT 10 + 3·1 + 2 µs.
+        assert_eq!(
+            Switching::StoreAndForward.uncontended_ns(&cost, 3, 1000),
+            39_000
+        );
+        assert_eq!(Switching::CutThrough.uncontended_ns(&cost, 3, 1000), 15_000);
+        for s in [Switching::StoreAndForward, Switching::CutThrough] {
+            assert_eq!(s.uncontended_ns(&cost, 1, 1000), 13_000);
+            assert_eq!(s.uncontended_ns(&cost, 0, 1000), 0);
+        }
+    }
+
+    #[test]
+    fn transit_equals_the_model_alone_and_queues_on_a_shared_link() {
+        let cost = LinkCost {
+            send_overhead: Duration::from_micros(10),
+            latency: Duration::from_micros(1),
+            per_byte_ns: 2.0,
+            ..LinkCost::default()
+        };
+        let ring = Topology::ring(8).unwrap();
+        for s in [Switching::StoreAndForward, Switching::CutThrough] {
+            let net = Network::new(&ring);
+            let hops = net.route(0, 3);
+            assert_eq!(hops.len(), 3);
+            // The sender paid its start-up (10 µs) before the transit begins.
+            let arrive = net.transit(&hops, 10_000, 1000, &cost, s);
+            assert_eq!(arrive, s.uncontended_ns(&cost, 3, 1000), "{s:?}");
+            // A second message over the same first link waits for the first's body.
+            let second = net.transit(&net.route(0, 1), 10_000, 1000, &cost, s);
+            assert_eq!(second, 10_000 + 2_000 + 2_000 + 1_000, "{s:?}");
+        }
+    }
+}

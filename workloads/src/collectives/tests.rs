@@ -1,0 +1,253 @@
+//! Every collective against the sequential reference, and its virtual time against its model.
+
+use std::time::Duration;
+
+use multicomputer_runtime::{
+    LinkCost, Machine, MachineConfig, Switching, TimeMode, Topology, WaitStrategy,
+};
+
+use super::*;
+
+const GAMMA: f64 = 0.5;
+
+fn link(switching: Switching) -> LinkCost {
+    LinkCost {
+        send_overhead: Duration::from_micros(10),
+        recv_overhead: Duration::from_micros(1),
+        latency: Duration::from_nanos(500),
+        per_byte_ns: 2.0,
+        switching,
+        ..LinkCost::default()
+    }
+}
+
+/// Runs `operation` by `algorithm` on `topology`; checks every result against the reference
+/// and returns the measured makespan and the model's, ns.
+fn measure(
+    operation: Operation,
+    algorithm: Algorithm,
+    topology: &str,
+    mode: TimeMode,
+    root: usize,
+    elements: usize,
+    switching: Switching,
+) -> (u64, u64) {
+    let topology = Topology::parse(topology).unwrap();
+    let p = topology.len();
+    let config = MachineConfig {
+        mode,
+        wait: WaitStrategy::Sleep,
+        link: link(switching),
+        ..MachineConfig::default()
+    };
+    let machine = Machine::new(topology, config).unwrap();
+    let sum = Reduction::sum(GAMMA);
+    let record = machine
+        .run(|proc| {
+            let data = input(operation, proc.id(), p, elements);
+            run(proc, operation, algorithm, root, data, &sum)
+        })
+        .unwrap();
+    let inputs: Vec<Vec<f64>> = (0..p).map(|i| input(operation, i, p, elements)).collect();
+    let want = reference(operation, root, &inputs, &sum);
+    for (i, (got, want)) in record.results.iter().zip(&want).enumerate() {
+        if let Some(want) = want {
+            assert_eq!(got, want, "{operation:?} {algorithm:?} P{i}");
+        }
+    }
+    let costs = Costs::of(&link(switching), GAMMA);
+    let model = model_ns(
+        operation,
+        algorithm,
+        machine.topology(),
+        root,
+        elements,
+        8,
+        &costs,
+    )
+    .unwrap();
+    (record.report.makespan().as_nanos() as u64, model)
+}
+
+#[test]
+fn every_algorithm_equals_the_reference_and_its_model_on_a_hypercube() {
+    for switching in [Switching::StoreAndForward, Switching::CutThrough] {
+        for op in Operation::ALL {
+            for &alg in op.algorithms() {
+                for (root, elements) in [(0, 64), (5, 13), (3, 1)] {
+                    let (measured, model) = measure(
+                        op,
+                        alg,
+                        "hypercube:3",
+                        TimeMode::Virtual,
+                        root,
+                        elements,
+                        switching,
+                    );
+                    assert_eq!(
+                        measured, model,
+                        "{op:?} {alg:?} root {root}, {elements} elements, {switching:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ring_algorithms_equal_their_models_on_a_ring_of_any_size() {
+    for p in [2, 5, 8] {
+        for (op, alg) in [
+            (Operation::AllReduce, Algorithm::Ring),
+            (Operation::ReduceScatter, Algorithm::Ring),
+            (Operation::AllGather, Algorithm::Ring),
+        ] {
+            let (measured, model) = measure(
+                op,
+                alg,
+                &format!("ring:{p}"),
+                TimeMode::Virtual,
+                0,
+                40,
+                Switching::CutThrough,
+            );
+            assert_eq!(measured, model, "{op:?} {alg:?} on ring:{p}");
+        }
+    }
+}
+
+#[test]
+fn every_algorithm_equals_the_reference_on_other_networks_in_dilated_and_virtual_time() {
+    for mode in [TimeMode::Dilated(1.0), TimeMode::Virtual] {
+        for topology in ["ring:4", "mesh:2x2", "binary:2"] {
+            for op in Operation::ALL {
+                for &alg in op.algorithms() {
+                    let p = Topology::parse(topology).unwrap().len();
+                    if alg.needs_power_of_two() && !p.is_power_of_two() {
+                        continue;
+                    }
+                    measure(op, alg, topology, mode, 1, 9, Switching::CutThrough);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn models_are_the_papers_formulas_on_one_hop() {
+    // α = 10 + 0.5 + 1 µs, β = 2 ns/B, γ = 0.5 ns/B; p = 8, m = 8 · 64 = 512 B, blocks 64 B.
+    let costs = Costs::of(&link(Switching::CutThrough), GAMMA);
+    let cube = Topology::hypercube(3).unwrap();
+    let alpha = 11_500u64;
+    let (m, b) = (512u64, 64u64);
+    let model = |op, alg| model_ns(op, alg, &cube, 0, 64, 8, &costs).unwrap();
+    // Binomial broadcast: lg p (α + mβ).
+    assert_eq!(
+        model(Operation::Broadcast, Algorithm::BinomialTree),
+        3 * (alpha + 2 * m)
+    );
+    // Reduce: lg p (α + mβ + mγ).
+    assert_eq!(
+        model(Operation::Reduce, Algorithm::BinomialTree),
+        3 * (alpha + 2 * m + m / 2)
+    );
+    // Ring all-reduce: 2(p−1)α + 2(p−1)bβ + (p−1)bγ.
+    assert_eq!(
+        model(Operation::AllReduce, Algorithm::Ring),
+        14 * alpha + 14 * 2 * b + 7 * b / 2
+    );
+    // Rabenseifner: 2 lg p α + 2(p−1)bβ + (p−1)bγ.
+    assert_eq!(
+        model(Operation::AllReduce, Algorithm::Rabenseifner),
+        6 * alpha + 14 * 2 * b + 7 * b / 2
+    );
+    // Recursive-doubling all-gather: lg p α + (p−1) b β.
+    assert_eq!(
+        model(Operation::AllGather, Algorithm::RecursiveDoubling),
+        3 * alpha + 7 * 2 * b
+    );
+    // Barrier on a hypercube: the butterfly, three rounds of one hop, no bytes.
+    assert_eq!(
+        model(Operation::Barrier, Algorithm::Dissemination),
+        3 * alpha
+    );
+}
+
+#[test]
+fn bad_choices_are_refused_with_reasons() {
+    let e = check(Operation::Broadcast, Algorithm::Ring, 8, 0).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("broadcast has no ring algorithm (it has: binomial-tree)")
+    );
+    let e = check(Operation::AllReduce, Algorithm::RecursiveDoubling, 6, 0).unwrap_err();
+    assert!(e.to_string().contains("power-of-two"), "{e}");
+    let e = check(Operation::Reduce, Algorithm::BinomialTree, 4, 4).unwrap_err();
+    assert!(e.to_string().contains("root 4"), "{e}");
+}
+
+#[test]
+fn every_algorithm_equals_its_model_on_hypercubes_of_2_to_64() {
+    for d in 1..=6 {
+        for elements in [1, 100, 1000] {
+            for op in Operation::ALL {
+                for &alg in op.algorithms() {
+                    let (measured, model) = measure(
+                        op,
+                        alg,
+                        &format!("hypercube:{d}"),
+                        TimeMode::Virtual,
+                        (1 << d) - 1,
+                        elements,
+                        Switching::CutThrough,
+                    );
+                    assert_eq!(
+                        measured, model,
+                        "{op:?} {alg:?} on hypercube:{d}, {elements}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_dimension_ordered_all_reduce_equals_its_model_on_tori_and_hypercubes() {
+    for topology in [
+        "torus:4x4",
+        "torus:3x5",
+        "torus:2x3x4",
+        "hypercube:4",
+        "ring:6",
+    ] {
+        for elements in [1, 30, 200] {
+            for switching in [Switching::StoreAndForward, Switching::CutThrough] {
+                let (measured, model) = measure(
+                    Operation::AllReduce,
+                    Algorithm::DimensionOrdered,
+                    topology,
+                    TimeMode::Virtual,
+                    0,
+                    elements,
+                    switching,
+                );
+                assert_eq!(
+                    measured, model,
+                    "{topology}, {elements} elements, {switching:?}"
+                );
+            }
+        }
+    }
+    // On a mesh and a tree it is correct; the mesh's line ends are far apart.
+    for topology in ["mesh:3x3", "binary:3"] {
+        measure(
+            Operation::AllReduce,
+            Algorithm::DimensionOrdered,
+            topology,
+            TimeMode::Virtual,
+            0,
+            20,
+            Switching::CutThrough,
+        );
+    }
+}
