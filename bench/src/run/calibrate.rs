@@ -19,6 +19,7 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     // The cost of each unit of work the programs declare, for model charging in virtual
     // time: measured by the programs' own kernels.
     profile.unit_costs = measure_unit_costs(5).ns_per_unit;
+    let profile = plan.to_save(profile);
     let mut files = Publication::new();
     files.stage(&plan.profile, &serde_json::to_vec_pretty(&profile)?)?;
     let mut meta = Meta::new("calibrate", plan.inputs(), None);

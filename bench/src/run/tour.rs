@@ -29,9 +29,10 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
     };
     say("multicomputer tour: an emulated transputer-style network on this host's threads.");
     say("1. Calibrating this host ...");
-    let profile = calibrate(CalibrateOptions {
+    // Merged over the profile already there: `calibrate`'s unit costs survive the tour.
+    let profile = plan.calibrate.to_save(calibrate(CalibrateOptions {
         samples: plan.calibrate.samples as usize,
-    });
+    }));
     let mut files = Publication::new();
     files.stage(
         &plan.calibrate.profile,
