@@ -32,6 +32,14 @@ pub(crate) trait Experiment {
     /// One run.
     fn run(&self, machine: &Machine) -> Result<Self::Outcome>;
 
+    /// The seed of the run's random draws, if it draws any.
+    fn seed(&self) -> Option<u64>;
+
+    /// This experiment with its random draws from `seed`.
+    fn reseeded(&self, seed: u64) -> Self
+    where
+        Self: Sized;
+
     /// What a sweep's progress shows for this cell.
     fn label(&self, topology: &Topology) -> String;
 }
@@ -65,6 +73,14 @@ impl Experiment for FarmExperiment {
             CompareError::Model(m) => invalid(m).into(),
             other => anyhow::Error::from(other),
         })
+    }
+
+    fn seed(&self) -> Option<u64> {
+        FarmExperiment::seed(self)
+    }
+
+    fn reseeded(&self, seed: u64) -> Self {
+        FarmExperiment::reseeded(self, seed)
     }
 
     fn label(&self, topology: &Topology) -> String {
@@ -103,6 +119,14 @@ impl Experiment for DncExperiment {
         })
     }
 
+    fn seed(&self) -> Option<u64> {
+        DncExperiment::seed(self)
+    }
+
+    fn reseeded(&self, seed: u64) -> Self {
+        DncExperiment::reseeded(self, seed)
+    }
+
     fn label(&self, topology: &Topology) -> String {
         format!("{topology} T_e={}", human_s(self.te.as_secs_f64()))
     }
@@ -131,6 +155,15 @@ impl Experiment for SyntheticSpec {
 
     fn run(&self, machine: &Machine) -> Result<SyntheticComparison> {
         Ok(SyntheticSpec::run(self, machine)?)
+    }
+
+    /// The synthetic program draws nothing.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+
+    fn reseeded(&self, _: u64) -> Self {
+        *self
     }
 
     fn label(&self, topology: &Topology) -> String {

@@ -99,7 +99,11 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
             })
         })?;
         let ran = Ran::of_report(&runs[0].run.report);
-        out.push(Runs { runs, ran });
+        out.push(Runs {
+            runs,
+            ran,
+            seeds: Vec::new(),
+        });
         progress.inc();
     }
     Ok(out)

@@ -68,6 +68,15 @@ pub(crate) struct Runs<T> {
     pub(crate) runs: Vec<T>,
     /// How the machine ran.
     pub(crate) ran: Ran,
+    /// The seed of each measured run's random draws (empty if the program draws none).
+    pub(crate) seeds: Vec<u64>,
+}
+
+/// The seed of measured run `k` (from 0) of a program seeded with `seed`: `seed + k`, so that
+/// repeated runs draw afresh and each can be re-run alone with `--seed`. Warm-up runs draw
+/// from `seed`.
+pub(crate) fn run_seed(seed: u64, r: Repeat, i: u32) -> u64 {
+    seed.wrapping_add(u64::from(i.saturating_sub(r.warmup)))
 }
 
 /// Runs `f` `warmup` times, discarding the results, then `runs` times; shows progress over
@@ -149,8 +158,19 @@ pub(crate) fn runs<E: Experiment>(
     } else {
         ""
     };
-    let runs = repeat(what, r, per_run.wall_s, |_| e.run(&m))?;
-    Ok(Runs { runs, ran })
+    let runs = repeat(what, r, per_run.wall_s, |i| match e.seed() {
+        Some(seed) => e.reseeded(run_seed(seed, r, i)).run(&m),
+        None => e.run(&m),
+    })?;
+    let seeds = e
+        .seed()
+        .map(|seed| {
+            (r.warmup..r.total())
+                .map(|i| run_seed(seed, r, i))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Runs { runs, ran, seeds })
 }
 
 /// One OCL run: its comparison and the verified pipeline run (output stream, trace, report).
@@ -246,7 +266,11 @@ pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
         .last()
         .map(|r| Ran::of_report(&r.run.report))
         .context("no run")?;
-    Ok(Runs { runs, ran })
+    Ok(Runs {
+        runs,
+        ran,
+        seeds: Vec::new(),
+    })
 }
 
 /// The ising program's runs: the native sample time is measured around each run; the
@@ -292,9 +316,14 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
             None => e.native_sample_times()?,
         };
         let verify = plan.verify && i == plan.repeat.warmup;
+        let mut e = e.clone();
+        e.config.seed = run_seed(e.config.seed, plan.repeat, i);
         Ok(e.run(&m, native_before, verify)?)
     })?;
-    Ok(Runs { runs, ran })
+    let seeds = (plan.repeat.warmup..plan.repeat.total())
+        .map(|i| run_seed(e.config.seed, plan.repeat, i))
+        .collect();
+    Ok(Runs { runs, ran, seeds })
 }
 
 #[cfg(test)]

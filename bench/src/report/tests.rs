@@ -172,7 +172,8 @@ fn sweep_table_csv_and_json_schema() {
 #[test]
 fn farm_table_and_json_schema() {
     let runs = [comparison(2.4), comparison(2.44)];
-    let body = FarmReport::of_runs("Processor farm", &runs, Repeat { runs: 2, warmup: 1 }).unwrap();
+    let body =
+        FarmReport::of_runs("Processor farm", &runs, Repeat { runs: 2, warmup: 1 }, &[]).unwrap();
     let r = Report::new(meta("farm"), body);
     insta::assert_snapshot!("farm_table", text::render(&r.document().unwrap()));
     let json: Value = serde_json::from_slice(&r.export(Format::Json).unwrap()).unwrap();
@@ -202,7 +203,7 @@ fn every_format_has_the_report_and_its_metadata() {
     let runs = [comparison(2.4)];
     let r = Report::new(
         meta("farm"),
-        FarmReport::of_runs("Processor farm", &runs, Repeat::ONCE).unwrap(),
+        FarmReport::of_runs("Processor farm", &runs, Repeat::ONCE, &[]).unwrap(),
     );
     let doc = r.document().unwrap();
     let md = markdown::render(&doc);

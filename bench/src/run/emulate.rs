@@ -25,7 +25,7 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
     let measured: Vec<_> = runs.runs.iter().map(|r| r.measured()).collect();
     let body = EmulateReport {
         run: last(&runs)?.clone(),
-        repetitions: Repetitions::of(plan.repeat, &measured),
+        repetitions: Repetitions::of(plan.repeat, &measured, &runs.seeds),
     };
     let what = format!("{} pattern on {}", last(&runs)?.pattern, plan.topology);
     Report::new(meta, body).finish_run(

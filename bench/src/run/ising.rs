@@ -27,7 +27,7 @@ pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
     .seed(plan.experiment.config.seed);
     let what = format!("ising, {} mechanism", run.mechanism);
     let body = IsingReport {
-        repetitions: Repetitions::of(plan.repeat, &runs.runs),
+        repetitions: Repetitions::of(plan.repeat, &runs.runs, &runs.seeds),
         run,
     };
     Report::new(meta, body).finish_run(

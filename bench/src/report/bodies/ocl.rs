@@ -112,11 +112,7 @@ impl Body for OclReport {
             )
         }));
         if let Some(rep) = &self.repetitions {
-            blocks.push(Block::Text(format!(
-                "{} runs after {} warm-up:",
-                rep.runs, rep.warmup
-            )));
-            blocks.push(Block::Table(rep.table()));
+            blocks.extend(rep.blocks("measured over"));
         }
         vec![Section::results("Measured beside predicted", blocks)]
     }
