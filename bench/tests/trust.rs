@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Output;
 
-use common::{folder, json, run_in};
+use common::{folder, json, refused, run_in};
 
 /// The output folder of the commands whose files no test reads.
 fn scratch() -> PathBuf {
@@ -39,6 +39,7 @@ fn repeated_randomised_runs_draw_fresh_recorded_seeds() {
 #[test]
 fn identical_virtual_runs_say_so_once() {
     let dir = folder("trust-identical");
+    std::fs::create_dir_all(&dir).unwrap();
     let report = dir.join("r.md");
     let o = run_in(
         &dir,
@@ -51,4 +52,43 @@ fn identical_virtual_runs_say_so_once() {
     let md = std::fs::read_to_string(&report).unwrap();
     assert!(md.contains("are identical"), "{md}");
     assert!(!md.contains("± 0.0000"), "{md}");
+}
+
+#[test]
+fn a_report_says_only_what_the_run_used() {
+    // A model uses no profile: the report says nothing about one, and no time mode it
+    // did not have.
+    let v = json(&run("predict farm -t chain:4 --te 1ms --json"));
+    assert_eq!(v["meta"]["host"]["profile"], "not_used");
+    // The farm's links hold its queue + 2 messages: the inputs say the capacity it ran with.
+    let v = json(&run(
+        "farm -t chain:4 --te 1ms --tasks 50 --queue 1 --capacity 2 --mode virtual --json",
+    ));
+    assert_eq!(v["meta"]["inputs"]["capacity"], "3");
+    assert_eq!(v["meta"]["inputs"]["queue"], "1");
+}
+
+#[test]
+fn flags_the_run_would_ignore_are_refused() {
+    refused(&run("farm -t chain:4 --grain 5000"), "--grain");
+    refused(&run("dnc -t chain:4 --keys 100000"), "--keys");
+    // With their kernel they are taken.
+    json(&run(
+        "farm -t chain:2 --kernel primes --grain 50 --tasks 4 --mode virtual --json",
+    ));
+}
+
+#[test]
+fn a_named_file_in_a_missing_folder_is_refused_and_nothing_is_created() {
+    let dir = folder("trust-missing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("no/such");
+    let report = missing.join("x.html");
+    let o = run_in(
+        &dir,
+        "predict farm -t chain:4 --te 1ms --report",
+        &[report.to_str().unwrap()],
+    );
+    refused(&o, "does not exist");
+    assert!(!dir.join("no").exists(), "a refused run created a folder");
 }

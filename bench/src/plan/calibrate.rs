@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use multicomputer_runtime::MachineProfile;
 
-use super::output::output_file;
+use super::output::{named_file, output_file};
 use super::{ArgError, Inputs, OutputPlan, default_profile_path};
 use crate::args::CalibrateArgs;
 
@@ -23,7 +23,7 @@ impl CalibratePlan {
     /// Validates `calibrate`'s flags.
     pub(crate) fn new(a: &CalibrateArgs, out: &Path) -> Result<Self, ArgError> {
         let profile = match &a.profile {
-            Some(p) => output_file("--profile", p)?,
+            Some(p) => named_file("--profile", p)?,
             None => output_file("--out", &default_profile_path(out))?,
         };
         Ok(Self {

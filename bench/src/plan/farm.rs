@@ -10,7 +10,7 @@ use super::machine::transfer_s;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
 };
-use crate::args::MAX_DURATION;
+use crate::args::{DEFAULT_GRAIN, MAX_DURATION};
 use crate::args::{
     EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs, TimesArg,
 };
@@ -49,7 +49,15 @@ pub(crate) fn experiment(
     tau_s: f64,
 ) -> Result<FarmExperiment, ArgError> {
     let kernel = match run.map(|r| (r.kernel, r.grain)) {
-        Some((KernelArg::Primes, grain)) => Kernel::Primes { grain },
+        Some((KernelArg::Primes, grain)) => Kernel::Primes {
+            grain: grain.unwrap_or(DEFAULT_GRAIN),
+        },
+        Some((KernelArg::Synthetic, Some(_))) => {
+            return Err(ArgError::new(
+                "--grain",
+                "is only used with --kernel primes (synthetic tasks take --te)",
+            ));
+        }
         _ => Kernel::Synthetic,
     };
     if kernel == Kernel::Synthetic && work.te.is_zero() {
@@ -178,6 +186,9 @@ pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
             machine.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
+        if let Ok(hints) = e.hints(topology) {
+            machine.hold(&hints);
+        }
         footprint(topology, &e, machine).check()?;
         Ok(e)
     })

@@ -276,6 +276,13 @@ impl MachinePlan {
         self.link.latency.as_secs_f64() + self.link.per_byte_ns * 1e-9 * bytes as f64
     }
 
+    /// Raises the links' capacity to what a workload's `hints` need, at plan time: the
+    /// capacity its runs use is then the plan's, in their inputs and memory plan as in their
+    /// machine.
+    pub(crate) fn hold(&mut self, hints: &MachineHints) {
+        self.capacity = self.capacity.max(hints.min_capacity);
+    }
+
     /// The machine configuration for a workload with `hints`.
     pub(crate) fn config(&self, hints: &MachineHints) -> MachineConfig {
         let p = self.profile.as_ref().map(|p| &p.profile);

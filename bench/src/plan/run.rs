@@ -26,20 +26,21 @@ pub(crate) struct RunPlan<E> {
 
 impl<E> RunPlan<E> {
     /// Validates the flags every run shares; `experiment` builds the rest from the machine's
-    /// plan (its link costs give the models' transfer time).
+    /// plan (its link costs give the models' transfer time), and raises what the plan must
+    /// hold for it ([`MachinePlan::hold`]).
     pub(crate) fn new(
         r: &RunArgs,
         out: &Path,
-        experiment: impl FnOnce(&Topology, &MachinePlan) -> Result<E, ArgError>,
+        experiment: impl FnOnce(&Topology, &mut MachinePlan) -> Result<E, ArgError>,
     ) -> Result<Self, ArgError> {
         let trace = TracePlan::new(&r.trace)?;
-        let machine = MachinePlan::new(&r.time, out)?
+        let mut machine = MachinePlan::new(&r.time, out)?
             .transfer(&r.transfer)
             .messages(&r.messages)
             .tracing(trace.wanted());
         let topology = r.topology.topology.clone();
         Ok(Self {
-            experiment: experiment(&topology, &machine)?,
+            experiment: experiment(&topology, &mut machine)?,
             topology,
             machine,
             trace,

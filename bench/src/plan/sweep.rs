@@ -108,6 +108,9 @@ impl SweepFarmPlan {
                             tau_s: transfer_s(&a.transfer, a.task_bytes),
                         };
                         super::farm::check(t, &experiment)?;
+                        if let Ok(hints) = experiment.hints(t) {
+                            machine.hold(&hints);
+                        }
                         super::farm::footprint(t, &experiment, &machine).check_against(memory)?;
                         cells.push(FarmCell {
                             topology: t.clone(),
@@ -184,6 +187,9 @@ impl SweepDncPlan {
                             e
                         }
                     })?;
+                    if let Ok(hints) = experiment.hints(t) {
+                        machine.hold(&hints);
+                    }
                     super::dnc::footprint(t, &experiment, &machine).check_against(memory)?;
                     cells.push(DncCell {
                         topology: t.clone(),

@@ -17,8 +17,66 @@ pub(crate) struct Host {
     pub(crate) name: String,
     /// Cores this process may use.
     pub(crate) cores: usize,
-    /// The machine profile used, if any.
-    pub(crate) profile: Option<ProfileSummary>,
+    /// The machine profile: used, missing (defaults used), written, or not a thing the
+    /// command uses.
+    pub(crate) profile: ProfileState,
+}
+
+/// What a command did with a machine profile, as it passed it to [`Meta::new`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ProfileUse<'a> {
+    /// The command uses no profile (a model, a fit of given data, a measurement of its own).
+    NotUsed,
+    /// The command uses the profile it found, or the defaults if there was none.
+    Read(Option<&'a LoadedProfile>),
+    /// The command measured the host and wrote this profile.
+    Written(&'a LoadedProfile),
+}
+
+/// The machine profile in a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ProfileState {
+    /// The command uses none.
+    NotUsed,
+    /// The command would use one; there was none, so it used the defaults.
+    Missing,
+    /// The profile it used.
+    Used(ProfileSummary),
+    /// The profile it measured and wrote.
+    Written(ProfileSummary),
+}
+
+impl ProfileSummary {
+    fn of(p: &LoadedProfile) -> Self {
+        Self {
+            path: p.path.display().to_string(),
+            message_parked_ns: p.profile.message_parked_ns,
+            wakeup_ns: p.profile.wakeup_ns,
+            wake_cpu_ns: p.profile.wake_cpu_ns,
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{}: message (parked) {}, wake-up {}, wake CPU {}",
+            self.path,
+            human_ns(self.message_parked_ns),
+            human_ns(self.wakeup_ns),
+            human_ns(self.wake_cpu_ns)
+        )
+    }
+}
+
+impl From<ProfileUse<'_>> for ProfileState {
+    fn from(u: ProfileUse<'_>) -> Self {
+        match u {
+            ProfileUse::NotUsed => Self::NotUsed,
+            ProfileUse::Read(None) => Self::Missing,
+            ProfileUse::Read(Some(p)) => Self::Used(ProfileSummary::of(p)),
+            ProfileUse::Written(p) => Self::Written(ProfileSummary::of(p)),
+        }
+    }
 }
 
 /// The parts of a machine profile that shape a run.
@@ -124,8 +182,9 @@ fn host_name() -> String {
 }
 
 impl Meta {
-    /// The metadata of `command` with `inputs`, on this host, now.
-    pub(crate) fn new(command: &str, inputs: Inputs, profile: Option<&LoadedProfile>) -> Self {
+    /// The metadata of `command` with `inputs`, on this host, now, with what the command did
+    /// with a machine profile.
+    pub(crate) fn new(command: &str, inputs: Inputs, profile: ProfileUse<'_>) -> Self {
         Self {
             tool: "multicomputer",
             version: env!("CARGO_PKG_VERSION"),
@@ -137,12 +196,7 @@ impl Meta {
             host: Host {
                 name: host_name(),
                 cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-                profile: profile.map(|p| ProfileSummary {
-                    path: p.path.display().to_string(),
-                    message_parked_ns: p.profile.message_parked_ns,
-                    wakeup_ns: p.profile.wakeup_ns,
-                    wake_cpu_ns: p.profile.wake_cpu_ns,
-                }),
+                profile: profile.into(),
             },
             time: None,
             fidelity: None,
@@ -159,9 +213,22 @@ impl Meta {
         ran: &Ran,
         fidelity: &Fidelity,
     ) -> Self {
-        Self::new(command, inputs, machine.profile.as_ref())
+        Self::new(command, inputs, ProfileUse::Read(machine.profile.as_ref()))
             .ran(machine, ran)
             .fidelity(fidelity)
+    }
+
+    /// With real execution timed by the command itself on the host's threads (pingpong,
+    /// calibrate, speedup): native time, no emulation, `wait` the threads' wait strategy.
+    pub(crate) fn native(mut self, wait: Option<&str>) -> Self {
+        self.time = Some(TimeInfo {
+            requested: "native".into(),
+            mode: "native".into(),
+            dilation: None,
+            wait: wait.map(str::to_string),
+            compute_charging: "none: real execution timed by the monotonic clock".into(),
+        });
+        self
     }
 
     /// With the run's seed.
@@ -236,7 +303,7 @@ impl Meta {
         for (k, v) in &self.inputs.0 {
             inputs.row(vec![k.clone(), v.clone()]);
         }
-        let mut run = Table::new(&["", ""]);
+        let mut run = Table::new(&["property", "value"]);
         run.row(vec![
             "tool".into(),
             format!("{} {}", self.tool, self.version),
@@ -250,34 +317,32 @@ impl Meta {
         if let Some(s) = self.seed {
             run.row(vec!["seed".into(), s.to_string()]);
         }
-        match &self.host.profile {
-            Some(p) => run.row(vec![
-                "machine profile".into(),
-                format!(
-                    "{}: message (parked) {}, wake-up {}, wake CPU {}",
-                    p.path,
-                    human_ns(p.message_parked_ns),
-                    human_ns(p.wakeup_ns),
-                    human_ns(p.wake_cpu_ns)
-                ),
-            ]),
-            None => run.row(vec![
-                "machine profile".into(),
-                "none (defaults; run `multicomputer calibrate`)".into(),
-            ]),
+        let profile = match &self.host.profile {
+            ProfileState::NotUsed => None,
+            ProfileState::Missing => {
+                Some("none (defaults used; run `multicomputer calibrate`)".to_string())
+            }
+            ProfileState::Used(p) => Some(p.describe()),
+            ProfileState::Written(p) => Some(format!("measured by this run, {}", p.describe())),
         };
+        if let Some(p) = profile {
+            run.row(vec!["machine profile".into(), p]);
+        }
         match &self.time {
             Some(t) => {
                 let how = match (t.dilation, &t.wait) {
                     (Some(d), Some(w)) => format!(" (D = {d}), {w} waits"),
                     (Some(d), None) => format!(" (D up to {d})"),
                     (None, _) if t.mode == "virtual" => " (exact event order)".into(),
-                    (None, _) => String::new(),
+                    (None, Some(w)) => format!(", {w} waits"),
+                    (None, None) => String::new(),
                 };
-                run.row(vec![
-                    "time mode".into(),
-                    format!("{} → {}{how}", t.requested, t.mode),
-                ]);
+                let mode = if t.requested == t.mode {
+                    t.mode.clone()
+                } else {
+                    format!("{} → {}", t.requested, t.mode)
+                };
+                run.row(vec!["time mode".into(), format!("{mode}{how}")]);
                 run.row(vec!["compute charging".into(), t.compute_charging.clone()]);
             }
             None => {
@@ -332,5 +397,47 @@ fn charging(machine: &MachinePlan, compute: &str, mode: &str) -> String {
             machine.work_costs.1
         ),
         (other, _) => other.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_table(m: &Meta) -> Table {
+        let run = m.sections().pop().unwrap();
+        match &run.blocks[0] {
+            Block::Table(t) => t.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn row<'a>(t: &'a Table, name: &str) -> Option<&'a str> {
+        t.rows.iter().find(|r| r[0] == name).map(|r| r[1].as_str())
+    }
+
+    #[test]
+    fn the_run_table_has_a_header_and_names_only_the_profile_used() {
+        let t = run_table(&Meta::new(
+            "predict farm",
+            Inputs::new(),
+            ProfileUse::NotUsed,
+        ));
+        assert!(t.header.iter().all(|h| !h.is_empty()), "{:?}", t.header);
+        assert_eq!(row(&t, "machine profile"), None);
+        assert_eq!(row(&t, "time mode"), Some("none: the model alone"));
+        let t = run_table(&Meta::new("farm", Inputs::new(), ProfileUse::Read(None)));
+        assert!(
+            row(&t, "machine profile")
+                .unwrap()
+                .starts_with("none (defaults used")
+        );
+    }
+
+    #[test]
+    fn a_real_measurement_says_it_ran_natively() {
+        let m = Meta::new("pingpong", Inputs::new(), ProfileUse::NotUsed).native(Some("spin"));
+        let t = run_table(&m);
+        assert_eq!(row(&t, "time mode"), Some("native, spin waits"));
     }
 }

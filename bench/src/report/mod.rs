@@ -37,7 +37,7 @@ pub(crate) use bodies::{
     SweepOclReport, SweepOclRow, TourReport, sweep_report,
 };
 pub(crate) use document::{Block, Document, Figure, Section, Table};
-pub(crate) use meta::Meta;
+pub(crate) use meta::{Meta, ProfileUse};
 pub(crate) use runs::Repetitions;
 pub(crate) use trace::{Traced, last, stage_trace, worst};
 

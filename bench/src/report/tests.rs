@@ -9,7 +9,7 @@ use multicomputer_workloads::farm::{
 use serde_json::Value;
 
 use super::bodies::{CellInputs, SweepReport, sweep_rows};
-use super::{Body, FarmReport, Meta, Report, csv, markdown, text};
+use super::{Body, FarmReport, Meta, ProfileUse, Report, csv, markdown, text};
 use crate::exec::{Ran, Runs};
 use crate::plan::{Format, Inputs, MachinePlan, Repeat};
 
@@ -28,7 +28,7 @@ fn schema(v: &Value) -> Value {
 fn meta(command: &str) -> Meta {
     let mut inputs = Inputs::new();
     inputs.add("topology", "tree:2:2").add("te", "1.000 ms");
-    let mut m = Meta::new(command, inputs, None)
+    let mut m = Meta::new(command, inputs, ProfileUse::NotUsed)
         .seed(1)
         .ran(
             &MachinePlan::from_parts(
@@ -138,10 +138,12 @@ pub(super) fn sweep() -> Report<SweepReport> {
         Runs {
             runs: vec![comparison(2.4), comparison(2.44)],
             ran: ran.clone(),
+            seeds: Vec::new(),
         },
         Runs {
             runs: vec![comparison(2.5)],
             ran,
+            seeds: Vec::new(),
         },
     ];
     let cells = [cell("tree:2:2"), cell("tree:3:2")];

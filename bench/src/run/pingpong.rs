@@ -12,7 +12,7 @@ use multicomputer_workloads::repetitions::Summary;
 use crate::args::PingpongArgs;
 use crate::files::Publication;
 use crate::plan::PingpongPlan;
-use crate::report::{Meta, PingpongReport, Report};
+use crate::report::{Meta, PingpongReport, ProfileUse, Report};
 
 fn bare(round_trips: u64, cores: &[core_affinity::CoreId]) -> f64 {
     bare_pingpong(round_trips, cores).as_nanos() as f64 / round_trips as f64 / 2.0
@@ -84,6 +84,9 @@ pub(crate) fn run(a: &PingpongArgs) -> Result<()> {
         bare_samples_ns: b,
         runtime_samples_ns: r,
     };
-    Report::new(Meta::new("pingpong", plan.inputs(), None), body)
-        .finish(&plan.output, Publication::new())
+    Report::new(
+        Meta::new("pingpong", plan.inputs(), ProfileUse::NotUsed).native(Some("spin")),
+        body,
+    )
+    .finish(&plan.output, Publication::new())
 }

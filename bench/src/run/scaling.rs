@@ -28,7 +28,9 @@ use multicomputer_workloads::hints::MachineHints;
 
 use crate::exec::{Ran, ScalingRow, scaling_runs};
 use crate::plan::{ArgError, ScalingPlan, ScalingSource, scaling_topology};
-use crate::report::{AlternativeFit, Analysis, LoopCountRow, Meta, Report, ScalingReport, csv};
+use crate::report::{
+    AlternativeFit, Analysis, LoopCountRow, Meta, ProfileUse, Report, ScalingReport, csv,
+};
 
 pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
     let plan = ScalingPlan::new(a, out)?;
@@ -81,7 +83,12 @@ pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
         source,
         rows,
     );
-    let mut meta = Meta::new("scaling", plan.inputs(), None);
+    // A sweep's machines charge with the profile its plan loaded; data from --csv use none.
+    let profile = match &plan.source {
+        ScalingSource::Sweep(s) => ProfileUse::Read(s.machine.profile.as_ref()),
+        _ => ProfileUse::NotUsed,
+    };
+    let mut meta = Meta::new("scaling", plan.inputs(), profile);
     if let ScalingSource::Sweep(s) = &plan.source {
         // Every run's mode and dilation, with the wait strategy and compute charging its
         // machine plan gives them all.

@@ -10,8 +10,10 @@ use serde::Serialize;
 use super::farm::bound_name;
 use super::sweep_plots::SweepPlots;
 use crate::exec::Runs;
-use crate::plan::{LoadedProfile, SweepPlan};
-use crate::report::{Block, Body, Figure, FolderFiles, Meta, Report, Section, Table, csv};
+use crate::plan::SweepPlan;
+use crate::report::{
+    Block, Body, Figure, FolderFiles, Meta, ProfileUse, Report, Section, Table, csv,
+};
 use crate::units::human_s;
 
 /// What a sweep's cell was run with.
@@ -207,9 +209,9 @@ pub(crate) fn sweep_report<E>(
     plan: &SweepPlan<E>,
     inputs: &[CellInputs],
     cells: &[Runs<FarmComparison>],
-    profile: Option<&LoadedProfile>,
     seed: u64,
 ) -> Result<(Report<SweepReport>, FolderFiles)> {
+    let profile = ProfileUse::Read(plan.machine.profile.as_ref());
     let meta = Meta::new(command, plan.inputs(), profile)
         .seed(seed)
         .cells(&plan.machine, cells.iter().map(|c| &c.ran));
