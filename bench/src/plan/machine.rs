@@ -259,6 +259,19 @@ impl MachinePlan {
         }
     }
 
+    /// One time mode for machines of all these sizes (a sweep's cells): auto mode that would
+    /// run some natively and others in virtual time runs them all in virtual time, so that
+    /// the cells are measured alike and none pays real time for what the others emulate.
+    pub(crate) fn one_mode_for(&mut self, processors: impl IntoIterator<Item = usize>) {
+        if self.mode != TimeMode::Auto {
+            return;
+        }
+        let on_threads: Vec<bool> = processors.into_iter().map(|p| self.threads(p)).collect();
+        if on_threads.contains(&true) && on_threads.contains(&false) {
+            self.mode = TimeMode::Virtual;
+        }
+    }
+
     /// Bytes the links' buffers of a machine on `topology` take before the run: threads'
     /// channels are allocated whole (two directions per link, `capacity` messages each);
     /// virtual time's queues grow as messages come.
@@ -433,6 +446,26 @@ mod tests {
             time_mode(ModeArg::Native, Some(2.0)).unwrap_err().flag,
             "--dilation"
         );
+    }
+
+    #[test]
+    fn a_sweep_in_auto_mode_runs_every_size_in_one_mode() {
+        let out = Path::new("/nonexistent-out");
+        let plan = MachinePlan::from_parts(TimeMode::Auto, WaitArg::Auto, None, out).unwrap();
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        // Some sizes native, some not: all in virtual time.
+        let mut mixed = plan.clone();
+        mixed.one_mode_for([1, cores + 1]);
+        assert_eq!(mixed.mode, TimeMode::Virtual);
+        // All emulated: auto stays (it resolves to virtual time for each).
+        let mut large = plan.clone();
+        large.one_mode_for([cores + 1, cores + 2]);
+        assert_eq!(large.mode, TimeMode::Auto);
+        // A mode asked for is kept.
+        let mut native =
+            MachinePlan::from_parts(TimeMode::Native, WaitArg::Auto, None, out).unwrap();
+        native.one_mode_for([1, cores + 1]);
+        assert_eq!(native.mode, TimeMode::Native);
     }
 
     #[test]

@@ -82,6 +82,7 @@ impl SweepFarmPlan {
             .transfer(&a.transfer)
             .messages(&a.messages);
         machine.size_flag = "--topologies";
+        machine.one_mode_for(topologies.iter().map(Topology::len));
         let tasks = usize::try_from(a.tasks)
             .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
         let mut cells = Vec::new();
@@ -161,6 +162,7 @@ impl SweepDncPlan {
             .transfer(&a.transfer)
             .messages(&a.messages);
         machine.size_flag = "--topologies";
+        machine.one_mode_for(topologies.iter().map(Topology::len));
         let mut cells = Vec::new();
         let memory = available_memory();
         for t in &topologies {

@@ -12,7 +12,7 @@ use super::sweep_plots::SweepPlots;
 use crate::exec::Runs;
 use crate::plan::SweepPlan;
 use crate::report::{
-    Block, Body, Figure, FolderFiles, Meta, ProfileUse, Report, Section, Table, csv,
+    Block, Body, Figure, FolderFiles, Meta, ProfileUse, Report, Section, Table, csv, worst,
 };
 use crate::units::human_s;
 
@@ -214,7 +214,9 @@ pub(crate) fn sweep_report<E>(
     let profile = ProfileUse::Read(plan.machine.profile.as_ref());
     let meta = Meta::new(command, plan.inputs(), profile)
         .seed(seed)
-        .cells(&plan.machine, cells.iter().map(|c| &c.ran));
+        .cells(&plan.machine, cells.iter().map(|c| &c.ran))
+        // The worst cell's fidelity, with its warning if it was poor.
+        .fidelity(worst(cells.iter().flat_map(|c| &c.runs))?);
     let rows = sweep_rows(inputs, cells);
     let table = csv::rows(&rows)?;
     let report = Report::new(meta, SweepReport { kind, rows });
