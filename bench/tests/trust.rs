@@ -92,3 +92,16 @@ fn a_named_file_in_a_missing_folder_is_refused_and_nothing_is_created() {
     refused(&o, "does not exist");
     assert!(!dir.join("no").exists(), "a refused run created a folder");
 }
+
+#[test]
+fn the_peak_operating_point_names_its_criterion_apart_from_the_maximum() {
+    let text = common::ok(&run("predict farm -t chain:16 --te 10ms"));
+    assert!(
+        text.contains("peak operating point (marginal efficiency < 0.1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the speedup's maximum lies further"),
+        "{text}"
+    );
+}

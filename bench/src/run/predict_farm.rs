@@ -41,6 +41,7 @@ pub(crate) fn run(a: &PredictFarmArgs, out: &Path) -> Result<()> {
         peak: e
             .peak(t, plan.min_marginal_efficiency)
             .map_err(|err| model_error(&err, &[], "--min-marginal-efficiency"))?,
+        min_marginal_efficiency: plan.min_marginal_efficiency,
         predicted,
         figure4,
         figure5,
