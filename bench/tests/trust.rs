@@ -105,3 +105,28 @@ fn the_peak_operating_point_names_its_criterion_apart_from_the_maximum() {
         "{text}"
     );
 }
+
+#[test]
+fn a_virtual_run_reports_its_spread_over_tie_orders() {
+    // Costs on a common grid: several processors finish at the same emulated instant, and
+    // which acts first changes the makespan (issue 22, item 10).
+    let line = "farm -t chain:4 --te 1ms --beta-e 50us --beta-f 100us --tasks 50 --mode virtual \
+                --json";
+    let v = json(&run(line));
+    let spread = &v["meta"]["tie_spread"];
+    assert_eq!(
+        spread["orders"],
+        serde_json::json!(["index", "reverse", "shuffle:1", "shuffle:2"])
+    );
+    let makespan = &spread["ranges"][0];
+    assert_eq!(makespan["name"], "makespan_s");
+    assert!(
+        makespan["min"].as_f64() < makespan["max"].as_f64(),
+        "{spread}"
+    );
+    // The reverse order alone gives the largest makespan of the four.
+    let reverse = json(&run(&format!("{line} --ties reverse")));
+    assert_eq!(reverse["measured"]["makespan_s"], makespan["max"]);
+    assert_eq!(reverse["meta"]["inputs"]["ties"], "reverse");
+    common::refused(&run("farm -t chain:4 --ties sideways"), "--ties");
+}

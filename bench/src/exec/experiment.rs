@@ -32,6 +32,9 @@ pub(crate) trait Experiment {
     /// One run.
     fn run(&self, machine: &Machine) -> Result<Self::Outcome>;
 
+    /// The headline figures of a run, whose spread over tie orders the report gives.
+    fn headline(outcome: &Self::Outcome) -> Vec<(&'static str, f64)>;
+
     /// The seed of the run's random draws, if it draws any.
     fn seed(&self) -> Option<u64>;
 
@@ -73,6 +76,13 @@ impl Experiment for FarmExperiment {
             CompareError::Model(m) => invalid(m).into(),
             other => anyhow::Error::from(other),
         })
+    }
+
+    fn headline(outcome: &FarmComparison) -> Vec<(&'static str, f64)> {
+        vec![
+            ("makespan_s", outcome.measured.makespan_s),
+            ("speedup", outcome.measured.speedup),
+        ]
     }
 
     fn seed(&self) -> Option<u64> {
@@ -119,6 +129,13 @@ impl Experiment for DncExperiment {
         })
     }
 
+    fn headline(outcome: &FarmComparison) -> Vec<(&'static str, f64)> {
+        vec![
+            ("makespan_s", outcome.measured.makespan_s),
+            ("speedup", outcome.measured.speedup),
+        ]
+    }
+
     fn seed(&self) -> Option<u64> {
         DncExperiment::seed(self)
     }
@@ -155,6 +172,10 @@ impl Experiment for SyntheticSpec {
 
     fn run(&self, machine: &Machine) -> Result<SyntheticComparison> {
         Ok(SyntheticSpec::run(self, machine)?)
+    }
+
+    fn headline(outcome: &SyntheticComparison) -> Vec<(&'static str, f64)> {
+        vec![("makespan_s", outcome.measured().makespan_s)]
     }
 
     /// The synthetic program draws nothing.

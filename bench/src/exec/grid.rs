@@ -103,6 +103,7 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
             runs,
             ran,
             seeds: Vec::new(),
+            ties: None,
         });
         progress.inc();
     }

@@ -8,6 +8,7 @@ mod grid;
 mod progress;
 mod runs;
 mod scaling;
+mod ties;
 
 pub(crate) use estimate::{Estimate, admit, check_emulated, refuse_endless};
 pub(crate) use experiment::Experiment;
@@ -15,3 +16,4 @@ pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker, completed};
 pub(crate) use runs::{Ran, Runs, ising_runs, ocl_runs, repeat, runs};
 pub(crate) use scaling::{ScalingRow, scaling_runs};
+pub(crate) use ties::TieSpread;

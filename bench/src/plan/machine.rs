@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use multicomputer_runtime::{
     ComputeCharge, ConfigError, DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, LinkCost,
-    Machine, MachineConfig, MachineProfile, TimeMode, Topology, WaitStrategy, WorkCosts,
+    Machine, MachineConfig, MachineProfile, TieOrder, TimeMode, Topology, WaitStrategy, WorkCosts,
 };
 use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
@@ -174,6 +174,8 @@ pub(crate) struct MachinePlan {
     pub(crate) work_costs: (WorkCosts, &'static str),
     /// Stack per processor in virtual time, bytes.
     pub(crate) stack_bytes: usize,
+    /// The order of simultaneous events in virtual time (`--ties`).
+    pub(crate) ties: TieOrder,
 }
 
 impl MachinePlan {
@@ -192,6 +194,7 @@ impl MachinePlan {
         });
         plan.work_costs = work_costs(plan.profile.as_ref().map(|p| &p.profile), &time.unit_cost);
         plan.stack_bytes = time.stack_size.unwrap_or(DEFAULT_STACK_BYTES);
+        plan.ties = time.ties;
         Ok(plan)
     }
 
@@ -216,6 +219,7 @@ impl MachinePlan {
             always_dilate: false,
             compute: None,
             stack_bytes: DEFAULT_STACK_BYTES,
+            ties: TieOrder::Index,
         })
     }
 
@@ -313,6 +317,7 @@ impl MachinePlan {
             compute: self.compute,
             work_costs: self.work_costs.0.clone(),
             stack_bytes: self.stack_bytes,
+            ties: self.ties,
             ..MachineConfig::default()
         }
     }
@@ -388,6 +393,7 @@ impl MachinePlan {
             .add("per-byte", format!("{} ns", self.link.per_byte_ns))
             .add("loop-count", self.link.loop_count)
             .add("capacity", self.capacity)
+            .add("ties", self.ties)
             .add(
                 "profile",
                 self.profile

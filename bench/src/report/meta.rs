@@ -6,7 +6,7 @@ use multicomputer_runtime::Fidelity;
 use serde::Serialize;
 
 use super::document::{Block, Section, Table};
-use crate::exec::Ran;
+use crate::exec::{Ran, TieSpread};
 use crate::plan::{Inputs, LoadedProfile, MachinePlan};
 use crate::units::human_ns;
 
@@ -107,6 +107,8 @@ pub(crate) struct TimeInfo {
     /// How real compute was charged to emulated time: `measured` (thread CPU time) or
     /// `model` (declared units × cost per unit), with where the costs came from.
     pub(crate) compute_charging: String,
+    /// The order of simultaneous events in virtual time (`--ties`).
+    pub(crate) ties: String,
 }
 
 /// The fidelity of a run: how late waits ended against their emulated deadlines (none in
@@ -168,6 +170,9 @@ pub(crate) struct Meta {
     pub(crate) fidelity: Option<FidelityInfo>,
     /// Files written, besides stdout.
     pub(crate) files: Vec<String>,
+    /// The headline figures over other orders of simultaneous events (virtual time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tie_spread: Option<TieSpread>,
 }
 
 /// The current time, RFC 3339 in UTC to the second.
@@ -201,6 +206,7 @@ impl Meta {
             time: None,
             fidelity: None,
             files: Vec::new(),
+            tie_spread: None,
         }
     }
 
@@ -227,7 +233,14 @@ impl Meta {
             dilation: None,
             wait: wait.map(str::to_string),
             compute_charging: "none: real execution timed by the monotonic clock".into(),
+            ties: String::new(),
         });
+        self
+    }
+
+    /// With the spread of the headline figures over tie orders, if measured.
+    pub(crate) fn ties(mut self, spread: Option<&TieSpread>) -> Self {
+        self.tie_spread = spread.cloned();
         self
     }
 
@@ -245,6 +258,7 @@ impl Meta {
             dilation: ran.dilation,
             wait: ran.wait.map(str::to_string),
             compute_charging: charging(machine, ran.compute, ran.mode),
+            ties: machine.ties.to_string(),
         });
         self
     }
@@ -276,6 +290,7 @@ impl Meta {
                 &mode,
             ),
             mode,
+            ties: machine.ties.to_string(),
         });
         self
     }
@@ -333,7 +348,7 @@ impl Meta {
                 let how = match (t.dilation, &t.wait) {
                     (Some(d), Some(w)) => format!(" (D = {d}), {w} waits"),
                     (Some(d), None) => format!(" (D up to {d})"),
-                    (None, _) if t.mode == "virtual" => " (exact event order)".into(),
+                    (None, _) if t.mode == "virtual" => " (exact given its tie order)".into(),
                     (None, Some(w)) => format!(", {w} waits"),
                     (None, None) => String::new(),
                 };
@@ -351,10 +366,16 @@ impl Meta {
         }
         if let Some(f) = self.fidelity.as_ref().filter(|f| f.exact) {
             let _ = f;
+            let ties = self.time.as_ref().map_or("index", |t| t.ties.as_str());
             run.row(vec![
                 "fidelity".into(),
-                "exact: events taken in emulated-time order by construction (virtual time)".into(),
+                format!(
+                    "exact given the order of simultaneous events: events taken in emulated-time \
+                     order by construction (virtual time), processors acting at one instant in \
+                     {ties} order, one of several legal orders (--ties)"
+                ),
             ]);
+            run.row(vec!["tie order".into(), tie_text(self.tie_spread.as_ref())]);
         } else if let Some(f) = &self.fidelity {
             run.row(vec![
                 "fidelity".into(),
@@ -398,6 +419,34 @@ fn charging(machine: &MachinePlan, compute: &str, mode: &str) -> String {
         ),
         (other, _) => other.into(),
     }
+}
+
+/// The spread over tie orders in words.
+fn tie_text(spread: Option<&TieSpread>) -> String {
+    let Some(s) = spread else {
+        return "spread over other orders not measured (the runs are too long to repeat \
+                cheaply): rerun with --ties reverse or --ties shuffle:1 to compare"
+            .into();
+    };
+    let ranges: Vec<String> = s
+        .ranges
+        .iter()
+        .map(|r| {
+            let show = |v: f64| super::runs::value(r.name, v);
+            let rel = 100.0 * (r.max - r.min) / r.min.abs();
+            format!("{} {} to {} ({rel:.2} %)", r.name, show(r.min), show(r.max))
+        })
+        .collect();
+    let verdict = if s.largest_relative() > 0.0 {
+        "the figures depend on the order"
+    } else {
+        "the figures do not depend on the order"
+    };
+    format!(
+        "over {}: {}; {verdict}",
+        s.orders.join(", "),
+        ranges.join(", ")
+    )
 }
 
 #[cfg(test)]

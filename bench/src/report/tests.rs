@@ -139,11 +139,13 @@ pub(super) fn sweep() -> Report<SweepReport> {
             runs: vec![comparison(2.4), comparison(2.44)],
             ran: ran.clone(),
             seeds: Vec::new(),
+            ties: None,
         },
         Runs {
             runs: vec![comparison(2.5)],
             ran,
             seeds: Vec::new(),
+            ties: None,
         },
     ];
     let cells = [cell("tree:2:2"), cell("tree:3:2")];

@@ -15,7 +15,8 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     let e = &plan.experiment;
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let inputs = plan.inputs(dnc_inputs(e));
-    let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?);
+    let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
+        .ties(runs.ties.as_ref());
     if let Some(seed) = e.seed() {
         meta = meta.seed(seed);
     }

@@ -21,7 +21,8 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
         &plan.machine,
         &runs.ran,
         worst(&runs.runs)?,
-    );
+    )
+    .ties(runs.ties.as_ref());
     let measured: Vec<_> = runs.runs.iter().map(|r| r.measured()).collect();
     let body = EmulateReport {
         run: last(&runs)?.clone(),

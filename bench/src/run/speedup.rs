@@ -48,7 +48,7 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
     })?;
     drop(progress);
     let (report, files) = SpeedupReport::report(
-        Meta::new("speedup", plan.inputs(), ProfileUse::NotUsed).native(None),
+        Meta::new("speedup", plan.inputs(), ProfileUse::NotUsed),
         result,
     )?;
     report.finish_in_folder(&plan.output, &plan.folder, files)

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::TieOrder;
 use crate::clock::{
     AUTO_LATENESS_SHARE, DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation,
 };
@@ -73,6 +74,8 @@ pub struct MachineConfig {
     pub wakeup: Duration,
     /// For dilation: the CPU time of one sleep/wake cycle (from `calibrate`).
     pub wake_cpu: Duration,
+    /// Which processor acts first among simultaneous events (virtual time; [`TieOrder`]).
+    pub ties: TieOrder,
 }
 
 impl Default for MachineConfig {
@@ -94,6 +97,7 @@ impl Default for MachineConfig {
             events_per_s: None,
             wakeup: DEFAULT_WAKEUP,
             wake_cpu: DEFAULT_WAKE_CPU,
+            ties: TieOrder::Index,
         }
     }
 }
@@ -331,6 +335,7 @@ impl Machine {
                     charging: self.charging(),
                     trace: self.config.trace,
                     stack_bytes: self.config.stack_bytes,
+                    ties: self.config.ties,
                 };
                 sim::run(&self.topology, &settings, &program)
             }

@@ -87,6 +87,7 @@ pub(crate) struct Settings {
     pub(crate) charging: Charging,
     pub(crate) trace: bool,
     pub(crate) stack_bytes: usize,
+    pub(crate) ties: crate::TieOrder,
 }
 
 type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, ColouredStack>;
@@ -104,7 +105,7 @@ where
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
-    let mut scheduler = Scheduler::<M>::new(topology, settings.capacity);
+    let mut scheduler = Scheduler::<M>::new(topology, settings.capacity, settings.ties);
     // The slots outlive the coroutines (declared first, dropped last): each coroutine writes
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();

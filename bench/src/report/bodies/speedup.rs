@@ -477,6 +477,7 @@ impl SpeedupReport {
             wait: Some("spin".into()),
             compute_charging: "measured: monotonic (wall) time of each block (wall times reported)"
                 .into(),
+            ties: String::new(),
         });
         let body = Self { result };
         let mut files = vec![("speedup.csv".to_string(), csv::rows(&body.rows())?)];
