@@ -173,6 +173,9 @@ pub(crate) struct Meta {
     /// The headline figures over other orders of simultaneous events (virtual time).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) tie_spread: Option<TieSpread>,
+    /// Whether the spread was looked for (a run's own report; not a sweep's cells).
+    #[serde(skip)]
+    pub(crate) ties_looked_for: bool,
 }
 
 /// The current time, RFC 3339 in UTC to the second.
@@ -207,6 +210,7 @@ impl Meta {
             fidelity: None,
             files: Vec::new(),
             tie_spread: None,
+            ties_looked_for: false,
         }
     }
 
@@ -241,6 +245,7 @@ impl Meta {
     /// With the spread of the headline figures over tie orders, if measured.
     pub(crate) fn ties(mut self, spread: Option<&TieSpread>) -> Self {
         self.tie_spread = spread.cloned();
+        self.ties_looked_for = true;
         self
     }
 
@@ -375,7 +380,9 @@ impl Meta {
                      {ties} order, one of several legal orders (--ties)"
                 ),
             ]);
-            run.row(vec!["tie order".into(), tie_text(self.tie_spread.as_ref())]);
+            if self.ties_looked_for {
+                run.row(vec!["tie order".into(), tie_text(self.tie_spread.as_ref())]);
+            }
         } else if let Some(f) = &self.fidelity {
             run.row(vec![
                 "fidelity".into(),
