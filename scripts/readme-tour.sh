@@ -16,17 +16,7 @@ cargo build --release -q -p multicomputer-bench
 mc=target/release/multicomputer
 res="$out/results"
 # scaling --csv needs a table of its own: a synthetic one like the tests'.
-python3 - "$out/my-measurements.csv" <<'PY'
-import math, sys
-with open(sys.argv[1], "w") as f:
-    f.write("P,time_s,loop_count\n")
-    for l in (0, 2000, 4000):
-        for k in range(1, 9):
-            p = 2 ** k
-            t = 78 + (1.2 + 0.0015 * l) * math.log(p)
-            for w in (-0.003, 0.0, 0.003):
-                f.write(f"{p},{t * (1 + w)},{l}\n")
-PY
+python3 scripts/synthetic-scaling-table.py "$out/my-measurements.csv"
 i=0
 run() {
     # run NAME REPORT? ARGS...: REPORT is "yes" to add --report.

@@ -7,6 +7,9 @@
 //! (publishing a run's files as one set). The commands ([`run`]) sit on top; none calls
 //! another.
 
+// The arguments' doc comments are the `--help` text (clap), written for a terminal:
+// `[M,1]` and `<out>` there are not links or HTML.
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 mod args;
 mod exec;
 mod files;
@@ -39,6 +42,8 @@ struct Cli {
     out: PathBuf,
 }
 
+// Doc comments here are `--help` text too (see `mod args`).
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Measure this host's own costs (message, wake-up, occupy error, clock) and save them as a

@@ -73,7 +73,7 @@ proptest! {
     }
 
     #[test]
-    fn topologies_never_panic_and_round_trip(s in text(), p in 1usize..2000, k in 1usize..6, l in 1u32..6, huge in (multicomputer_runtime::MAX_PROCESSORS as u64 + 1)..=u64::MAX) {
+    fn topologies_never_panic_and_round_trip(s in text(), p in 1usize..2000, k in 1usize..6, l in 1u32..6, huge in (multicomputer_runtime::tuning::MAX_PROCESSORS as u64 + 1)..=u64::MAX) {
         if !s.starts_with("parents:") {
             let _ = Topology::parse(&s);
         }

@@ -70,6 +70,16 @@ fn every_kernel_equals_its_reference_at_every_p_and_reports_each_variant() {
         // The rough speedup at P = 1 is the runtime against itself.
         assert_eq!(points[0]["rough_speedup"]["median"], 1.0);
         assert_eq!(v["meta"]["command"], "speedup");
+        // How the runtime's machines resolved their runs, as they report it.
+        let time = &v["meta"]["time"];
+        assert_eq!(
+            (&time["mode"], &time["wait"]),
+            (&"native".into(), &"spin".into())
+        );
+        assert_eq!(
+            time["compute_charging"],
+            "measured: monotonic (wall) time of each block (wall times reported)"
+        );
         assert!(v["host"]["cores"].as_u64().unwrap() >= 2);
         let load = &v["host"]["load_before"];
         assert!(

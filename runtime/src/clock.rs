@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::tuning::{AUTO_LATENESS_SHARE, AUTO_UTILISATION, HYBRID_MARGIN, STOP_POLL};
+
 /// How emulated time relates to wall time.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case", tag = "mode", content = "dilation")]
@@ -35,6 +37,9 @@ pub enum TimeMode {
     /// More processors than cores: every emulated cost and compute interval takes D times as
     /// long in wall time, and reported times are divided by D.
     Dilated(f64),
+    /// Dilated time with the factor D chosen by the machine for fidelity (see
+    /// [`choose_dilation`]).
+    DilatedChosen,
     /// Every processor a coroutine under a sequential discrete-event scheduler: events in
     /// exact emulated-time order, the same on every run and host; wall time independent of
     /// emulated time.
@@ -50,7 +55,7 @@ impl TimeMode {
     pub fn name(self) -> &'static str {
         match self {
             TimeMode::Native => "native",
-            TimeMode::Dilated(_) => "dilated",
+            TimeMode::Dilated(_) | TimeMode::DilatedChosen => "dilated",
             TimeMode::Virtual => "virtual",
             TimeMode::Auto => "auto",
         }
@@ -72,12 +77,6 @@ pub enum WaitStrategy {
     Auto,
 }
 
-/// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
-pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);
-
-/// The longest a sleeping wait goes without looking whether the run is being aborted.
-pub const STOP_POLL: Duration = Duration::from_millis(20);
-
 impl WaitStrategy {
     /// The concrete strategy for a run (never `Auto`).
     pub fn resolve(self, native: bool, processors: usize, cores: usize) -> WaitStrategy {
@@ -89,14 +88,6 @@ impl WaitStrategy {
         }
     }
 }
-
-/// The share of the smallest emulated cost that `auto` mode allows a typical late wake-up to
-/// take (see [`choose_dilation`]).
-pub const AUTO_LATENESS_SHARE: f64 = 0.1;
-
-/// Host CPU share that `auto` mode lets the emulator's own message handling and wake-ups
-/// take (see [`choose_dilation`]).
-pub const AUTO_UTILISATION: f64 = 0.25;
 
 /// What `auto` mode knows when it picks a dilation factor.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -282,7 +273,7 @@ impl WorkClock {
 }
 
 /// CPU time consumed by the calling thread so far.
-pub fn thread_cpu_time() -> Duration {
+pub(crate) fn thread_cpu_time() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -297,7 +288,7 @@ pub fn thread_cpu_time() -> Duration {
 
 /// Asks the kernel to wake this thread's sleeps as close to their deadline as it can
 /// (`PR_SET_TIMERSLACK` = 1 ns). Returns whether it took effect.
-pub fn minimise_timer_slack() -> bool {
+pub(crate) fn minimise_timer_slack() -> bool {
     // SAFETY: prctl with PR_SET_TIMERSLACK takes one unsigned long argument and no pointers.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) == 0 }
 }

@@ -124,6 +124,9 @@ pub enum ConfigError {
         /// The cost given.
         ns: f64,
     },
+    /// A unit of work the workload declared, with no cost to charge it by (model charging).
+    #[error(transparent)]
+    UnknownUnit(#[from] UnknownUnit),
 }
 
 /// What a processor was blocked on when a deadlock was detected.
@@ -273,3 +276,11 @@ pub enum ProcessorError {
     #[error("{0}")]
     Program(String),
 }
+
+/// A declared unit with no known cost.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error(
+    "no cost per unit is known for work unit '{0}': run `multicomputer calibrate`, or give one \
+     (--unit-cost {0}=<ns>)"
+)]
+pub struct UnknownUnit(pub String);

@@ -70,37 +70,34 @@
 
 mod calibrate;
 mod clock;
+mod engines;
 mod error;
 mod limits;
 mod link;
 mod machine;
 mod processor;
 mod report;
-mod sim;
+mod spec;
 mod ties;
 mod topology;
 mod trace;
+pub mod tuning;
 mod work;
 
 pub use calibrate::{
     CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate, coroutine_switch_ns,
 };
 pub use clock::{
-    AUTO_LATENESS_SHARE, AUTO_UTILISATION, DilationInputs, Fidelity, HYBRID_MARGIN, LatenessStats,
-    STOP_POLL, TimeMode, WaitStrategy, WorkClock, choose_dilation, minimise_timer_slack,
-    thread_cpu_time,
+    DilationInputs, Fidelity, LatenessStats, TimeMode, WaitStrategy, WorkClock, choose_dilation,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
-pub use limits::{
-    HostLimits, MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS,
-    RESIDENT_BYTES_PER_COROUTINE,
-};
+pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload};
-pub use machine::{DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, Machine, MachineConfig};
+pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport};
-pub use sim::{DEFAULT_STACK_BYTES, MIN_STACK_BYTES, STALL_WARNING};
+pub use spec::{Hints, Resolved, RunSpec};
 pub use ties::TieOrder;
-pub use topology::{MAX_PROCESSORS, Topology, TopologyKind};
+pub use topology::{Topology, TopologyKind};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
-pub use work::{ComputeCharge, UnknownUnit, Work, WorkCosts, WorkUnit};
+pub use work::{Charging, ComputeCharge, CostTable, UnknownUnit, Work, WorkCosts, WorkUnit};

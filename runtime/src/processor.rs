@@ -11,15 +11,13 @@
 //! queues in virtual time) differs. A receive returns the message with the earliest emulated
 //! arrival among those that have arrived by the processor's time.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clock::WorkClock;
 use crate::error::ProcessorError;
 use crate::link::flavors::Port;
 use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
 use crate::trace::{Accounting, Activity, MessageEvent, TraceEvent};
-use crate::work::{ComputeCharge, Work, WorkCosts};
+use crate::work::{Charging, ComputeCharge, Work};
 
 /// What [`Processor::occupy_or_recv`] ended with.
 #[derive(Debug)]
@@ -35,15 +33,6 @@ pub enum Interrupt<M> {
         /// The part of the duration still to do.
         remaining: Duration,
     },
-}
-
-/// How a processor charges real work, shared by all processors of a run.
-#[derive(Debug, Clone)]
-pub(crate) struct Charging {
-    pub(crate) charge: ComputeCharge,
-    /// The clock of measured charging.
-    pub(crate) clock: WorkClock,
-    pub(crate) costs: Arc<WorkCosts>,
 }
 
 /// What one processor's compute blocks declared and were charged.
@@ -122,6 +111,9 @@ pub struct Processor<M> {
     cost: LinkCost,
     free: bool,
     charging: Charging,
+    /// The meter every compute block declares its work on, reused (never allocated inside a
+    /// timed block once it has grown to the program's units).
+    work: Work,
     clock_ns: u64,
     /// Per out-link: the emulated time its previous transfer has left the link.
     out_free_at_ns: Vec<u64>,
@@ -151,6 +143,7 @@ impl<M: Payload> Processor<M> {
             free: p.cost.is_free(),
             cost: p.cost,
             charging: p.charging,
+            work: Work::default(),
             clock_ns: 0,
             out_free_at_ns: vec![0; n],
             acct: Accounting::default(),
@@ -216,7 +209,7 @@ impl<M: Payload> Processor<M> {
 
     /// How this run charges real work (`measured` or `model`).
     pub fn compute_charge(&self) -> ComputeCharge {
-        self.charging.charge
+        self.charging.charge()
     }
 
     /// The accounting so far.
@@ -283,7 +276,7 @@ impl<M: Payload> Processor<M> {
     }
 
     /// Runs real work and charges it as computation: the time it took on the machine's
-    /// [`WorkClock`] (its wall time natively, its thread CPU time otherwise), or the units it
+    /// [`WorkClock`](crate::WorkClock) (its wall time natively, its thread CPU time otherwise), or the units it
     /// declares on the [`Work`] meter times their cost ([`ComputeCharge`]).
     ///
     /// Under dilation the work may take longer in wall time (processors share cores), but it is
@@ -291,8 +284,9 @@ impl<M: Payload> Processor<M> {
     ///
     /// # Panics
     ///
-    /// In model charging, if the work declares a unit the machine has no cost for (the caller
-    /// checks its units against the machine's [`WorkCosts`] before the run).
+    /// In model charging, if the work declares a unit the machine has no cost for: a unit the
+    /// workload did not declare in its [`Hints`](crate::Hints), which the machine checks
+    /// before the run.
     pub fn compute<T>(&mut self, work: impl FnOnce(&mut Work) -> T) -> T {
         let (out, cost) = self.measure(work);
         self.advance(nanos(cost), Activity::Compute, None);
@@ -307,27 +301,12 @@ impl<M: Payload> Processor<M> {
     ///
     /// As [`compute`](Self::compute).
     pub fn measure<T>(&mut self, work: impl FnOnce(&mut Work) -> T) -> (T, Duration) {
-        let mut declared = Work::default();
-        let (out, ns) = match self.charging.charge {
-            ComputeCharge::Measured => {
-                let (out, took) = self.charging.clock.time(|| work(&mut declared));
-                (out, nanos(took))
-            }
-            ComputeCharge::Model => {
-                let out = work(&mut declared);
-                let ns = self
-                    .charging
-                    .costs
-                    .charge_ns(&declared)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                (out, ns)
-            }
-        };
+        let (out, ns) = self.charging.run_on(&mut self.work, work);
         self.tally.blocks += 1;
-        if declared.is_empty() {
+        if self.work.is_empty() {
             self.tally.undeclared_blocks += 1;
         }
-        self.tally.units.absorb(&declared);
+        self.tally.units.absorb(&self.work);
         (out, Duration::from_nanos(ns))
     }
 
@@ -336,10 +315,7 @@ impl<M: Payload> Processor<M> {
     fn degradation_ns(&mut self) -> u64 {
         let iterations = self.cost.loop_count;
         self.tally.loop_iterations = self.tally.loop_iterations.saturating_add(iterations);
-        match self.charging.charge {
-            ComputeCharge::Measured => nanos(self.charging.clock.time(|| busy_loop(iterations)).1),
-            ComputeCharge::Model => self.charging.costs.loop_ns(iterations),
-        }
+        self.charging.loop_ns(iterations)
     }
 
     fn stopped(&self, stop: Stop, link: usize) -> ProcessorError {
@@ -394,8 +370,8 @@ impl<M: Payload> Processor<M> {
                 self.port.wait_until(self.clock_ns);
             }
             let depart = self.clock_ns.max(self.out_free_at_ns[l]);
-            let transfer = (self.cost.per_byte_ns * bytes as f64).round() as u64;
-            self.out_free_at_ns[l] = depart.saturating_add(transfer);
+            // T_τ (LinkCost::transfer_ns): the link is busy τ × bytes, then the latency.
+            self.out_free_at_ns[l] = depart.saturating_add(self.cost.occupancy_ns(bytes));
             arrive_ns = self.out_free_at_ns[l].saturating_add(nanos(self.cost.latency));
         }
         let envelope = Envelope {

@@ -1,6 +1,6 @@
 //! What a run returns: each processor's result and accounting, the run's report (emulated
 //! times, fidelity, how work was charged), and the trace. Both engines (OS threads, the
-//! virtual-time scheduler) collect one [`Outcome`] per processor and [`assemble`] them here.
+//! virtual-time scheduler) collect one [`Outcome`] per processor and `assemble` them here.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::clock::{Fidelity, LatenessStats};
 use crate::error::{ProcessorError, RunError};
 use crate::processor::{Processor, WorkTally};
+use crate::spec::{Resolved, RunSpec};
 use crate::topology::Topology;
 use crate::trace::{Accounting, MessageEvent, Trace, TraceEvent};
 use crate::work::{ComputeCharge, WorkCosts};
@@ -84,8 +85,10 @@ pub struct RunReport {
     pub topology: String,
     /// Number of processors.
     pub processors: usize,
-    /// `native`, `dilated` or `virtual`.
-    pub mode: &'static str,
+    /// The time mode it ran in (written as its name: `native`, `dilated` or `virtual`; the
+    /// dilation is the fidelity's).
+    #[serde(rename = "mode", serialize_with = "Resolved::serialize_name")]
+    pub time: Resolved,
     /// Emulated makespan: the latest processor finish time, in seconds.
     pub makespan_s: f64,
     /// Per-processor accounting.
@@ -191,19 +194,11 @@ pub(crate) fn failure_of(id: usize, failure: &Failure) -> Option<RunError> {
     }
 }
 
-/// How a run was set up, for its report.
-pub(crate) struct RunContext<'a> {
-    pub(crate) topology: &'a Topology,
-    pub(crate) mode: &'static str,
-    pub(crate) charge: ComputeCharge,
-    pub(crate) costs: &'a WorkCosts,
-    pub(crate) trace: bool,
-}
-
 /// Joins every processor's outcome into the run record: the first failure if any, else the
 /// results and the report.
 pub(crate) fn assemble<R>(
-    ctx: &RunContext<'_>,
+    spec: &RunSpec,
+    topology: &Topology,
     outcomes: Vec<Option<Outcome<R>>>,
     wall: WallClock,
     fidelity: impl FnOnce(&LatenessStats) -> Fidelity,
@@ -216,13 +211,14 @@ pub(crate) fn assemble<R>(
     let mut lateness = LatenessStats::default();
     let mut events = Vec::new();
     let mut messages = Vec::new();
+    let charge = spec.charging.charge();
     let mut work = WorkReport {
-        charge: ctx.charge,
+        charge,
         blocks: 0,
         undeclared_blocks: 0,
         units: BTreeMap::new(),
         loop_iterations: 0,
-        costs: (ctx.charge == ComputeCharge::Model).then(|| ctx.costs.clone()),
+        costs: (charge == ComputeCharge::Model).then(|| spec.charging.costs().costs().clone()),
     };
     for (i, o) in outcomes.into_iter().enumerate() {
         let Some(o) = o else {
@@ -253,7 +249,7 @@ pub(crate) fn assemble<R>(
         messages.extend(o.messages.into_iter().flatten());
         per_processor.push(ProcessorReport {
             id: i,
-            level: ctx.topology.level(i),
+            level: topology.level(i),
             accounting: o.accounting,
         });
     }
@@ -263,9 +259,9 @@ pub(crate) fn assemble<R>(
         .max()
         .unwrap_or(0);
     let report = RunReport {
-        topology: ctx.topology.to_string(),
+        topology: topology.to_string(),
         processors: n,
-        mode: ctx.mode,
+        time: spec.time,
         makespan_s: makespan_ns as f64 / 1e9,
         per_processor,
         totals,
@@ -277,7 +273,7 @@ pub(crate) fn assemble<R>(
     Ok(RunRecord {
         results,
         report,
-        trace: ctx.trace.then_some(Trace { events, messages }),
+        trace: spec.trace.then_some(Trace { events, messages }),
     })
 }
 

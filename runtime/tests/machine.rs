@@ -8,16 +8,14 @@
 use std::time::Duration;
 
 use multicomputer_runtime::{
-    Activity, Interrupt, LinkCost, Machine, MachineConfig, Processor, ProcessorError, RunError,
-    TimeMode, Topology, WaitStrategy, Waiting,
+    Activity, Interrupt, LinkCost, Machine, MachineConfig, Processor, ProcessorError, Resolved,
+    RunError, TimeMode, Topology, WaitStrategy, Waiting,
 };
 
+#[macro_use]
 mod common;
 
 use common::{subtree_sum, us};
-
-/// The time modes whose emulated times must agree: dilated (threads) and virtual.
-const MODES: [TimeMode; 2] = [TimeMode::Dilated(1.0), TimeMode::Virtual];
 
 fn config(mode: TimeMode, link: LinkCost) -> MachineConfig {
     MachineConfig {
@@ -32,9 +30,8 @@ fn dilated(link: LinkCost) -> MachineConfig {
     config(TimeMode::Dilated(1.0), link)
 }
 
-#[test]
-fn tree_reduction_loses_no_message_and_accounts_exactly() {
-    for mode in MODES {
+per_engine! {
+    fn tree_reduction_loses_no_message_and_accounts_exactly(mode) {
         let topology = Topology::kary_tree(2, 6).unwrap();
         let n = topology.len() as u64;
         let link = LinkCost {
@@ -67,9 +64,8 @@ fn tree_reduction_loses_no_message_and_accounts_exactly() {
     }
 }
 
-#[test]
-fn overlapped_transfer_delays_arrival_but_not_the_sender() {
-    for mode in MODES {
+per_engine! {
+    fn overlapped_transfer_delays_arrival_but_not_the_sender(mode) {
         let link = LinkCost {
             per_byte_ns: 2.0,
             latency: us(3),
@@ -123,9 +119,8 @@ fn occupy_and_compute_are_charged_to_compute() {
     assert_eq!(a.compute_ns + a.communication_ns, a.finish_ns);
 }
 
-#[test]
-fn receive_takes_the_earliest_emulated_arrival_first() {
-    for mode in MODES {
+per_engine! {
+    fn receive_takes_the_earliest_emulated_arrival_first(mode) {
         // Root with two children: child 1 sends at 40 ms, child 2 at 2 ms (emulated).
         let machine = Machine::new(
             Topology::kary_tree(2, 2).unwrap(),
@@ -155,9 +150,8 @@ fn receive_takes_the_earliest_emulated_arrival_first() {
     }
 }
 
-#[test]
-fn a_message_interrupts_an_occupation_with_the_rest_returned() {
-    for mode in MODES {
+per_engine! {
+    fn a_message_interrupts_an_occupation_with_the_rest_returned(mode) {
         let machine = Machine::new(
             Topology::chain(2).unwrap(),
             config(mode, LinkCost::default()),
@@ -191,9 +185,8 @@ fn a_message_interrupts_an_occupation_with_the_rest_returned() {
     }
 }
 
-#[test]
-fn occupation_without_messages_completes() {
-    for mode in MODES {
+per_engine! {
+    fn occupation_without_messages_completes(mode) {
         let machine = Machine::new(
             Topology::chain(2).unwrap(),
             config(mode, LinkCost::default()),
@@ -210,9 +203,8 @@ fn occupation_without_messages_completes() {
     }
 }
 
-#[test]
-fn a_panic_names_the_processor_and_stops_the_others() {
-    for mode in MODES {
+per_engine! {
+    fn a_panic_names_the_processor_and_stops_the_others(mode) {
         let machine = Machine::new(
             Topology::chain(4).unwrap(),
             config(mode, LinkCost::default()),
@@ -239,9 +231,8 @@ fn a_panic_names_the_processor_and_stops_the_others() {
     }
 }
 
-#[test]
-fn a_receive_cycle_is_reported_as_deadlock_with_each_wait() {
-    for mode in MODES {
+per_engine! {
+    fn a_receive_cycle_is_reported_as_deadlock_with_each_wait(mode) {
         let machine = Machine::new(
             Topology::chain(3).unwrap(),
             config(mode, LinkCost::default()),
@@ -264,9 +255,8 @@ fn a_receive_cycle_is_reported_as_deadlock_with_each_wait() {
     }
 }
 
-#[test]
-fn a_sender_blocked_on_a_full_link_is_part_of_the_deadlock_report() {
-    for mode in MODES {
+per_engine! {
+    fn a_sender_blocked_on_a_full_link_is_part_of_the_deadlock_report(mode) {
         let config = MachineConfig {
             capacity: 1,
             ..config(mode, LinkCost::default())
@@ -295,9 +285,8 @@ fn a_sender_blocked_on_a_full_link_is_part_of_the_deadlock_report() {
     }
 }
 
-#[test]
-fn receiving_from_a_finished_peer_is_an_error_naming_it() {
-    for mode in MODES {
+per_engine! {
+    fn receiving_from_a_finished_peer_is_an_error_naming_it(mode) {
         let machine = Machine::new(
             Topology::chain(2).unwrap(),
             config(mode, LinkCost::default()),
@@ -319,9 +308,8 @@ fn receiving_from_a_finished_peer_is_an_error_naming_it() {
     }
 }
 
-#[test]
-fn trace_intervals_add_up_to_each_processors_accounting() {
-    for mode in MODES {
+per_engine! {
+    fn trace_intervals_add_up_to_each_processors_accounting(mode) {
         let link = LinkCost {
             send_overhead: us(10),
             ..LinkCost::default()
@@ -415,22 +403,25 @@ fn auto_mode_runs_virtually_unless_a_core_is_left_for_the_host() {
     let cores = usable_cores();
     // As many processors as cores, or more: virtual time.
     let all = Machine::new(Topology::chain(cores).unwrap(), MachineConfig::default()).unwrap();
-    assert!(
-        all.is_virtual(),
+    assert_eq!(
+        all.spec().time,
+        Resolved::Virtual,
         "{cores} processors on {cores} cores must run in virtual time"
     );
-    assert_eq!(all.mode(), "virtual");
-    assert_eq!(all.dilation(), None);
+    assert_eq!(all.spec().time.dilation(), None);
+    assert_eq!(all.spec().waits(), None);
     // A single processor always runs natively, spinning.
     let one = Machine::new(Topology::chain(1).unwrap(), MachineConfig::default()).unwrap();
-    assert!(one.is_native());
-    assert_eq!(one.strategy(), WaitStrategy::Spin);
+    assert_eq!(one.spec().time, Resolved::Native);
+    assert_eq!(one.spec().waits(), Some(WaitStrategy::Spin));
     // Fewer processors than cores: native.
     if cores > 2 {
         let spare = Topology::chain(cores - 1).unwrap();
         assert!(
             Machine::new(spare, MachineConfig::default())
                 .unwrap()
+                .spec()
+                .time
                 .is_native()
         );
     }

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use multicomputer_runtime::{
-    ComputeCharge, ConfigError, LinkCost, Machine, MachineConfig, Processor, RunError, RunReport,
-    TimeMode, Topology, Waiting, WorkCosts, WorkUnit,
+    ComputeCharge, ConfigError, LinkCost, Machine, MachineConfig, Processor, Resolved, RunError,
+    RunReport, TimeMode, Topology, Waiting, WorkCosts, WorkUnit,
 };
 
 mod common;
@@ -474,9 +474,9 @@ fn virtual_runs_report_exact_fidelity_and_no_dilation() {
         Topology::chain(2).unwrap(),
         virtual_config(LinkCost::default()),
     );
-    assert!(m.is_virtual());
-    assert_eq!(m.dilation(), None);
-    assert_eq!(m.compute_charge(), ComputeCharge::Model);
+    assert_eq!(m.spec().time, Resolved::Virtual);
+    assert_eq!(m.spec().time.dilation(), None);
+    assert_eq!(m.charging().charge(), ComputeCharge::Model);
     let record = m
         .run(|p: &mut Processor<()>| {
             p.occupy(us(5));
@@ -485,5 +485,5 @@ fn virtual_runs_report_exact_fidelity_and_no_dilation() {
         .unwrap();
     let f = &record.report.fidelity;
     assert!(f.exact && f.dilation.is_none() && f.warning.is_none());
-    assert_eq!(record.report.mode, "virtual");
+    assert_eq!(record.report.time, Resolved::Virtual);
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{ComputeCharge, Machine, MachineConfig, TimeMode, Topology};
+use multicomputer_runtime::{ComputeCharge, Machine, MachineConfig, Resolved, TimeMode, Topology};
 use multicomputer_workloads::dnc::{DncSpec, Splitting, run_mergesort, run_synthetic};
 use multicomputer_workloads::farm::{FarmSpec, Kernel, TaskTimes, run as run_farm, sequential};
 use multicomputer_workloads::ising::{
@@ -12,7 +12,7 @@ use multicomputer_workloads::ising::{
 };
 use multicomputer_workloads::ocl::model::Costs;
 use multicomputer_workloads::ocl::{
-    Grain, PipelineCosts, ocl_reference, random_stream, run_pipeline,
+    Grain, PipelineCosts, ocl_reference, pipeline_machine, random_stream, run_pipeline,
 };
 use multicomputer_workloads::tree::EngineConfig;
 use multicomputer_workloads::unit_costs::reference_unit_costs;
@@ -136,7 +136,7 @@ fn the_prime_farm_equals_its_reference_and_repeats_exactly() {
         ..EngineConfig::default()
     };
     let m = machine(Topology::kary_tree(2, 3).unwrap(), 4);
-    assert_eq!(m.compute_charge(), ComputeCharge::Model);
+    assert_eq!(m.charging().charge(), ComputeCharge::Model);
     let a = run_farm(&m, &spec, &engine).unwrap();
     let b = run_farm(&m, &spec, &engine).unwrap();
     assert_eq!(a.values, sequential(&spec));
@@ -210,14 +210,10 @@ fn the_ocl_array_equals_its_reference() {
         Grain::m1(24, 4).unwrap(),
         Grain::kk(24, 4).unwrap(),
     ] {
-        let run = run_pipeline(
-            grain,
-            &a,
-            PipelineCosts::Emulated(Costs::single(2e-6, 1e-7)),
-            &config(2),
-        )
-        .unwrap();
+        let costs = PipelineCosts::Emulated(Costs::single(2e-6, 1e-7));
+        let machine = pipeline_machine(grain, costs, &config(2)).unwrap();
+        let run = run_pipeline(grain, &a, costs, &machine).unwrap();
         assert_eq!(run.output, ocl_reference(&a, grain.n()).unwrap());
-        assert_eq!(run.report.mode, "virtual");
+        assert_eq!(run.report.time, Resolved::Virtual);
     }
 }

@@ -57,7 +57,7 @@ pub(crate) struct OclMachineArgs {
 #[derive(Debug, Args)]
 pub(crate) struct OclArgs {
     /// Window length N (the fine-grained array has N processes; at most 2097152).
-    #[arg(long, short = 'n', value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=multicomputer_runtime::MAX_PROCESSORS as u64))]
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=multicomputer_runtime::tuning::MAX_PROCESSORS as u64))]
     pub(crate) window: usize,
     /// The program: fine (N processes), m1:M (N/M processes, a window of M each), kk:K (N/K
     /// processes, packets of K), mk:M,K (K divides M).

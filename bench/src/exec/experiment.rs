@@ -2,10 +2,9 @@
 //! wall time, a run, and a label for progress.
 
 use anyhow::Result;
-use multicomputer_runtime::{Machine, Topology};
+use multicomputer_runtime::{Hints, Machine, Topology};
 use multicomputer_workloads::dnc::{DncCompareError, DncComparison, DncExperiment, DncKernel};
 use multicomputer_workloads::farm::{CompareError, FarmComparison, FarmExperiment, Kernel};
-use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::synthetic::{Pattern, SyntheticComparison, SyntheticSpec};
 
 use super::Estimate;
@@ -24,7 +23,7 @@ pub(crate) trait Experiment {
     const TIME_FLAGS: &'static str;
 
     /// What the machine's auto mode should know.
-    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError>;
+    fn hints(&self, topology: &Topology) -> Result<Hints, ArgError>;
 
     /// The wall time of one run at dilation `d` (none: in virtual time).
     fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate;
@@ -56,7 +55,7 @@ impl Experiment for FarmExperiment {
     const NAME: &'static str = "farm";
     const TIME_FLAGS: &'static str = "--tasks, --te";
 
-    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
+    fn hints(&self, topology: &Topology) -> Result<Hints, ArgError> {
         FarmExperiment::hints(self, topology).map_err(invalid)
     }
 
@@ -79,10 +78,8 @@ impl Experiment for FarmExperiment {
     }
 
     fn headline(outcome: &FarmComparison) -> Vec<(&'static str, f64)> {
-        vec![
-            ("makespan_s", outcome.measured.makespan_s),
-            ("speedup", outcome.measured.speedup),
-        ]
+        let m = &outcome.comparison.measured;
+        vec![("makespan_s", m.makespan_s), ("speedup", m.speedup)]
     }
 
     fn seed(&self) -> Option<u64> {
@@ -107,7 +104,7 @@ impl Experiment for DncExperiment {
     const NAME: &'static str = "dnc";
     const TIME_FLAGS: &'static str = "--tasks, --te";
 
-    fn hints(&self, topology: &Topology) -> Result<MachineHints, ArgError> {
+    fn hints(&self, topology: &Topology) -> Result<Hints, ArgError> {
         DncExperiment::hints(self, topology).map_err(invalid)
     }
 
@@ -129,11 +126,9 @@ impl Experiment for DncExperiment {
         })
     }
 
-    fn headline(outcome: &FarmComparison) -> Vec<(&'static str, f64)> {
-        vec![
-            ("makespan_s", outcome.measured.makespan_s),
-            ("speedup", outcome.measured.speedup),
-        ]
+    fn headline(outcome: &DncComparison) -> Vec<(&'static str, f64)> {
+        let m = &outcome.measured;
+        vec![("makespan_s", m.makespan_s), ("speedup", m.speedup)]
     }
 
     fn seed(&self) -> Option<u64> {
@@ -154,7 +149,7 @@ impl Experiment for SyntheticSpec {
     const NAME: &'static str = "emulate";
     const TIME_FLAGS: &'static str = "--rounds, --occupy";
 
-    fn hints(&self, _: &Topology) -> Result<MachineHints, ArgError> {
+    fn hints(&self, _: &Topology) -> Result<Hints, ArgError> {
         Ok(SyntheticSpec::hints(self))
     }
 

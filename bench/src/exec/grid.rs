@@ -4,12 +4,12 @@
 use anyhow::Result;
 use multicomputer_workloads::ocl::transform_label;
 
-use super::runs::{OclRun, Ran, ocl_estimate, run_grain};
+use super::runs::{OclRun, ocl_estimate, run_grain};
 use super::runs::{prepare, time_flags};
 use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, repeat, runs};
 use multicomputer_runtime::TimeMode;
 
-use crate::plan::{MachinePlan, SweepOclPlan, SweepPlan};
+use crate::plan::{MachinePlan, SweepOclPlan, SweepPlan, pipeline_machine};
 
 /// How a grid's cells keep time, for its announcement: all in virtual time (`--mode
 /// virtual`), in virtual time where the processors leave no core free (`auto`), or each at
@@ -65,8 +65,12 @@ pub(crate) fn cells<E: Experiment>(
 pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
     let l = plan.stream.len() as u64;
     let mut total = Estimate::ZERO;
+    let flag = "--windows";
+    let mut machines = Vec::with_capacity(plan.cells.len());
     for &(table, g) in &plan.cells {
-        let per_run = ocl_estimate(&plan.machine, g, l, plan.model(table), plan.native);
+        let m = pipeline_machine(&plan.machine, g, plan.model(table), plan.native, flag)?;
+        let per_run = ocl_estimate(&m, g, l, plan.model(table), plan.native);
+        machines.push(m);
         check_emulated("--length", per_run.emulated_s, g.processes())?;
         total = total.plus(per_run.times(plan.repeat.total()));
     }
@@ -83,7 +87,7 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
     )?;
     let mut progress = Progress::new("sweep ocl", plan.cells.len() as u64, "cells");
     let mut out = Vec::with_capacity(plan.cells.len());
-    for &(table, grain) in &plan.cells {
+    for (&(table, grain), m) in plan.cells.iter().zip(&machines) {
         progress.set_message(format!(
             "{} N = {} ({} processes)",
             transform_label(grain),
@@ -92,16 +96,15 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
         ));
         let model = plan.model(table);
         let runs = repeat("", plan.repeat, 0.0, |_| {
-            let run = run_grain(&plan.machine, grain, &plan.stream, model, plan.native)?;
+            let run = run_grain(m, grain, &plan.stream, model, plan.native)?;
             Ok(OclRun {
                 comparison: multicomputer_workloads::ocl::OclComparison::of_run(&run, model, None),
                 run,
             })
         })?;
-        let ran = Ran::of_report(&runs[0].run.report);
         out.push(Runs {
             runs,
-            ran,
+            ran: m.spec().clone(),
             seeds: Vec::new(),
             ties: None,
         });

@@ -14,6 +14,6 @@ pub(crate) use estimate::{Estimate, admit, announce, check_emulated, refuse_endl
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker, completed};
-pub(crate) use runs::{Ran, Runs, ising_runs, ocl_runs, repeat, runs};
+pub(crate) use runs::{Runs, describe, ising_runs, ocl_runs, repeat, runs};
 pub(crate) use scaling::{ScalingRow, scaling_runs};
 pub(crate) use ties::TieSpread;

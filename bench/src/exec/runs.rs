@@ -3,72 +3,27 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result};
-use multicomputer_runtime::{ConfigError, Machine, RunError, RunReport, Topology};
-use multicomputer_workloads::hints::MachineHints;
+use anyhow::Result;
+use multicomputer_runtime::{Machine, Resolved, RunSpec, Topology};
 use multicomputer_workloads::ising::{IsingExperiment, IsingMeasurement, median};
 use multicomputer_workloads::ocl::{
-    OclComparison, PipelineCosts, PipelineError, PipelineRun, ocl_reference, run_pipeline,
+    OclComparison, PipelineError, PipelineRun, ocl_reference, run_pipeline,
 };
 
 use super::ties::{TieSpread, tie_spread};
 use super::{Estimate, Experiment, Progress, Ticker, admit, check_emulated};
 use crate::plan::{
-    ArgError, IsingPlan, MachinePlan, OclPlan, Repeat, pipeline_machine, table_of, wait_name,
+    ArgError, IsingPlan, MachinePlan, OclPlan, Repeat, pipeline_costs, pipeline_machine, table_of,
+    wait_name,
 };
 use crate::units::human_s;
-
-/// How a machine ran: the time mode it resolved to, its dilation, wait strategy and compute
-/// charging.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Ran {
-    /// `native`, `dilated` or `virtual`.
-    pub(crate) mode: &'static str,
-    /// The dilation factor D (none in virtual time).
-    pub(crate) dilation: Option<f64>,
-    /// The wait strategy used (none in virtual time).
-    pub(crate) wait: Option<&'static str>,
-    /// How real work was charged: `measured` or `model`.
-    pub(crate) compute: &'static str,
-}
-
-impl Ran {
-    pub(crate) fn of_report(r: &RunReport) -> Self {
-        Self {
-            mode: r.mode,
-            dilation: r.fidelity.dilation,
-            wait: r.fidelity.strategy.map(wait_name),
-            compute: r.work.charge.name(),
-        }
-    }
-
-    pub(crate) fn of_machine(m: &Machine) -> Self {
-        Self {
-            mode: m.mode(),
-            dilation: m.dilation(),
-            wait: (!m.is_virtual()).then(|| wait_name(m.strategy())),
-            compute: m.compute_charge().name(),
-        }
-    }
-
-    /// `native, spin waits`, `dilated (D = 4), sleep waits` or `virtual (exact given its tie order)`,
-    /// with the compute charging.
-    pub(crate) fn describe(&self) -> String {
-        let time = match (self.mode, self.dilation, self.wait) {
-            ("native", _, Some(w)) => format!("native, {w} waits"),
-            (mode, Some(d), Some(w)) => format!("{mode} (D = {d}), {w} waits"),
-            (mode, _, _) => format!("{mode} (exact given its tie order)"),
-        };
-        format!("{time}; compute {}", self.compute)
-    }
-}
 
 /// The measured runs of one experiment and how its machine ran.
 pub(crate) struct Runs<T> {
     /// The measured runs (warm-up runs are not kept).
     pub(crate) runs: Vec<T>,
-    /// How the machine ran.
-    pub(crate) ran: Ran,
+    /// How the machine ran, as it resolved its run.
+    pub(crate) ran: RunSpec,
     /// The seed of each measured run's random draws (empty if the program draws none).
     pub(crate) seeds: Vec<u64>,
     /// The headline figures over other tie orders (virtual time, where cheap).
@@ -111,8 +66,20 @@ pub(crate) fn repeat<T>(
     Ok(kept)
 }
 
-fn detail(ran: &Ran, r: Repeat) -> String {
-    format!("{}, {} run(s)", ran.describe(), r.total())
+fn detail(ran: &RunSpec, r: Repeat) -> String {
+    format!("{}, {} run(s)", describe(ran), r.total())
+}
+
+/// `native, spin waits`, `dilated (D = 4), sleep waits` or `virtual (exact given its tie order)`,
+/// with the compute charging: how a machine resolved its run, for announcements.
+pub(crate) fn describe(spec: &RunSpec) -> String {
+    let mode = spec.time.name();
+    let time = match (spec.time, spec.waits()) {
+        (Resolved::Native, Some(w)) => format!("native, {} waits", wait_name(w)),
+        (Resolved::Dilated(d), Some(w)) => format!("{mode} (D = {d}), {} waits", wait_name(w)),
+        _ => format!("{mode} (exact given its tie order)"),
+    };
+    format!("{time}; compute {}", spec.charging.charge().name())
 }
 
 /// The flags that make runs long, `flags`, with `--dilation` first if it was given.
@@ -133,7 +100,7 @@ pub(crate) fn prepare<E: Experiment>(
 ) -> Result<(Machine, Estimate)> {
     let m = machine.machine(topology.clone(), &e.hints(topology)?)?;
     // (In virtual time the dilation is none and the estimate counts events.)
-    let per_run = e.estimate(topology, m.dilation());
+    let per_run = e.estimate(topology, m.spec().time.dilation());
     check_emulated(E::TIME_FLAGS, per_run.emulated_s, topology.len())?;
     Ok((m, per_run))
 }
@@ -149,7 +116,7 @@ pub(crate) fn runs<E: Experiment>(
     standalone: bool,
 ) -> Result<Runs<E::Outcome>> {
     let (m, per_run) = prepare(machine, topology, e)?;
-    let ran = Ran::of_machine(&m);
+    let ran = m.spec().clone();
     let what = if standalone {
         admit(
             E::NAME,
@@ -174,7 +141,7 @@ pub(crate) fn runs<E: Experiment>(
         })
         .unwrap_or_default();
     // Only where the run is a program's own (a sweep's cells are many).
-    let ties = match (standalone && m.is_virtual(), runs.first()) {
+    let ties = match (standalone && ran.time.is_virtual(), runs.first()) {
         (true, Some(first)) => {
             let e = match seeds.first() {
                 Some(&seed) => e.reseeded(seed),
@@ -200,38 +167,24 @@ pub(crate) struct OclRun {
     pub(crate) run: PipelineRun,
 }
 
-/// Runs one OCL pipeline; configuration errors name their flag.
+/// Runs one OCL pipeline on `machine` (see [`pipeline_machine`]); a bad cost names its flag.
 pub(crate) fn run_grain(
-    plan_machine: &MachinePlan,
+    machine: &Machine,
     grain: multicomputer_workloads::ocl::Grain,
     a: &[i64],
     model: Option<multicomputer_workloads::ocl::model::Costs>,
     native: bool,
 ) -> Result<PipelineRun> {
-    let costs = match (native, model) {
-        (false, Some(c)) => PipelineCosts::Emulated(c),
-        _ => PipelineCosts::Native,
-    };
-    let config = plan_machine.config(&MachineHints::default());
-    run_pipeline(grain, a, costs, &config).map_err(|e| match e {
-        PipelineError::Run(RunError::Config(c @ ConfigError::NotEnoughCores { .. })) => {
-            ArgError::new(
-                "--costs native",
-                format!("{c} ({} processes for this transform)", grain.processes()),
-            )
-            .into()
-        }
-        PipelineError::Run(RunError::Config(c)) => plan_machine.config_error(&c).into(),
+    run_pipeline(grain, a, pipeline_costs(model, native), machine).map_err(|e| match e {
         PipelineError::BadCost { .. } => ArgError::new("--alpha/--beta", e).into(),
         e => anyhow::Error::from(e),
     })
 }
 
-/// The wall time of one OCL run: the model's output time (with the plan's constants, or the
-/// paper's for native costs) at the dilation the run's machine will have — resolved as
-/// `run_pipeline` resolves it (a linear array, free links, its expected event rate).
+/// The wall time of one OCL run on `machine`: the model's output time (with the plan's
+/// constants, or the paper's for native costs) at the machine's dilation.
 pub(crate) fn ocl_estimate(
-    machine: &MachinePlan,
+    machine: &Machine,
     grain: multicomputer_workloads::ocl::Grain,
     l: u64,
     model: Option<multicomputer_workloads::ocl::model::Costs>,
@@ -239,11 +192,9 @@ pub(crate) fn ocl_estimate(
 ) -> Estimate {
     let c = model.unwrap_or_else(|| table_of(grain).paper_costs());
     let events = (!native).then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c));
-    let d = pipeline_machine(machine, grain, model, native, "--window")
-        .map_or(Some(1.0), |m| m.dilation());
     Estimate::emulated(
         multicomputer_workloads::ocl::model::output_time_s(grain, c, l),
-        d,
+        machine.spec().time.dilation(),
         events,
         1,
     )
@@ -252,7 +203,14 @@ pub(crate) fn ocl_estimate(
 /// OCL's runs.
 pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
     let l = plan.stream.len() as u64;
-    let per_run = ocl_estimate(&plan.machine, plan.grain, l, plan.model, plan.native);
+    let m = pipeline_machine(
+        &plan.machine,
+        plan.grain,
+        plan.model,
+        plan.native,
+        "--window",
+    )?;
+    let per_run = ocl_estimate(&m, plan.grain, l, plan.model, plan.native);
     check_emulated("--length", per_run.emulated_s, plan.grain.processes())?;
     admit(
         "ocl",
@@ -264,13 +222,7 @@ pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
         ),
     )?;
     let runs = repeat("ocl", plan.repeat, per_run.wall_s, |_| {
-        let run = run_grain(
-            &plan.machine,
-            plan.grain,
-            &plan.stream,
-            plan.model,
-            plan.native,
-        )?;
+        let run = run_grain(&m, plan.grain, &plan.stream, plan.model, plan.native)?;
         let sequential_wall_s = plan.native.then(|| {
             let t = Instant::now();
             std::hint::black_box(ocl_reference(&plan.stream, plan.grain.n())).ok();
@@ -281,13 +233,9 @@ pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
             run,
         })
     })?;
-    let ran = runs
-        .last()
-        .map(|r| Ran::of_report(&r.run.report))
-        .context("no run")?;
     Ok(Runs {
         runs,
-        ran,
+        ran: m.spec().clone(),
         seeds: Vec::new(),
         ties: None,
     })
@@ -305,14 +253,14 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
         .hints(p, native)
         .map_err(|err| ArgError::new("--processors", err))?;
     let m = plan.machine.machine(plan.topology.clone(), &hints)?;
-    let ran = Ran::of_machine(&m);
+    let ran = m.spec().clone();
     let samples = e
         .workload
         .samples(p as u32)
         .map_err(|err| ArgError::new("--samples", err))?;
     let per_run = Estimate::emulated(
         samples.div_ceil(p as u64) as f64 * native.as_secs_f64(),
-        m.dilation(),
+        m.spec().time.dilation(),
         hints.events_per_s,
         1,
     )
@@ -376,25 +324,23 @@ mod tests {
     }
 
     #[test]
-    fn ran_describes_mode_dilation_and_waits() {
-        let r = Ran {
-            mode: "dilated",
-            dilation: Some(4.0),
-            wait: Some("sleep"),
-            compute: "measured",
+    fn a_run_is_described_by_what_its_machine_resolved() {
+        use multicomputer_runtime::{MachineConfig, TimeMode, Topology, WaitStrategy};
+        let spec = |mode, wait| {
+            MachineConfig {
+                mode,
+                wait,
+                ..MachineConfig::default()
+            }
+            .resolve(&Topology::chain(2).unwrap())
+            .unwrap()
         };
         assert_eq!(
-            r.describe(),
+            describe(&spec(TimeMode::Dilated(4.0), WaitStrategy::Sleep)),
             "dilated (D = 4), sleep waits; compute measured"
         );
-        let v = Ran {
-            mode: "virtual",
-            dilation: None,
-            wait: None,
-            compute: "model",
-        };
         assert_eq!(
-            v.describe(),
+            describe(&spec(TimeMode::Virtual, WaitStrategy::Auto)),
             "virtual (exact given its tie order); compute model"
         );
     }

@@ -1,12 +1,13 @@
 //! `scaling`'s sweep: the ising program at every loop count × P × repeat, with progress.
 
 use anyhow::Result;
+use multicomputer_runtime::RunSpec;
 use multicomputer_workloads::analysis::Measurement;
 use multicomputer_workloads::ising::{IsingExperiment, Mechanism, median};
 use serde::Serialize;
 
 use super::runs::time_flags;
-use super::{Estimate, Progress, Ran, admit, check_emulated};
+use super::{Estimate, Progress, admit, check_emulated, describe};
 use crate::plan::{ArgError, ScalingSweep, scaling_topology};
 
 /// A run in which some processor was charged more than this many native sample times per
@@ -45,6 +46,9 @@ pub(crate) struct ScalingRow {
     /// Runs discarded before this one because the host stalled a processor in the middle of a
     /// sample (see [`STALL_FACTOR`]).
     pub(crate) stalled_runs: u32,
+    /// How its machine ran.
+    #[serde(skip)]
+    pub(crate) spec: RunSpec,
 }
 
 impl ScalingRow {
@@ -129,19 +133,19 @@ fn admit_sweep(sweep: &ScalingSweep) -> Result<()> {
         let m = sweep
             .machine
             .machine(scaling_topology(sweep.mechanism, p)?, &hints)?;
-        ran.get_or_insert_with(|| Ran::of_machine(&m));
+        ran.get_or_insert_with(|| m.spec().clone());
         for &l in &sweep.loop_counts {
             let emulated_s = own * native_s + l as f64 * loop_s * busiest_sends;
             check_emulated(SWEEP_FLAGS, emulated_s, p as usize)?;
             total = total.plus(
-                Estimate::emulated(emulated_s, m.dilation(), hints.events_per_s, 1)
+                Estimate::emulated(emulated_s, m.spec().time.dilation(), hints.events_per_s, 1)
                     .with_real_work(samples as f64 * native_s)
                     .times(sweep.repeats),
             );
         }
     }
     let runs = sweep.processors.len() * sweep.loop_counts.len() * sweep.repeats as usize;
-    let detail = ran.map_or_else(String::new, |r| format!("{}; {runs} run(s)", r.describe()));
+    let detail = ran.map_or_else(String::new, |r| format!("{}; {runs} run(s)", describe(&r)));
     admit(
         "scaling",
         &time_flags(&sweep.machine, SWEEP_FLAGS),
@@ -163,7 +167,7 @@ fn run_cell(sweep: &ScalingSweep, loop_count: u64, p: u32, repeat: u32) -> Resul
     machine.link.loop_count = loop_count;
     let topology = scaling_topology(sweep.mechanism, p)?;
     let mut stalled_runs = 0;
-    let r = loop {
+    let (r, spec) = loop {
         let native = e.native_sample_times()?;
         let hints = e
             .hints(p as usize, median(native.clone()))
@@ -173,7 +177,7 @@ fn run_cell(sweep: &ScalingSweep, loop_count: u64, p: u32, repeat: u32) -> Resul
         let stalled =
             !sweep.deterministic && r.max_processor_sample_s > STALL_FACTOR * r.native_sample_s;
         if !stalled || stalled_runs + 1 >= MAX_ATTEMPTS {
-            break r;
+            break (r, m.spec().clone());
         }
         stalled_runs += 1;
     };
@@ -196,5 +200,6 @@ fn run_cell(sweep: &ScalingSweep, loop_count: u64, p: u32, repeat: u32) -> Resul
         waits: r.fidelity.waits,
         wall_s: r.wall_s,
         stalled_runs,
+        spec,
     })
 }

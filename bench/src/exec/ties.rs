@@ -70,7 +70,7 @@ pub(crate) fn tie_spread<E: Experiment>(
         let mut plan = machine.clone();
         plan.ties = ties;
         let m = plan.machine(topology.clone(), &e.hints(topology)?)?;
-        if !m.is_virtual() {
+        if !m.spec().time.is_virtual() {
             return Ok(None);
         }
         values.push(E::headline(&e.run(&m)?));

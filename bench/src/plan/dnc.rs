@@ -6,7 +6,7 @@ use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
 use super::budget::TASK_BYTES;
-use super::machine::transfer_s;
+use super::machine::transfer_link;
 use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
 use crate::args::{
     DEFAULT_KEYS, DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg,
@@ -76,13 +76,18 @@ pub(crate) fn experiment(
 /// copy, the splits' copies and the merge's scratch.
 const KEY_BYTES: f64 = 4.0 * 8.0;
 
+/// A model refusing to give a workload's hints, naming the topology.
+fn hints_error(e: multicomputer_workloads::farm::ModelError) -> ArgError {
+    super::model_error(&e, &[], "--topology")
+}
+
 /// What a divide-and-conquer run allocates: its tasks (and their keys, for mergesort) and,
 /// on threads, its links' buffers.
 pub(crate) fn footprint(
     topology: &Topology,
     e: &DncExperiment,
     machine: &MachinePlan,
-) -> Footprint {
+) -> Result<Footprint, ArgError> {
     let mut f = Footprint::new();
     f.add(
         "--tasks",
@@ -92,7 +97,10 @@ pub(crate) fn footprint(
     .add(
         "--capacity",
         format!("the buffers of {} links", topology.links()),
-        machine.channel_bytes(topology),
+        machine.channel_bytes(
+            topology,
+            &DncExperiment::hints(e, topology).map_err(hints_error)?,
+        )?,
     );
     if let DncKernel::Mergesort { keys } = e.kernel {
         f.add(
@@ -101,7 +109,7 @@ pub(crate) fn footprint(
             e.tasks as f64 * keys as f64 * KEY_BYTES,
         );
     }
-    f
+    Ok(f)
 }
 
 /// Checks that the model accepts the experiment on `topology` (a balanced tree or a chain).
@@ -172,13 +180,13 @@ pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
             &a.work,
             kernel,
             a.dnc.seed,
-            machine.transfer_s(a.work.task_bytes),
+            machine.link.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
         if let Ok(hints) = e.hints(topology) {
             machine.hold(&hints);
         }
-        footprint(topology, &e, machine).check()?;
+        footprint(topology, &e, machine)?.check()?;
         Ok(e)
     })
 }
@@ -197,7 +205,7 @@ pub(crate) struct PredictDncPlan {
 impl PredictDncPlan {
     /// Validates `predict dnc`'s flags.
     pub(crate) fn new(a: &PredictDncArgs) -> Result<Self, ArgError> {
-        let tau_s = transfer_s(&a.transfer, a.work.task_bytes);
+        let tau_s = transfer_link(&a.transfer).transfer_s(a.work.task_bytes);
         let topology = a.topology.topology.clone();
         let experiment = experiment(
             &a.engine,

@@ -6,7 +6,7 @@ use multicomputer_runtime::Topology;
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
 use super::budget::TASK_BYTES;
-use super::machine::transfer_s;
+use super::machine::transfer_link;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
 };
@@ -115,12 +115,17 @@ pub(crate) fn check_transfer(tau_s: f64) -> Result<(), ArgError> {
     ))
 }
 
+/// A model refusing to give a workload's hints, naming the topology.
+fn hints_error(e: multicomputer_workloads::farm::ModelError) -> ArgError {
+    super::model_error(&e, &[], "--topology")
+}
+
 /// What a farm run allocates: its task vectors and, on threads, its links' buffers.
 pub(crate) fn footprint(
     topology: &Topology,
     e: &FarmExperiment,
     machine: &MachinePlan,
-) -> Footprint {
+) -> Result<Footprint, ArgError> {
     let mut f = Footprint::new();
     f.add(
         "--tasks",
@@ -130,9 +135,12 @@ pub(crate) fn footprint(
     .add(
         "--capacity",
         format!("the buffers of {} links", topology.links()),
-        machine.channel_bytes(topology),
+        machine.channel_bytes(
+            topology,
+            &FarmExperiment::hints(e, topology).map_err(hints_error)?,
+        )?,
     );
-    f
+    Ok(f)
 }
 
 /// Checks that the model accepts the experiment on `topology`, and that model guidance can
@@ -183,13 +191,13 @@ pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
             &a.engine,
             &a.work,
             Some(&a.farm),
-            machine.transfer_s(a.work.task_bytes),
+            machine.link.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
         if let Ok(hints) = e.hints(topology) {
             machine.hold(&hints);
         }
-        footprint(topology, &e, machine).check()?;
+        footprint(topology, &e, machine)?.check()?;
         Ok(e)
     })
 }
@@ -220,7 +228,7 @@ impl PredictFarmPlan {
             ));
         }
         let topology = a.topology.topology.clone();
-        let tau_s = transfer_s(&a.transfer, a.work.task_bytes);
+        let tau_s = transfer_link(&a.transfer).transfer_s(a.work.task_bytes);
         let experiment = experiment(&a.engine, &a.work, None, tau_s)?;
         check(&topology, &experiment)?;
         let figures = if a.figures {

@@ -2,10 +2,12 @@
 //! compute charging and the link costs become a machine configuration
 //! ([`MachinePlan::config`]).
 //!
-//! Commands build a [`MachinePlan`] from their flags; a workload adds its hints
-//! ([`MachineHints`]: real-compute share, smallest cost, event rate, link capacity); the plan
-//! resolves both into a `MachineConfig` and a `Machine`. A new time mode or a new machine
-//! setting is a field here, set in [`MachinePlan::new`] and copied in [`MachinePlan::config`].
+//! Commands build a [`MachinePlan`] from their flags; a workload adds its hints ([`Hints`]:
+//! real-compute share, smallest cost, event rate, link capacity, units of work); the plan puts
+//! both into a `MachineConfig`, and the runtime's `Machine` resolves it (the time mode `auto`,
+//! a dilation chosen for fidelity, the wait strategy, the charging): the plan asks the machine
+//! what it decided and never works it out itself. A new machine setting is a field here, set
+//! in [`MachinePlan::new`] and copied in [`MachinePlan::config`].
 //!
 //! Model compute charging needs a cost per unit of declared work: `--unit-cost` first, then
 //! the profile's (measured by `calibrate`), then the development host's reference costs, which
@@ -13,11 +15,11 @@
 
 use std::path::{Path, PathBuf};
 
+use multicomputer_runtime::tuning::{DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP};
 use multicomputer_runtime::{
-    ComputeCharge, ConfigError, DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, LinkCost,
-    Machine, MachineConfig, MachineProfile, TieOrder, TimeMode, Topology, WaitStrategy, WorkCosts,
+    ComputeCharge, ConfigError, Hints, LinkCost, Machine, MachineConfig, MachineProfile, RunSpec,
+    TieOrder, TimeMode, Topology, WaitStrategy, WorkCosts,
 };
-use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
 
 use super::budget::SLOT_BYTES;
@@ -31,10 +33,14 @@ pub(crate) fn default_profile_path(out: &Path) -> PathBuf {
     out.join("machine-profile.json")
 }
 
-/// `--latency + --per-byte × bytes`, seconds: the overlapped transfer time the models
-/// charge as `T_τ` for a message of `bytes` bytes.
-pub(crate) fn transfer_s(t: &TransferArgs, bytes: u64) -> f64 {
-    t.latency.as_secs_f64() + t.per_byte.as_secs_f64() * bytes as f64
+/// The link costs of `--latency` and `--per-byte` (the rest free): what the models charge as
+/// `T_τ` ([`LinkCost::transfer_s`]).
+pub(crate) fn transfer_link(t: &TransferArgs) -> LinkCost {
+    LinkCost {
+        latency: t.latency,
+        per_byte_ns: t.per_byte.as_nanos() as f64,
+        ..LinkCost::default()
+    }
 }
 
 /// A machine profile and where it came from.
@@ -90,12 +96,12 @@ pub(crate) fn dilation(d: f64) -> Result<f64, ArgError> {
     }
 }
 
-/// `--mode` and `--dilation` as a time mode; `--mode dilated` without `--dilation` is
-/// `Dilated(0.0)`, which [`MachinePlan::machine`] replaces by the D chosen for fidelity.
+/// `--mode` and `--dilation` as a time mode; `--mode dilated` without `--dilation` asks the
+/// machine to choose D for fidelity.
 pub(crate) fn time_mode(mode: ModeArg, dilation_given: Option<f64>) -> Result<TimeMode, ArgError> {
     match (mode, dilation_given) {
         (ModeArg::Dilated, Some(d)) => Ok(TimeMode::Dilated(dilation(d)?)),
-        (ModeArg::Dilated, None) => Ok(TimeMode::Dilated(CHOOSE_DILATION)),
+        (ModeArg::Dilated, None) => Ok(TimeMode::DilatedChosen),
         (_, Some(_)) => Err(ArgError::new(
             "--dilation",
             "is only used with --mode dilated",
@@ -105,9 +111,6 @@ pub(crate) fn time_mode(mode: ModeArg, dilation_given: Option<f64>) -> Result<Ti
         (ModeArg::Auto, None) => Ok(TimeMode::Auto),
     }
 }
-
-/// The dilation of `--mode dilated` without `--dilation`: chosen per machine for fidelity.
-const CHOOSE_DILATION: f64 = 0.0;
 
 /// The costs for model compute charging, and where they came from: `--unit-cost` over the
 /// profile's over the reference costs of the development host; the degradation loop's from
@@ -165,9 +168,9 @@ pub(crate) struct MachinePlan {
     pub(crate) native_flag: &'static str,
     /// The flag to name when the host cannot hold the machine's processors.
     pub(crate) size_flag: &'static str,
-    /// In auto mode, emulate (in virtual time) even when the processors leave a core free,
-    /// so that every size of a scalability sweep is emulated alike.
-    pub(crate) always_dilate: bool,
+    /// In auto mode, ask for virtual time, so that every size of a scalability sweep is
+    /// emulated alike (auto would run the small ones natively).
+    pub(crate) emulate: bool,
     /// How real work is charged (`None`: model in virtual time, measured otherwise).
     pub(crate) compute: Option<ComputeCharge>,
     /// Costs per unit of declared work, and where they came from.
@@ -216,7 +219,7 @@ impl MachinePlan {
             profile,
             native_flag: "--mode native",
             size_flag: "--topology",
-            always_dilate: false,
+            emulate: false,
             compute: None,
             stack_bytes: DEFAULT_STACK_BYTES,
             ties: TieOrder::Index,
@@ -225,8 +228,9 @@ impl MachinePlan {
 
     /// With `--latency` and `--per-byte`.
     pub(crate) fn transfer(mut self, t: &TransferArgs) -> Self {
-        self.link.latency = t.latency;
-        self.link.per_byte_ns = t.per_byte.as_nanos() as f64;
+        let link = transfer_link(t);
+        self.link.latency = link.latency;
+        self.link.per_byte_ns = link.per_byte_ns;
         self
     }
 
@@ -247,71 +251,67 @@ impl MachinePlan {
 
     /// Whether the dilation was given (`--dilation`), so that a run too long names it.
     pub(crate) fn dilation_given(&self) -> bool {
-        matches!(self.mode, TimeMode::Dilated(d) if d != CHOOSE_DILATION)
+        matches!(self.mode, TimeMode::Dilated(_))
     }
 
-    /// Whether a machine on `processors` will run on OS threads (native or dilated time; auto
-    /// mode runs natively when a core is left for the host).
-    pub(crate) fn threads(&self, processors: usize) -> bool {
-        match self.mode {
-            TimeMode::Virtual => false,
-            TimeMode::Auto => {
-                !self.always_dilate
-                    && processors < std::thread::available_parallelism().map_or(1, |c| c.get())
-            }
-            _ => true,
-        }
+    /// How a machine on `topology` for a workload with `hints` would run, as the runtime
+    /// resolves it (for plans made before the machine is built).
+    pub(crate) fn spec(&self, topology: &Topology, hints: &Hints) -> Result<RunSpec, ArgError> {
+        self.config(hints)
+            .resolve(topology)
+            .map_err(|e| self.config_error(&e))
     }
 
-    /// One time mode for machines of all these sizes (a sweep's cells): auto mode that would
-    /// run some natively and others in virtual time runs them all in virtual time, so that
-    /// the cells are measured alike and none pays real time for what the others emulate.
-    pub(crate) fn one_mode_for(&mut self, processors: impl IntoIterator<Item = usize>) {
-        if self.mode != TimeMode::Auto {
-            return;
-        }
-        let on_threads: Vec<bool> = processors.into_iter().map(|p| self.threads(p)).collect();
-        if on_threads.contains(&true) && on_threads.contains(&false) {
-            self.mode = TimeMode::Virtual;
+    /// Raises the links' capacity to what a workload's `hints` need, at plan time: the
+    /// capacity its runs use (the machine raises it to the same) is then the plan's, in their
+    /// inputs as in their machine.
+    pub(crate) fn hold(&mut self, hints: &Hints) {
+        self.capacity = self.capacity.max(hints.min_capacity);
+    }
+
+    /// One time mode for machines on all these topologies (a sweep's cells): if they would
+    /// resolve to different modes (auto: the small ones native, the rest virtual), ask for
+    /// virtual time for all, so that the cells are measured alike and none pays real time for
+    /// what the others emulate. A mode asked for resolves alike anyway.
+    pub(crate) fn one_mode_for<'a>(&mut self, topologies: impl IntoIterator<Item = &'a Topology>) {
+        let modes: Vec<Option<&'static str>> = topologies
+            .into_iter()
+            .map(|t| self.spec(t, &Hints::default()).ok().map(|s| s.time.name()))
+            .collect();
+        if modes.windows(2).any(|w| w[0] != w[1]) {
+            self.emulate = true;
         }
     }
 
     /// Bytes the links' buffers of a machine on `topology` take before the run: threads'
     /// channels are allocated whole (two directions per link, `capacity` messages each);
     /// virtual time's queues grow as messages come.
-    pub(crate) fn channel_bytes(&self, topology: &Topology) -> f64 {
-        if self.threads(topology.len()) {
-            2.0 * topology.links() as f64 * self.capacity as f64 * SLOT_BYTES
-        } else {
+    pub(crate) fn channel_bytes(
+        &self,
+        topology: &Topology,
+        hints: &Hints,
+    ) -> Result<f64, ArgError> {
+        let spec = self.spec(topology, hints)?;
+        Ok(if spec.time.is_virtual() {
             0.0
-        }
-    }
-
-    /// Overlapped transfer time of a message of `bytes` bytes, seconds: what the models
-    /// charge as `T_τ`.
-    pub(crate) fn transfer_s(&self, bytes: u64) -> f64 {
-        self.link.latency.as_secs_f64() + self.link.per_byte_ns * 1e-9 * bytes as f64
-    }
-
-    /// Raises the links' capacity to what a workload's `hints` need, at plan time: the
-    /// capacity its runs use is then the plan's, in their inputs and memory plan as in their
-    /// machine.
-    pub(crate) fn hold(&mut self, hints: &MachineHints) {
-        self.capacity = self.capacity.max(hints.min_capacity);
+        } else {
+            2.0 * topology.links() as f64 * spec.capacity as f64 * SLOT_BYTES
+        })
     }
 
     /// The machine configuration for a workload with `hints`.
-    pub(crate) fn config(&self, hints: &MachineHints) -> MachineConfig {
+    pub(crate) fn config(&self, hints: &Hints) -> MachineConfig {
         let p = self.profile.as_ref().map(|p| &p.profile);
         MachineConfig {
-            mode: self.mode,
+            mode: match self.mode {
+                TimeMode::Auto if self.emulate => TimeMode::Virtual,
+                mode => mode,
+            },
             wait: self.wait,
             link: self.link,
-            capacity: self.capacity.max(hints.min_capacity),
+            capacity: self.capacity,
             trace: self.trace,
-            compute_share: hints.compute_share,
-            smallest_cost: hints.smallest_cost,
-            events_per_s: hints.events_per_s,
+            hints: hints.clone(),
             wakeup: p.map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
             wake_cpu: p.map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),
             compute: self.compute,
@@ -331,39 +331,21 @@ impl MachinePlan {
             ConfigError::BadPerByte(_) => "--per-byte",
             ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => self.size_flag,
             ConfigError::StackTooSmall { .. } => "--stack-size",
-            ConfigError::BadUnitCost { .. } => "--unit-cost",
+            ConfigError::BadUnitCost { .. } | ConfigError::UnknownUnit(_) => "--unit-cost",
         };
         ArgError::new(flag, e)
     }
 
     /// The machine on `topology` for a workload with `hints`.
-    pub(crate) fn machine(
-        &self,
-        topology: Topology,
-        hints: &MachineHints,
-    ) -> Result<Machine, ArgError> {
-        let mut config = self.config(hints);
-        if config.mode == TimeMode::Dilated(CHOOSE_DILATION) {
-            config.mode = TimeMode::Dilated(Machine::suggested_dilation(&topology, &config));
-        }
-        let machine =
-            Machine::new(topology.clone(), config.clone()).map_err(|e| self.config_error(&e))?;
-        if !(self.always_dilate && machine.is_native() && self.mode == TimeMode::Auto) {
-            return Ok(machine);
-        }
-        // Auto chose native (a core was left for the host): emulate as it would with more.
-        let config = MachineConfig {
-            mode: TimeMode::Virtual,
-            ..config
-        };
-        Machine::new(topology, config).map_err(|e| self.config_error(&e))
+    pub(crate) fn machine(&self, topology: Topology, hints: &Hints) -> Result<Machine, ArgError> {
+        Machine::new(topology, self.config(hints)).map_err(|e| self.config_error(&e))
     }
 
     /// The time mode as asked for: `native`, `dilated (D = 4)`, `dilated (D chosen)`,
     /// `virtual` or `auto`.
     pub(crate) fn mode_name(&self) -> String {
         match self.mode {
-            TimeMode::Dilated(CHOOSE_DILATION) => "dilated (D chosen for fidelity)".into(),
+            TimeMode::DilatedChosen => "dilated (D chosen for fidelity)".into(),
             TimeMode::Dilated(d) => format!("dilated (D = {d})"),
             m => m.name().into(),
         }
@@ -427,7 +409,7 @@ mod tests {
         assert_eq!(time_mode(ModeArg::Auto, None), Ok(TimeMode::Auto));
         assert_eq!(
             time_mode(ModeArg::Dilated, None),
-            Ok(TimeMode::Dilated(CHOOSE_DILATION))
+            Ok(TimeMode::DilatedChosen)
         );
         assert_eq!(time_mode(ModeArg::Virtual, None), Ok(TimeMode::Virtual));
         assert_eq!(
@@ -458,24 +440,31 @@ mod tests {
     fn a_sweep_in_auto_mode_runs_every_size_in_one_mode() {
         let out = Path::new("/nonexistent-out");
         let plan = MachinePlan::from_parts(TimeMode::Auto, WaitArg::Auto, None, out).unwrap();
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let cores = multicomputer_runtime::host_cores();
+        let chain = |p: usize| Topology::chain(p).unwrap();
+        let virtual_time = |m: &MachinePlan, p: usize| {
+            m.spec(&chain(p), &Hints::default())
+                .unwrap()
+                .time
+                .is_virtual()
+        };
         // Some sizes native, some not: all in virtual time.
         let mut mixed = plan.clone();
-        mixed.one_mode_for([1, cores + 1]);
-        assert_eq!(mixed.mode, TimeMode::Virtual);
-        // All emulated: auto stays (it resolves to virtual time for each).
+        mixed.one_mode_for(&[chain(1), chain(cores + 1)]);
+        assert!(virtual_time(&mixed, 1) && virtual_time(&mixed, cores + 1));
+        // All alike: nothing changes.
         let mut large = plan.clone();
-        large.one_mode_for([cores + 1, cores + 2]);
-        assert_eq!(large.mode, TimeMode::Auto);
+        large.one_mode_for(&[chain(cores + 1), chain(cores + 2)]);
+        assert!(!large.emulate);
         // A mode asked for is kept.
         let mut native =
             MachinePlan::from_parts(TimeMode::Native, WaitArg::Auto, None, out).unwrap();
-        native.one_mode_for([1, cores + 1]);
-        assert_eq!(native.mode, TimeMode::Native);
+        native.one_mode_for(&[chain(1), chain(cores)]);
+        assert!(!native.emulate && !virtual_time(&native, 1));
     }
 
     #[test]
-    fn hints_raise_the_capacity_and_reach_the_config() {
+    fn hints_reach_the_config_and_the_machine_raises_the_capacity() {
         let plan = MachinePlan::from_parts(
             TimeMode::Auto,
             WaitArg::Sleep,
@@ -483,18 +472,20 @@ mod tests {
             Path::new("/nonexistent-out"),
         )
         .unwrap();
-        let hints = MachineHints {
+        let hints = Hints {
             compute_share: 1.0,
             smallest_cost: Some(std::time::Duration::from_micros(5)),
             events_per_s: Some(100.0),
             min_capacity: 7,
+            units: Vec::new(),
         };
         let c = plan.config(&hints);
-        assert_eq!(c.capacity, 7);
-        assert_eq!(c.compute_share, 1.0);
-        assert_eq!(c.events_per_s, Some(100.0));
+        assert_eq!(c.hints, hints);
         assert_eq!(c.wait, WaitStrategy::Sleep);
         assert_eq!(c.wakeup, DEFAULT_WAKEUP);
-        assert_eq!(plan.config(&MachineHints::default()).capacity, 2);
+        // The machine raises the capacity to the workload's minimum.
+        let chain = Topology::chain(2).unwrap();
+        assert_eq!(plan.spec(&chain, &hints).unwrap().capacity, 7);
+        assert_eq!(plan.spec(&chain, &Hints::default()).unwrap().capacity, 2);
     }
 }

@@ -42,14 +42,16 @@ pub(crate) use lists::{counts, durations, topologies};
 pub(crate) use machine::{
     LoadedProfile, MachinePlan, default_profile_path, load_profile, wait_name,
 };
-pub(crate) use ocl::{FitOclPlan, OclPlan, SweepOclPlan, pipeline_machine, table_of};
+pub(crate) use ocl::{
+    FitOclPlan, OclPlan, SweepOclPlan, pipeline_costs, pipeline_machine, table_of,
+};
 #[cfg(test)]
 pub(crate) use ocl::{parse_transform, read_stream, read_table};
 pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;
-pub(crate) use scaling::{ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
+pub(crate) use scaling::{Fitted, ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
 pub(crate) use speedup::SpeedupCommandPlan;
 pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
 pub(crate) use tour::TourPlan;

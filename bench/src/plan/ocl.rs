@@ -4,11 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use multicomputer_runtime::{ConfigError, Machine, TimeMode, Topology};
-use multicomputer_workloads::hints::MachineHints;
+use multicomputer_runtime::{ConfigError, Hints, Machine, TimeMode};
 use multicomputer_workloads::ocl::fit::{TimingRow, Weighting, multi_process_rows};
 use multicomputer_workloads::ocl::model::Costs;
-use multicomputer_workloads::ocl::{Grain, OclError, OclTable, random_stream, transform_label};
+use multicomputer_workloads::ocl::{
+    Grain, OclError, OclTable, PipelineCosts, pipeline_config, pipeline_topology, random_stream,
+    transform_label,
+};
 
 use super::lists::{choices, counts, split_list};
 use super::output::optional_file;
@@ -106,9 +108,17 @@ fn machine(m: &OclMachineArgs, out: &Path, trace: bool) -> Result<MachinePlan, A
     Ok(plan)
 }
 
-/// The machine a pipeline of `grain` runs on, as `run_pipeline` builds it (a linear array,
-/// free links, its expected event rate): for estimates and, before the run, for the host's
-/// limits. Errors name `flag` (the window or the cells) with the number of processes, or
+/// The costs a pipeline runs with: the model's constants emulated, or native costs.
+pub(crate) fn pipeline_costs(model: Option<Costs>, native: bool) -> PipelineCosts {
+    match (native, model) {
+        (false, Some(c)) => PipelineCosts::Emulated(c),
+        _ => PipelineCosts::Native,
+    }
+}
+
+/// The one machine a pipeline of `grain` runs on (the workload's array, free links, its
+/// hints: [`pipeline_config`]), built before the run so that the host's limits are checked
+/// first. Errors name `flag` (the window or the cells) with the number of processes, or
 /// `--costs native` when there are not enough cores.
 pub(crate) fn pipeline_machine(
     machine: &MachinePlan,
@@ -117,16 +127,12 @@ pub(crate) fn pipeline_machine(
     native: bool,
     flag: &str,
 ) -> Result<Machine, ArgError> {
-    let c = model.unwrap_or_else(|| table_of(grain).paper_costs());
-    let hints = MachineHints {
-        events_per_s: (!native)
-            .then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c)),
-        ..MachineHints::default()
-    };
-    let mut config = machine.config(&hints);
-    config.link = Default::default();
-    config.capacity = 2;
-    let topology = Topology::array(grain.processes()).map_err(|e| ArgError::new(flag, e))?;
+    let config = pipeline_config(
+        grain,
+        pipeline_costs(model, native),
+        &machine.config(&Hints::default()),
+    );
+    let topology = pipeline_topology(grain).map_err(|e| ArgError::new(flag, e))?;
     Machine::new(topology, config).map_err(|e| match e {
         ConfigError::NotEnoughCores { .. } => ArgError::new(
             "--costs native",
@@ -145,7 +151,21 @@ pub(crate) fn pipeline_machine(
     })
 }
 
-/// The table whose model a grain follows: packets ([K,K]) or single values ([M,1]).
+/// Whether a pipeline of `grain` runs natively on this host (`Err`: the cores the machine
+/// counts, too few).
+fn fits_natively(machine: &MachinePlan, grain: Grain) -> Result<(), usize> {
+    let config = pipeline_config(
+        grain,
+        PipelineCosts::Native,
+        &machine.config(&Hints::default()),
+    );
+    match pipeline_topology(grain).map(|t| config.resolve(&t)) {
+        Ok(Err(ConfigError::NotEnoughCores { cores, .. })) => Err(cores),
+        _ => Ok(()),
+    }
+}
+
+/// The table whose model a grain follows: packets (\[K,K\]) or single values (\[M,1\]).
 pub(crate) fn table_of(grain: Grain) -> OclTable {
     if grain.k() > 1 {
         OclTable::Kk
@@ -306,7 +326,7 @@ pub(crate) struct SweepOclPlan {
     pub(crate) seed: u64,
     /// Native or emulated costs.
     pub(crate) native: bool,
-    /// The model's constants for single values ([M,1]) and packets ([K,K]).
+    /// The model's constants for single values (\[M,1\]) and packets (\[K,K\]).
     pub(crate) models: [Option<Costs>; 2],
     /// How the machine is built.
     pub(crate) machine: MachinePlan,
@@ -329,7 +349,7 @@ impl SweepOclPlan {
             "transform",
             &[("m1", OclTable::M1), ("kk", OclTable::Kk)],
         )?;
-        let most = multicomputer_runtime::MAX_PROCESSORS as u64;
+        let most = multicomputer_runtime::tuning::MAX_PROCESSORS as u64;
         let windows: Vec<usize> = counts("--windows", &a.windows, 1..=most)?
             .into_iter()
             .map(|n| n as usize)
@@ -343,7 +363,10 @@ impl SweepOclPlan {
             .transpose()?;
         let explicit = a.cells.as_deref().map(parse_cells).transpose()?;
         let native = a.machine.costs == CostsArg::Native;
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let machine = machine(&a.machine, out, false)?;
+        // With native costs the default grid keeps the cells whose machine runs natively
+        // here; the cores are the machine's count, from its refusal.
+        let mut refused_cores = None;
         let mut cells = Vec::new();
         for &t in &tables {
             let pairs: Vec<(usize, usize, bool)> = match &explicit {
@@ -367,9 +390,13 @@ impl SweepOclPlan {
             };
             for (n, g, named) in pairs {
                 let grain = t.grain(n, g).map_err(|e| ArgError::new(flag, e))?;
-                // With native costs the default grid keeps the cells that fit on the cores.
-                if named || !native || grain.processes() <= cores {
+                if named || !native {
                     cells.push((t, grain));
+                    continue;
+                }
+                match fits_natively(&machine, grain) {
+                    Ok(()) => cells.push((t, grain)),
+                    Err(cores) => refused_cores = Some(cores),
                 }
             }
         }
@@ -377,8 +404,9 @@ impl SweepOclPlan {
             return Err(ArgError::new(
                 "--costs native",
                 format!(
-                    "no cell of the grid has at most {cores} processes (one per core); name some \
-                     with --cells N:G"
+                    "no cell of the grid has at most {} processes (one per core); name some \
+                     with --cells N:G",
+                    refused_cores.unwrap_or(0)
                 ),
             ));
         }
@@ -397,7 +425,6 @@ impl SweepOclPlan {
             model_costs(&a.machine, false)?,
             model_costs(&a.machine, true)?,
         ];
-        let machine = machine(&a.machine, out, false)?;
         let flag = if a.cells.is_some() {
             "--cells"
         } else {

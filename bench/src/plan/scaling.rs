@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use multicomputer_runtime::Hints;
 use multicomputer_runtime::{ComputeCharge, TimeMode, Topology};
 use multicomputer_workloads::analysis::{
     ConsistencyOptions, DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, Measurement, OverheadModel,
     Weighting,
 };
-use multicomputer_workloads::hints::MachineHints;
 use multicomputer_workloads::ising::{IsingConfig, Mechanism, Workload};
 
 use super::ising::{check_samples, lattice_config, lattice_inputs, mechanism_of, message_system};
@@ -18,11 +18,37 @@ use super::{ArgError, Inputs, MachinePlan, OutputPlan, RunFolderPlan};
 use crate::args::{MAX_LOOP_COUNT, ScalingArgs, ScalingWeightingArg};
 use crate::files::{Columns, ColumnsError};
 
-/// What is fitted when the ideal run time is known.
-pub(crate) const PHI_S: &str = "Φ_s = time_s / ideal_s";
+/// What a scaling analysis fits against P.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fitted {
+    /// The system overhead `Φ_s = time_s / ideal_s`, when the ideal run time is known: a
+    /// number.
+    PhiS,
+    /// The run time itself, when only run times are known: seconds.
+    RunTime,
+}
 
-/// What is fitted when only run times are known.
-pub(crate) const RUN_TIME: &str = "run time (s)";
+impl Fitted {
+    /// As reports write it.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Fitted::PhiS => "Φ_s = time_s / ideal_s",
+            Fitted::RunTime => "run time (s)",
+        }
+    }
+}
+
+impl serde::Serialize for Fitted {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
+    }
+}
+
+impl std::fmt::Display for Fitted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
 
 /// The sweep of ising runs: every loop count × P × repeat.
 #[derive(Debug, Clone)]
@@ -56,8 +82,8 @@ pub(crate) enum ScalingSource {
         path: PathBuf,
         /// Its rows.
         measurements: Vec<Measurement>,
-        /// [`PHI_S`] with an `ideal_s` column, else [`RUN_TIME`].
-        fitted: &'static str,
+        /// `Φ_s` with an `ideal_s` column, else the run time.
+        fitted: Fitted,
     },
     /// A sweep to run.
     Sweep(Box<ScalingSweep>),
@@ -170,7 +196,7 @@ fn sweep(a: &ScalingArgs, out: &Path) -> Result<ScalingSweep, ArgError> {
         samples_per_processor: a.samples_per_processor,
     };
     let mut machine = message_system(&a.messages, 0, out)?;
-    machine.always_dilate = true;
+    machine.emulate = true;
     // Every P's machine, built (not run) now: a P the host cannot hold is refused before the
     // first run, naming the limit.
     for &p in &processors {
@@ -178,7 +204,7 @@ fn sweep(a: &ScalingArgs, out: &Path) -> Result<ScalingSweep, ArgError> {
         let topology = mechanism
             .topology(p as usize)
             .map_err(|e| ArgError::new("--processors", e))?;
-        machine.machine(topology, &MachineHints::default())?;
+        machine.machine(topology, &Hints::default())?;
     }
     let deterministic = deterministic(&machine);
     Ok(ScalingSweep {
@@ -275,11 +301,11 @@ impl ScalingPlan {
         })
     }
 
-    /// What is fitted: [`PHI_S`] or [`RUN_TIME`].
-    pub(crate) fn fitted(&self) -> &'static str {
+    /// What is fitted.
+    pub(crate) fn fitted(&self) -> Fitted {
         match &self.source {
-            ScalingSource::Table { fitted, .. } => fitted,
-            ScalingSource::Sweep(_) => PHI_S,
+            ScalingSource::Table { fitted, .. } => *fitted,
+            ScalingSource::Sweep(_) => Fitted::PhiS,
         }
     }
 
@@ -360,7 +386,7 @@ pub(crate) fn scaling_topology(mechanism: Mechanism, p: u32) -> Result<Topology,
 }
 
 /// Reads `--csv`: every row a measurement, every bad cell named by row and column.
-fn read_measurements(path: &Path) -> Result<(Vec<Measurement>, &'static str), ArgError> {
+fn read_measurements(path: &Path) -> Result<(Vec<Measurement>, Fitted), ArgError> {
     let flag = format!("--csv {}", path.display());
     let fail = |e: ColumnsError| ArgError::new(&flag, e.to_string());
     let t = Columns::read(path).map_err(fail)?;
@@ -431,14 +457,21 @@ fn read_measurements(path: &Path) -> Result<(Vec<Measurement>, &'static str), Ar
         }
         out.push(m);
     }
-    Ok((out, if ideal.is_some() { PHI_S } else { RUN_TIME }))
+    Ok((
+        out,
+        if ideal.is_some() {
+            Fitted::PhiS
+        } else {
+            Fitted::RunTime
+        },
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn table(text: &str) -> Result<(Vec<Measurement>, &'static str), ArgError> {
+    fn table(text: &str) -> Result<(Vec<Measurement>, Fitted), ArgError> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.csv");
         std::fs::write(&path, text).unwrap();
@@ -449,9 +482,9 @@ mod tests {
     fn a_users_table_is_read_with_names_in_any_case() {
         let (m, fitted) = table("p,TIME_S,Loop_Count\n2,1.5,0\n4,1.7,100\n").unwrap();
         assert_eq!(m.len(), 2);
-        assert_eq!(fitted, RUN_TIME);
+        assert_eq!(fitted, Fitted::RunTime);
         let (_, fitted) = table("\u{feff}P,time_s,ideal_s\n2,1.5,1.0\n").unwrap();
-        assert_eq!(fitted, PHI_S);
+        assert_eq!(fitted, Fitted::PhiS);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
 use super::lists::{choices, counts, durations, topologies};
-use super::machine::transfer_s;
+use super::machine::transfer_link;
 use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, available_memory};
 use crate::args::{DncWorkArgs, MAX_TASKS, SweepDncArgs, SweepFarmArgs};
 
@@ -82,7 +82,7 @@ impl SweepFarmPlan {
             .transfer(&a.transfer)
             .messages(&a.messages);
         machine.size_flag = "--topologies";
-        machine.one_mode_for(topologies.iter().map(Topology::len));
+        machine.one_mode_for(&topologies);
         let tasks = usize::try_from(a.tasks)
             .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
         let mut cells = Vec::new();
@@ -106,13 +106,13 @@ impl SweepFarmPlan {
                             beta_f: a.engine.beta_f,
                             queue: usize::try_from(a.engine.queue).unwrap_or(usize::MAX),
                             guided: a.engine.guided,
-                            tau_s: transfer_s(&a.transfer, a.task_bytes),
+                            tau_s: transfer_link(&a.transfer).transfer_s(a.task_bytes),
                         };
                         super::farm::check(t, &experiment)?;
                         if let Ok(hints) = experiment.hints(t) {
                             machine.hold(&hints);
                         }
-                        super::farm::footprint(t, &experiment, &machine).check_against(memory)?;
+                        super::farm::footprint(t, &experiment, &machine)?.check_against(memory)?;
                         cells.push(FarmCell {
                             topology: t.clone(),
                             experiment,
@@ -162,7 +162,7 @@ impl SweepDncPlan {
             .transfer(&a.transfer)
             .messages(&a.messages);
         machine.size_flag = "--topologies";
-        machine.one_mode_for(topologies.iter().map(Topology::len));
+        machine.one_mode_for(&topologies);
         let mut cells = Vec::new();
         let memory = available_memory();
         for t in &topologies {
@@ -180,7 +180,7 @@ impl SweepDncPlan {
                         &work,
                         DncKernel::Synthetic { splitting },
                         a.seed,
-                        transfer_s(&a.transfer, a.task_bytes),
+                        transfer_link(&a.transfer).transfer_s(a.task_bytes),
                     )?;
                     super::dnc::check(t, &experiment).map_err(|e| {
                         if e.flag == "--topology" {
@@ -192,7 +192,7 @@ impl SweepDncPlan {
                     if let Ok(hints) = experiment.hints(t) {
                         machine.hold(&hints);
                     }
-                    super::dnc::footprint(t, &experiment, &machine).check_against(memory)?;
+                    super::dnc::footprint(t, &experiment, &machine)?.check_against(memory)?;
                     cells.push(DncCell {
                         topology: t.clone(),
                         experiment,

@@ -70,7 +70,7 @@ impl TourPlan {
             .add("guided", true);
         // One mode for every cell, links that hold what the farm needs (as `sweep farm`).
         let mut sweep_machine = machine.clone();
-        sweep_machine.one_mode_for(cells.iter().map(|c: &FarmCell| c.topology.len()));
+        sweep_machine.one_mode_for(cells.iter().map(|c: &FarmCell| &c.topology));
         for c in &cells {
             if let Ok(hints) = c.experiment.hints(&c.topology) {
                 sweep_machine.hold(&hints);

@@ -2,12 +2,12 @@
 //! line, every input, the seed, the host and its profile, the date, the time mode and the
 //! fidelity of the run.
 
-use multicomputer_runtime::Fidelity;
+use multicomputer_runtime::{ComputeCharge, Fidelity, RunSpec, WorkClock};
 use serde::Serialize;
 
 use super::document::{Block, Section, Table};
-use crate::exec::{Ran, TieSpread};
-use crate::plan::{Inputs, LoadedProfile, MachinePlan};
+use crate::exec::TieSpread;
+use crate::plan::{Inputs, LoadedProfile, MachinePlan, wait_name};
 use crate::units::human_ns;
 
 /// The host a run ran on.
@@ -107,6 +107,9 @@ pub(crate) struct TimeInfo {
     /// How real compute was charged to emulated time: `measured` (thread CPU time) or
     /// `model` (declared units × cost per unit), with where the costs came from.
     pub(crate) compute_charging: String,
+    /// Every run in virtual time: events in exact emulated-time order.
+    #[serde(skip)]
+    pub(crate) exact: bool,
     /// The order of simultaneous events in virtual time (`--ties`).
     pub(crate) ties: String,
 }
@@ -203,7 +206,7 @@ impl Meta {
             seed: None,
             host: Host {
                 name: host_name(),
-                cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                cores: multicomputer_runtime::host_cores(),
                 profile: profile.into(),
             },
             time: None,
@@ -220,7 +223,7 @@ impl Meta {
         command: &str,
         inputs: Inputs,
         machine: &MachinePlan,
-        ran: &Ran,
+        ran: &RunSpec,
         fidelity: &Fidelity,
     ) -> Self {
         Self::new(command, inputs, ProfileUse::Read(machine.profile.as_ref()))
@@ -237,6 +240,7 @@ impl Meta {
             dilation: None,
             wait: wait.map(str::to_string),
             compute_charging: "none: real execution timed by the monotonic clock".into(),
+            exact: false,
             ties: String::new(),
         });
         self
@@ -256,14 +260,30 @@ impl Meta {
     }
 
     /// With how the machine ran, as `machine` asked for.
-    pub(crate) fn ran(mut self, machine: &MachinePlan, ran: &Ran) -> Self {
+    pub(crate) fn ran(mut self, machine: &MachinePlan, ran: &RunSpec) -> Self {
         self.time = Some(TimeInfo {
             requested: machine.mode_name(),
-            mode: ran.mode.into(),
-            dilation: ran.dilation,
-            wait: ran.wait.map(str::to_string),
-            compute_charging: charging(machine, ran.compute, ran.mode),
-            ties: machine.ties.to_string(),
+            mode: ran.time.name().into(),
+            dilation: ran.time.dilation(),
+            wait: ran.waits().map(|w| wait_name(w).to_string()),
+            compute_charging: charging(machine.work_costs.1, &[ran]),
+            exact: ran.time.is_virtual(),
+            ties: ran.ties.to_string(),
+        });
+        self
+    }
+
+    /// With how a machine that no [`MachinePlan`] built ran (`speedup`'s native machines), as
+    /// `requested`; `note` is added to its compute charging.
+    pub(crate) fn resolved(mut self, requested: &str, ran: &RunSpec, note: &str) -> Self {
+        self.time = Some(TimeInfo {
+            requested: requested.into(),
+            mode: ran.time.name().into(),
+            dilation: ran.time.dilation(),
+            wait: ran.waits().map(|w| wait_name(w).to_string()),
+            compute_charging: format!("{}{note}", charging("none", &[ran])),
+            exact: ran.time.is_virtual(),
+            ties: ran.ties.to_string(),
         });
         self
     }
@@ -273,10 +293,10 @@ impl Meta {
     pub(crate) fn cells<'a>(
         mut self,
         machine: &MachinePlan,
-        rans: impl Iterator<Item = &'a Ran>,
+        rans: impl Iterator<Item = &'a RunSpec>,
     ) -> Self {
-        let rans: Vec<&Ran> = rans.collect();
-        let alike = |f: fn(&Ran) -> Option<&'static str>| {
+        let rans: Vec<&RunSpec> = rans.collect();
+        let alike = |f: fn(&RunSpec) -> Option<&'static str>| {
             let first = rans.first().and_then(|r| f(r));
             if rans.iter().all(|r| f(r) == first) {
                 first.map(str::to_string)
@@ -284,16 +304,16 @@ impl Meta {
                 Some("mixed".to_string())
             }
         };
-        let mode = alike(|r| Some(r.mode)).unwrap_or_else(|| "none".into());
+        let mode = alike(|r| Some(r.time.name())).unwrap_or_else(|| "none".into());
         self.time = Some(TimeInfo {
             requested: machine.mode_name(),
-            dilation: rans.iter().filter_map(|r| r.dilation).reduce(f64::max),
-            wait: alike(|r| r.wait),
-            compute_charging: charging(
-                machine,
-                alike(|r| Some(r.compute)).as_deref().unwrap_or("none"),
-                &mode,
-            ),
+            dilation: rans
+                .iter()
+                .filter_map(|r| r.time.dilation())
+                .reduce(f64::max),
+            wait: alike(|r| r.waits().map(wait_name)),
+            compute_charging: charging(machine.work_costs.1, &rans),
+            exact: !rans.is_empty() && rans.iter().all(|r| r.time.is_virtual()),
             mode,
             ties: machine.ties.to_string(),
         });
@@ -353,7 +373,7 @@ impl Meta {
                 let how = match (t.dilation, &t.wait) {
                     (Some(d), Some(w)) => format!(" (D = {d}), {w} waits"),
                     (Some(d), None) => format!(" (D up to {d})"),
-                    (None, _) if t.mode == "virtual" => " (exact given its tie order)".into(),
+                    (None, _) if t.exact => " (exact given its tie order)".into(),
                     (None, Some(w)) => format!(", {w} waits"),
                     (None, None) => String::new(),
                 };
@@ -410,21 +430,28 @@ impl Meta {
     }
 }
 
-/// How real work was charged (`compute`: `measured`, `model` or `mixed`) in time mode `mode`,
-/// in words: measured charging times a block by the monotonic clock natively, by thread CPU
-/// time otherwise (`Machine::work_clock`).
-fn charging(machine: &MachinePlan, compute: &str, mode: &str) -> String {
-    match (compute, mode) {
-        ("measured", "native") => "measured: monotonic (wall) time of each block".into(),
-        ("measured", "dilated" | "virtual") => "measured: thread CPU time".into(),
-        ("measured", _) => {
+/// How real work was charged in runs that ran as `rans`, in words: measured charging times a
+/// block on the clock its machine chose (monotonic natively, thread CPU time otherwise).
+/// How `rans` charged real compute, in words; model charging names its costs' source,
+/// `model_costs`.
+fn charging(model_costs: &str, rans: &[&RunSpec]) -> String {
+    let Some(first) = rans.first() else {
+        return "none".into();
+    };
+    let charge = first.charging.charge();
+    if rans.iter().any(|r| r.charging.charge() != charge) {
+        return "mixed".into();
+    }
+    let clock = first.charging.clock();
+    match charge {
+        ComputeCharge::Measured if rans.iter().any(|r| r.charging.clock() != clock) => {
             "measured: monotonic (wall) time natively, thread CPU time otherwise".into()
         }
-        ("model", _) => format!(
-            "model: declared units × cost per unit ({})",
-            machine.work_costs.1
-        ),
-        (other, _) => other.into(),
+        ComputeCharge::Measured => match clock {
+            WorkClock::Monotonic => "measured: monotonic (wall) time of each block".into(),
+            WorkClock::ThreadCpu => "measured: thread CPU time".into(),
+        },
+        ComputeCharge::Model => format!("model: declared units × cost per unit ({model_costs})"),
     }
 }
 

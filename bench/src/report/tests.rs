@@ -6,11 +6,12 @@ use multicomputer_runtime::{Fidelity, WaitStrategy};
 use multicomputer_workloads::farm::{
     Bound, Drain, Errors, FarmComparison, FloodFillDrain, Measured, Prediction,
 };
+use multicomputer_workloads::tree::Comparison;
 use serde_json::Value;
 
 use super::bodies::{CellInputs, SweepReport, sweep_rows};
 use super::{Body, FarmReport, Meta, ProfileUse, Report, csv, markdown, text};
-use crate::exec::{Ran, Runs};
+use crate::exec::Runs;
 use crate::plan::{Format, Inputs, MachinePlan, Repeat};
 
 /// The shape of a JSON value: every leaf replaced by its type, arrays by their first element.
@@ -38,12 +39,7 @@ fn meta(command: &str) -> Meta {
                 std::path::Path::new("/nonexistent-out"),
             )
             .unwrap(),
-            &Ran {
-                mode: "dilated",
-                dilation: Some(4.0),
-                wait: Some("sleep"),
-                compute: "measured",
-            },
+            &dilated_4(),
         )
         .fidelity(&fidelity());
     m.date = "2026-01-02T03:04:05Z".into();
@@ -51,6 +47,17 @@ fn meta(command: &str) -> Meta {
     m.host.name = "host".into();
     m.host.cores = 2;
     m
+}
+
+/// How a machine dilated 4 times, sleeping, charging by measurement runs.
+fn dilated_4() -> multicomputer_runtime::RunSpec {
+    multicomputer_runtime::MachineConfig {
+        mode: multicomputer_runtime::TimeMode::Dilated(4.0),
+        wait: WaitStrategy::Sleep,
+        ..multicomputer_runtime::MachineConfig::default()
+    }
+    .resolve(&"tree:2:2".parse().unwrap())
+    .unwrap()
 }
 
 fn fidelity() -> Fidelity {
@@ -87,12 +94,20 @@ fn comparison(speedup: f64) -> FarmComparison {
     };
     let errors_pct = Errors::between(&measured, &predicted);
     FarmComparison {
-        topology: "tree:2:2".into(),
-        processors: 3,
-        error_pct: errors_pct.speedup,
-        errors_pct,
-        measured,
-        predicted,
+        comparison: Comparison {
+            topology: "tree:2:2".into(),
+            processors: 3,
+            error_pct: errors_pct.speedup,
+            errors_pct,
+            measured,
+            predicted,
+            missing_terms: Vec::new(),
+            fidelity: fidelity(),
+            mode: "dilated",
+            dilation: Some(4.0),
+            wall_s: 1.6,
+            trace: None,
+        },
         drain: Some(Drain {
             busy_processors: 3,
             drain_s: 0.0005,
@@ -106,12 +121,6 @@ fn comparison(speedup: f64) -> FarmComparison {
                 speedup: 2.494,
             }),
         }),
-        missing_terms: Vec::new(),
-        fidelity: fidelity(),
-        mode: "dilated",
-        dilation: Some(4.0),
-        wall_s: 1.6,
-        trace: None,
     }
 }
 
@@ -128,12 +137,7 @@ pub(super) fn sweep() -> Report<SweepReport> {
         queue: 1,
         guided: false,
     };
-    let ran = Ran {
-        mode: "dilated",
-        dilation: Some(4.0),
-        wait: Some("sleep"),
-        compute: "measured",
-    };
+    let ran = dilated_4();
     let runs = vec![
         Runs {
             runs: vec![comparison(2.4), comparison(2.44)],

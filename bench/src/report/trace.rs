@@ -3,10 +3,11 @@
 
 use anyhow::{Context, Result};
 use multicomputer_runtime::{Activity, Fidelity, Trace};
-use multicomputer_workloads::farm::{FarmComparison, worst_fidelity};
+use multicomputer_workloads::farm::FarmComparison;
 use multicomputer_workloads::ising::IsingMeasurement;
 use multicomputer_workloads::ocl::PipelineRun;
 use multicomputer_workloads::synthetic::SyntheticComparison;
+use multicomputer_workloads::tree::{Comparison, worst_fidelity};
 
 use super::Meta;
 use crate::exec::Runs;
@@ -41,10 +42,22 @@ macro_rules! traced {
     };
 }
 
-traced!(FarmComparison: fidelity, processors);
+traced!(Comparison: fidelity, processors);
 traced!(IsingMeasurement: fidelity, processors);
 traced!(SyntheticComparison: report.fidelity, processors);
 traced!(PipelineRun: report.fidelity, report.processors);
+
+impl Traced for FarmComparison {
+    fn fidelity(&self) -> &Fidelity {
+        self.comparison.fidelity()
+    }
+    fn trace(&self) -> Option<&Trace> {
+        self.comparison.trace()
+    }
+    fn processors(&self) -> usize {
+        self.comparison.processors()
+    }
+}
 
 /// The last of `runs` (the one whose trace is written).
 pub(crate) fn last<T>(runs: &Runs<T>) -> Result<&T> {

@@ -1,4 +1,4 @@
-//! `multicomputer fit ocl`: α, β ([M,1], §4.1) or α0, α1, β ([K,K], §4.2) fitted to a timing
+//! `multicomputer fit ocl`: α, β (\[M,1\], §4.1) or α0, α1, β (\[K,K\], §4.2) fitted to a timing
 //! table, as the paper fitted its transputer tables.
 
 use anyhow::Result;

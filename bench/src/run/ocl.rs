@@ -38,7 +38,7 @@ pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
     let what = format!("OCL {} N = {}", c.transform, c.n);
     let body = OclReport {
         comparison: c.clone(),
-        mode: last.run.report.mode,
+        mode: last.run.report.time.name(),
         dilation: last.run.report.fidelity.dilation,
         wall_s: last.run.report.wall_s(),
         fidelity,

@@ -24,10 +24,9 @@ use multicomputer_workloads::analysis::{
 };
 
 use crate::args::ScalingArgs;
-use multicomputer_workloads::hints::MachineHints;
 
-use crate::exec::{Ran, ScalingRow, scaling_runs};
-use crate::plan::{ArgError, ScalingPlan, ScalingSource, scaling_topology};
+use crate::exec::{ScalingRow, scaling_runs};
+use crate::plan::{ArgError, ScalingPlan, ScalingSource};
 use crate::report::{
     AlternativeFit, Analysis, LoopCountRow, Meta, ProfileUse, Report, ScalingReport, csv,
 };
@@ -90,20 +89,8 @@ pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
     };
     let mut meta = Meta::new("scaling", plan.inputs(), profile);
     if let ScalingSource::Sweep(s) = &plan.source {
-        // Every run's mode and dilation, with the wait strategy and compute charging its
-        // machine plan gives them all.
-        let first = scaling_topology(s.mechanism, s.processors[0])?;
-        let base = Ran::of_machine(&s.machine.machine(first, &MachineHints::default())?);
-        let rans: Vec<Ran> = report
-            .rows
-            .iter()
-            .map(|r| Ran {
-                mode: r.mode,
-                dilation: r.dilation,
-                ..base.clone()
-            })
-            .collect();
-        meta = meta.cells(&s.machine, rans.iter());
+        // How every run's machine ran.
+        meta = meta.cells(&s.machine, report.rows.iter().map(|r| &r.spec));
     }
     let report = Report::new(meta, report);
     let mut extra = Vec::new();

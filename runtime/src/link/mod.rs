@@ -55,10 +55,25 @@ impl LinkCost {
         Ok(())
     }
 
-    /// The overlapped transfer time of a message of `bytes` bytes, in ns.
+    /// The overlapped transfer time T_τ of a message of `bytes` bytes, in ns: the time it
+    /// occupies its link ([`occupancy_ns`](Self::occupancy_ns)) plus the latency. The one
+    /// formula the processors charge and the models predict with.
     #[inline]
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
-        self.latency.as_nanos() as u64 + (self.per_byte_ns * bytes as f64).round() as u64
+        u64::try_from(self.latency.as_nanos())
+            .unwrap_or(u64::MAX)
+            .saturating_add(self.occupancy_ns(bytes))
+    }
+
+    /// T_τ in seconds, for the models.
+    pub fn transfer_s(&self, bytes: u64) -> f64 {
+        self.transfer_ns(bytes) as f64 * 1e-9
+    }
+
+    /// How long a message of `bytes` bytes occupies its link: τ × bytes, rounded to whole ns.
+    #[inline]
+    pub fn occupancy_ns(&self, bytes: u64) -> u64 {
+        (self.per_byte_ns * bytes as f64).round() as u64
     }
 
     /// Whether any cost is charged per message (the fast path skips all timing otherwise).

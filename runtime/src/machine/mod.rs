@@ -1,55 +1,46 @@
-//! The machine: a topology and a configuration resolved against this host (time mode,
-//! dilation, wait strategy, how real work is charged, the host's limits), and the run of one
-//! program on all its processors.
+//! The machine: a topology and a configuration resolved once against this host into a
+//! [`RunSpec`] (`spec.rs`), and the run of one program on all its processors.
 //!
-//! A run goes to one of two engines, which take the same program and return the same record:
-//!
-//! - **OS threads** (`threads.rs`), for native and dilated time: one thread per processor,
-//!   waiting in real time; see its protocol there.
-//! - **the discrete-event scheduler** (`sim/`), for virtual time: one coroutine per processor
-//!   on one thread, in exact emulated-time order.
+//! A run goes to an engine (`engines/`), chosen by the spec's time mode; every engine takes
+//! the same spec and program, runs each processor through the one body of `engines/body.rs`,
+//! and returns the same record.
 
-mod threads;
-
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::TieOrder;
-use crate::clock::{
-    AUTO_LATENESS_SHARE, DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation,
-};
+use crate::clock::{DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation};
+use crate::engines::{self, Engine};
 use crate::error::{ConfigError, ProcessorError, RunError};
 use crate::limits::HostLimits;
 use crate::link::{LinkCost, Payload};
-use crate::processor::{Charging, Processor};
+use crate::processor::Processor;
 use crate::report::RunRecord;
-use crate::sim::{self, DEFAULT_STACK_BYTES, MIN_STACK_BYTES};
+use crate::spec::{Hints, Resolved, RunSpec};
 use crate::topology::Topology;
-use crate::work::{ComputeCharge, WorkCosts};
+use crate::tuning::{
+    AUTO_LATENESS_SHARE, DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, MIN_STACK_BYTES,
+};
+use crate::work::{Charging, ComputeCharge, CostTable, WorkCosts};
 
-/// Host wake-up latency assumed by dilated `auto` choices when no calibrated profile is given.
-pub const DEFAULT_WAKEUP: Duration = Duration::from_micros(60);
-
-/// CPU time of one sleep/wake cycle assumed when no profile is given.
-pub const DEFAULT_WAKE_CPU: Duration = Duration::from_micros(5);
-
-/// How a machine runs.
+/// How a machine is to run, as asked for; [`Machine::new`] resolves it into a [`RunSpec`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MachineConfig {
-    /// Native, dilated, virtual or auto.
+    /// Native, dilated (D given or chosen), virtual or auto.
     pub mode: TimeMode,
     /// How processors wait for deadlines (native and dilated time).
     pub wait: WaitStrategy,
     /// The costs of the message system.
     pub link: LinkCost,
-    /// Messages a link buffers before its sender blocks (≥ 1).
+    /// Messages a link buffers before its sender blocks (≥ 1; raised to the hints' minimum).
     pub capacity: usize,
     /// How real work is charged; `None`: model in virtual time, measured otherwise.
     pub compute: Option<ComputeCharge>,
     /// Costs per unit of declared work and per degradation-loop iteration (model charging).
     pub work_costs: WorkCosts,
+    /// What the workload says about itself (for dilation, buffers and its units of work).
+    pub hints: Hints,
     /// Stack reserved for each processor in virtual time, bytes (mapped lazily).
     pub stack_bytes: usize,
     /// Record an event trace.
@@ -63,13 +54,6 @@ pub struct MachineConfig {
     /// Report a stall when no message moves for this long (wall time, threads only);
     /// `None` = never.
     pub stall_timeout: Option<Duration>,
-    /// For dilation: the fraction of each processor's time spent in real compute (0 to 1).
-    pub compute_share: f64,
-    /// For dilation: the smallest emulated cost the program charges besides the link costs.
-    pub smallest_cost: Option<Duration>,
-    /// For dilation: expected wake-ups (messages to sleeping processors, deadlines) per
-    /// emulated second over the whole machine, if known.
-    pub events_per_s: Option<f64>,
     /// For dilation: the host's wake-up latency (from `calibrate`).
     pub wakeup: Duration,
     /// For dilation: the CPU time of one sleep/wake cycle (from `calibrate`).
@@ -87,14 +71,12 @@ impl Default for MachineConfig {
             capacity: 2,
             compute: None,
             work_costs: WorkCosts::default(),
+            hints: Hints::default(),
             stack_bytes: DEFAULT_STACK_BYTES,
             trace: false,
             tolerance: None,
             deadlock_check: Duration::from_millis(20),
             stall_timeout: None,
-            compute_share: 0.0,
-            smallest_cost: None,
-            events_per_s: None,
             wakeup: DEFAULT_WAKEUP,
             wake_cpu: DEFAULT_WAKE_CPU,
             ties: TieOrder::Index,
@@ -102,30 +84,12 @@ impl Default for MachineConfig {
     }
 }
 
-/// The time mode a machine resolved to.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Resolved {
-    /// Pinned, spinning OS threads, D = 1.
-    Native,
-    /// OS threads waiting for `start + D × emulated time`.
-    Dilated(f64),
-    /// Coroutines under the discrete-event scheduler.
-    Virtual,
+/// How many cores this process may run on, as a machine counts them (its affinity set).
+pub fn host_cores() -> usize {
+    usable_cores().1
 }
 
-/// A topology and a configuration, resolved against this host.
-#[derive(Debug, Clone)]
-pub struct Machine {
-    topology: Topology,
-    config: MachineConfig,
-    resolved: Resolved,
-    charge: ComputeCharge,
-    strategy: WaitStrategy,
-    tolerance: Duration,
-    cores: Vec<core_affinity::CoreId>,
-}
-
-/// The cores this process may run on.
+/// The cores this process may run on, and how many.
 fn usable_cores() -> (Vec<core_affinity::CoreId>, usize) {
     let cores = core_affinity::get_core_ids().unwrap_or_default();
     let n = if cores.is_empty() {
@@ -136,24 +100,21 @@ fn usable_cores() -> (Vec<core_affinity::CoreId>, usize) {
     (cores, n)
 }
 
-impl Machine {
-    /// Resolves a configuration for a topology on this host (mode, dilation, wait strategy,
-    /// compute charging), and checks that the host can hold it (threads, memory maps, memory).
-    pub fn new(topology: Topology, config: MachineConfig) -> Result<Self, ConfigError> {
-        Self::with_limits(topology, config, &HostLimits::read())
+impl MachineConfig {
+    /// Resolves this configuration for `topology` on this host: the one place where `auto`
+    /// time mode, a dilation chosen for fidelity, the wait strategy, the compute charging and
+    /// its cost table are decided. Checks the configuration, not the host's limits (see
+    /// [`Machine::new`]).
+    pub fn resolve(&self, topology: &Topology) -> Result<RunSpec, ConfigError> {
+        self.resolve_on(topology, usable_cores().1)
     }
 
-    /// As [`Machine::new`], against given host limits.
-    pub fn with_limits(
-        topology: Topology,
-        config: MachineConfig,
-        limits: &HostLimits,
-    ) -> Result<Self, ConfigError> {
-        config.link.validate()?;
-        if config.capacity == 0 {
+    fn resolve_on(&self, topology: &Topology, cores: usize) -> Result<RunSpec, ConfigError> {
+        self.link.validate()?;
+        if self.capacity == 0 {
             return Err(ConfigError::ZeroCapacity);
         }
-        for (unit, &ns) in &config.work_costs.ns_per_unit {
+        for (unit, &ns) in &self.work_costs.ns_per_unit {
             if !(ns.is_finite() && ns >= 0.0) {
                 return Err(ConfigError::BadUnitCost {
                     unit: unit.clone(),
@@ -161,25 +122,21 @@ impl Machine {
                 });
             }
         }
-        let loop_ns = config.work_costs.loop_iteration_ns;
+        let loop_ns = self.work_costs.loop_iteration_ns;
         if !(loop_ns.is_finite() && loop_ns >= 0.0) {
             return Err(ConfigError::BadUnitCost {
                 unit: "loop_iteration".into(),
                 ns: loop_ns,
             });
         }
-        let (cores, ncores) = usable_cores();
         let p = topology.len();
-        let smallest = [config.link.smallest_cost(), config.smallest_cost]
-            .into_iter()
-            .flatten()
-            .min();
-        let resolved = match config.mode {
+        let smallest = self.smallest_cost();
+        let time = match self.mode {
             TimeMode::Native => {
-                if p > ncores {
+                if p > cores {
                     return Err(ConfigError::NotEnoughCores {
                         processors: p,
-                        cores: ncores,
+                        cores,
                     });
                 }
                 Resolved::Native
@@ -190,64 +147,107 @@ impl Machine {
                 }
                 Resolved::Dilated(d)
             }
+            TimeMode::DilatedChosen => Resolved::Dilated(choose_dilation(&DilationInputs {
+                processors: p,
+                cores,
+                smallest_cost: smallest.unwrap_or(Duration::ZERO),
+                compute_share: self.hints.compute_share,
+                wakeup: self.wakeup,
+                wake_cpu: self.wake_cpu,
+                events_per_s: self.hints.events_per_s,
+            })),
             TimeMode::Virtual => Resolved::Virtual,
             // Native only with a core to spare: a processor spinning on every core shares its
             // core with the OS and anything else the host runs, and each preemption goes
             // straight into emulated time. Ask for `Native` to use them all.
-            TimeMode::Auto if p < ncores || p == 1 => Resolved::Native,
+            TimeMode::Auto if p < cores || p == 1 => Resolved::Native,
             TimeMode::Auto => Resolved::Virtual,
         };
-        match resolved {
-            Resolved::Virtual => {
-                if config.stack_bytes < MIN_STACK_BYTES {
-                    return Err(ConfigError::StackTooSmall {
-                        given: config.stack_bytes,
-                        min: MIN_STACK_BYTES,
-                    });
-                }
-                limits.check_coroutines(p, config.stack_bytes)?;
-            }
-            Resolved::Native => limits.check_threads(p, "native")?,
-            Resolved::Dilated(_) => limits.check_threads(p, "dilated")?,
+        if time.is_virtual() && self.stack_bytes < MIN_STACK_BYTES {
+            return Err(ConfigError::StackTooSmall {
+                given: self.stack_bytes,
+                min: MIN_STACK_BYTES,
+            });
         }
-        let tolerance = config.tolerance.unwrap_or_else(|| {
+        let tolerance = self.tolerance.unwrap_or_else(|| {
             smallest.map_or(Duration::from_micros(10), |s| {
                 s.mul_f64(AUTO_LATENESS_SHARE).max(Duration::from_micros(1))
             })
         });
-        let native = resolved == Resolved::Native;
-        let strategy = config.wait.resolve(native, p, ncores);
-        let charge = config.compute.unwrap_or(match resolved {
+        let charge = self.compute.unwrap_or(match time {
             Resolved::Virtual => ComputeCharge::Model,
             _ => ComputeCharge::Measured,
         });
-        Ok(Self {
-            topology,
-            config,
-            resolved,
-            charge,
-            strategy,
+        // Measured charging times real work on the monotonic clock natively (a pinned
+        // processor owns its core), on the thread's CPU time where processors share cores.
+        let clock = match time {
+            Resolved::Native => WorkClock::Monotonic,
+            Resolved::Dilated(_) | Resolved::Virtual => WorkClock::ThreadCpu,
+        };
+        let costs = CostTable::new(
+            self.work_costs.clone(),
+            &self.hints.units,
+            charge == ComputeCharge::Model,
+        )?;
+        Ok(RunSpec {
+            time,
+            wait: self.wait.resolve(time.is_native(), p, cores),
+            charging: Charging::new(charge, clock, costs),
+            link: self.link,
+            capacity: self.capacity.max(self.hints.min_capacity),
             tolerance,
-            cores,
+            trace: self.trace,
+            stack_bytes: self.stack_bytes,
+            deadlock_check: self.deadlock_check,
+            stall_timeout: self.stall_timeout,
+            ties: self.ties,
         })
     }
 
-    /// The dilation factor D a dilated run of `config` on `topology` would pick on this host
-    /// (see [`choose_dilation`]).
-    pub fn suggested_dilation(topology: &Topology, config: &MachineConfig) -> f64 {
-        let (_, ncores) = usable_cores();
-        let smallest = [config.link.smallest_cost(), config.smallest_cost]
+    /// The smallest emulated cost known: the links' or the program's.
+    fn smallest_cost(&self) -> Option<Duration> {
+        [self.link.smallest_cost(), self.hints.smallest_cost]
             .into_iter()
             .flatten()
-            .min();
-        choose_dilation(&DilationInputs {
-            processors: topology.len(),
-            cores: ncores,
-            smallest_cost: smallest.unwrap_or(Duration::ZERO),
-            compute_share: config.compute_share,
-            wakeup: config.wakeup,
-            wake_cpu: config.wake_cpu,
-            events_per_s: config.events_per_s,
+            .min()
+    }
+}
+
+/// A topology and a configuration, resolved against this host.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    topology: Topology,
+    config: MachineConfig,
+    spec: RunSpec,
+    cores: Vec<core_affinity::CoreId>,
+}
+
+impl Machine {
+    /// Resolves a configuration for a topology on this host ([`MachineConfig::resolve`]), and
+    /// checks that the host can hold it (threads, memory maps, memory).
+    pub fn new(topology: Topology, config: MachineConfig) -> Result<Self, ConfigError> {
+        Self::with_limits(topology, config, &HostLimits::read())
+    }
+
+    /// As [`Machine::new`], against given host limits.
+    pub fn with_limits(
+        topology: Topology,
+        config: MachineConfig,
+        limits: &HostLimits,
+    ) -> Result<Self, ConfigError> {
+        let (cores, ncores) = usable_cores();
+        let spec = config.resolve_on(&topology, ncores)?;
+        let p = topology.len();
+        match spec.time {
+            Resolved::Virtual => limits.check_coroutines(p, spec.stack_bytes)?,
+            Resolved::Native => limits.check_threads(p, "native")?,
+            Resolved::Dilated(_) => limits.check_threads(p, "dilated")?,
+        }
+        Ok(Self {
+            topology,
+            config,
+            spec,
+            cores,
         })
     }
 
@@ -261,60 +261,15 @@ impl Machine {
         &self.config
     }
 
-    /// The time mode it runs in: `native`, `dilated` or `virtual`.
-    pub fn mode(&self) -> &'static str {
-        match self.resolved {
-            Resolved::Native => "native",
-            Resolved::Dilated(_) => "dilated",
-            Resolved::Virtual => "virtual",
-        }
+    /// How its runs go: what it resolved.
+    pub fn spec(&self) -> &RunSpec {
+        &self.spec
     }
 
-    /// The dilation factor D this machine runs with (1 in native mode; none in virtual mode,
-    /// where wall time is unrelated to emulated time).
-    pub fn dilation(&self) -> Option<f64> {
-        match self.resolved {
-            Resolved::Native => Some(1.0),
-            Resolved::Dilated(d) => Some(d),
-            Resolved::Virtual => None,
-        }
-    }
-
-    /// Whether it runs natively (pinned, D = 1).
-    pub fn is_native(&self) -> bool {
-        self.resolved == Resolved::Native
-    }
-
-    /// Whether it runs in virtual time.
-    pub fn is_virtual(&self) -> bool {
-        self.resolved == Resolved::Virtual
-    }
-
-    /// How real work is charged.
-    pub fn compute_charge(&self) -> ComputeCharge {
-        self.charge
-    }
-
-    /// The resolved wait strategy (native and dilated time).
-    pub fn strategy(&self) -> WaitStrategy {
-        self.strategy
-    }
-
-    /// The clock that times real work in measured charging: monotonic natively (a pinned
-    /// processor owns its core), thread CPU time in dilated and virtual time.
-    pub fn work_clock(&self) -> WorkClock {
-        match self.resolved {
-            Resolved::Native => WorkClock::Monotonic,
-            Resolved::Dilated(_) | Resolved::Virtual => WorkClock::ThreadCpu,
-        }
-    }
-
-    fn charging(&self) -> Charging {
-        Charging {
-            charge: self.charge,
-            clock: self.work_clock(),
-            costs: Arc::new(self.config.work_costs.clone()),
-        }
+    /// How it charges real work: the same path for its processors and for work run outside a
+    /// run (a sequential reference).
+    pub fn charging(&self) -> &Charging {
+        &self.spec.charging
     }
 
     /// Runs `program` once on every processor and returns their results with the run report.
@@ -327,20 +282,14 @@ impl Machine {
         R: Send,
         F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
     {
-        match self.resolved {
-            Resolved::Virtual => {
-                let settings = sim::Settings {
-                    cost: self.config.link,
-                    capacity: self.config.capacity,
-                    charging: self.charging(),
-                    trace: self.config.trace,
-                    stack_bytes: self.config.stack_bytes,
-                    ties: self.config.ties,
-                };
-                sim::run(&self.topology, &settings, &program)
-            }
-            Resolved::Native => threads::run(self, 1.0, &program),
-            Resolved::Dilated(d) => threads::run(self, d, &program),
+        let run = engines::Run {
+            spec: &self.spec,
+            topology: &self.topology,
+            cores: &self.cores,
+        };
+        match self.spec.time {
+            Resolved::Virtual => engines::Sim::run(&run, &program),
+            Resolved::Native | Resolved::Dilated(_) => engines::Threads::run(&run, &program),
         }
     }
 }
@@ -365,7 +314,7 @@ mod tests {
             })
             .unwrap();
         let compute_ns = record.report.per_processor[0].accounting.compute_ns;
-        (machine.work_clock(), Duration::from_nanos(compute_ns))
+        (machine.charging().clock(), Duration::from_nanos(compute_ns))
     }
 
     #[test]
@@ -381,5 +330,50 @@ mod tests {
         let (clock, charged) = charged_for_a_sleep(TimeMode::Virtual);
         assert_eq!(clock, WorkClock::ThreadCpu);
         assert!(charged < Duration::from_millis(15), "{charged:?}");
+    }
+
+    #[test]
+    fn auto_runs_natively_only_with_a_core_to_spare_or_one_processor() {
+        let config = MachineConfig::default();
+        let resolve = |p: usize, cores: usize| {
+            config
+                .resolve_on(&Topology::chain(p).unwrap(), cores)
+                .unwrap()
+                .time
+        };
+        assert_eq!(resolve(1, 1), Resolved::Native);
+        assert_eq!(resolve(3, 4), Resolved::Native);
+        assert_eq!(resolve(4, 4), Resolved::Virtual);
+        assert_eq!(resolve(2, 1), Resolved::Virtual);
+    }
+
+    #[test]
+    fn a_chosen_dilation_is_resolved_by_the_machine() {
+        let config = MachineConfig {
+            mode: TimeMode::DilatedChosen,
+            link: LinkCost {
+                send_overhead: Duration::from_micros(50),
+                ..LinkCost::default()
+            },
+            ..MachineConfig::default()
+        };
+        let spec = config.resolve_on(&Topology::chain(8).unwrap(), 2).unwrap();
+        // (60 µs wake-up + 4 × 5 µs queueing) / (0.1 × 50 µs) = 16.
+        assert_eq!(spec.time, Resolved::Dilated(16.0));
+        assert_eq!(spec.waits(), Some(WaitStrategy::Sleep));
+    }
+
+    #[test]
+    fn a_declared_unit_without_a_cost_is_a_configuration_error() {
+        let config = MachineConfig {
+            mode: TimeMode::Virtual,
+            hints: Hints {
+                units: vec![crate::WorkUnit("nowhere")],
+                ..Hints::default()
+            },
+            ..MachineConfig::default()
+        };
+        let err = Machine::new(Topology::chain(2).unwrap(), config).unwrap_err();
+        assert!(matches!(err, ConfigError::UnknownUnit(_)), "{err}");
     }
 }

@@ -4,6 +4,32 @@ use std::time::Duration;
 
 use multicomputer_runtime::{Processor, ProcessorError};
 
+/// One test per engine, named after it as tokio's `rt_test!` names its runtimes: `NAME::threads`
+/// (OS threads, dilated time at D = 1) and `NAME::sim` (the discrete-event scheduler, virtual
+/// time), so that a failure says which engine broke. The body gets the time mode as `$mode`.
+#[allow(unused_macros)]
+macro_rules! per_engine {
+    ($(#[$meta:meta])* fn $name:ident($mode:ident) $body:block) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[test]
+            fn threads() {
+                let $mode = multicomputer_runtime::TimeMode::Dilated(1.0);
+                $body
+            }
+
+            #[test]
+            fn sim() {
+                let $mode = multicomputer_runtime::TimeMode::Virtual;
+                $body
+            }
+        }
+    };
+}
+
 /// `n` microseconds.
 pub(crate) fn us(n: u64) -> Duration {
     Duration::from_micros(n)

@@ -2,8 +2,8 @@
 
 use thiserror::Error;
 
+use super::basis::BasisTerm;
 use super::fit::FitError;
-use super::overhead_model::BasisTerm;
 
 /// Bad input to the scalability analysis.
 #[derive(Debug, Error, Clone, PartialEq)]

@@ -22,6 +22,7 @@
 //! * the t, F and χ² distributions (from `statrs`) and the F test's power ([`f_sf`],
 //!   [`f_test_power`]).
 
+mod basis;
 mod consistency;
 mod definitions;
 mod distributions;
@@ -32,6 +33,7 @@ mod noise;
 mod overhead_fit;
 mod overhead_model;
 
+pub use basis::BasisTerm;
 pub use consistency::{
     CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit,
     DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, FEW_REPLICATE_DOF, InconclusiveReason,
@@ -54,4 +56,4 @@ pub use noise::{
 pub use overhead_fit::{
     Estimate, OverheadFit, TermEstimate, UncertaintySource, fit_each_loop_count, fit_overhead,
 };
-pub use overhead_model::{BasisTerm, OverheadModel};
+pub use overhead_model::OverheadModel;

@@ -35,11 +35,12 @@
 
 use serde::Serialize;
 
+use super::basis::BasisTerm;
 use super::error::{ScalabilityError, processors_f64};
 use super::fit::{LinearFit, fit_linear};
 use super::measurements::Cell;
 use super::noise::{AppliedWeighting, NoiseEstimate, NoiseSource, cell_weights};
-use super::overhead_model::{BasisTerm, OverheadModel};
+use super::overhead_model::OverheadModel;
 
 /// A value with its standard error.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

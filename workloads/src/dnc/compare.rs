@@ -1,28 +1,28 @@
 //! Divide and conquer measured beside its model: one experiment ([`DncExperiment`]) runs the
 //! synthetic program (or a real mergesort) on a balanced tree, checks it, measures what the
-//! model predicts and compares, with the farm's measurement and error types
-//! ([`DncComparison`] is [`FarmComparison`]: the same quantities, no drain).
+//! model predicts and compares, with the tree engine's measurement and error types
+//! ([`DncComparison`] is the tree engine's [`Comparison`]).
 
 use std::time::Duration;
 
-use multicomputer_runtime::{LinkCost, Machine, Payload, Topology, Work};
+use multicomputer_runtime::{Charging, LinkCost, Machine, Payload, Topology, Work};
 use serde::Serialize;
 use thiserror::Error;
 
 use super::DncModel;
 use super::model::{DncLevelCosts, even_split_levels};
 use super::program::{
-    DncError, DncSpec, Keys, MergeSort, Splitting, mergesort, run_mergesort, run_synthetic,
+    COMPARISON, DncError, DncSpec, KEY_MOVE, Keys, MergeSort, Splitting, mergesort, run_mergesort,
+    run_synthetic,
 };
-use crate::charging::Charger;
-use crate::farm::{
-    Bound, Errors, FarmComparison, Measured, MissingTerm, ModelError, Prediction, TreeShape,
+use crate::hints::{Hints, smallest_nonzero};
+use crate::tree::{
+    Bound, Comparison, EngineConfig, Job, Measured, Message, MissingTerm, ModelError, Prediction,
+    TreeShape, engine_events_per_s,
 };
-use crate::hints::{MachineHints, smallest_nonzero};
-use crate::tree::{EngineConfig, Job, Message, engine_events_per_s};
 
 /// A divide-and-conquer run measured beside its model.
-pub type DncComparison = FarmComparison;
+pub type DncComparison = Comparison;
 
 /// What the tasks are.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -144,8 +144,8 @@ const SAMPLE_KEYS: usize = 1 << 18;
 ///   model's `2 T_τ(i)` per level is exact.
 ///
 /// Costs are charged as `charger` charges (time on its clock, or declared comparisons and key
-/// moves at their costs), averaged over the first lists: at least [`SAMPLE_LISTS`], and at
-/// least [`SAMPLE_KEYS`] keys. Each operation is timed once, on its own copy of a distinct
+/// moves at their costs), averaged over the first lists: at least `SAMPLE_LISTS`, and at
+/// least `SAMPLE_KEYS` keys. Each operation is timed once, on its own copy of a distinct
 /// list, as the machine runs it: timing the same short list again and again measures warm
 /// caches and a branch predictor that has learned the list (1.2–1.8 times too fast below
 /// 3000 keys on the development host, against the sequential program's time per list).
@@ -153,7 +153,7 @@ const SAMPLE_KEYS: usize = 1 << 18;
 pub fn mergesort_levels(
     lists: &[Vec<i64>],
     shape: TreeShape,
-    charger: &Charger,
+    charger: &Charging,
     link: &LinkCost,
 ) -> Vec<DncLevelCosts> {
     let n = shape.levels as usize;
@@ -181,13 +181,13 @@ pub fn mergesort_levels(
             .filter_map(|l| piece_at(l, n - level, k, &job))
         {
             let mut copy = piece.clone();
-            costs[0] += charger.run(|w| mergesort(&mut copy, w)).1;
-            costs[3] += link.transfer_ns(task_message_bytes(piece.len())) as f64 * 1e-9;
+            costs[0] += charger.run_s(|w| mergesort(&mut copy, w)).1;
+            costs[3] += link.transfer_s(task_message_bytes(piece.len()));
             if level == 1 {
                 continue;
             }
             let copy = Keys(piece);
-            let (split, ts) = charger.run(|w| job.split(copy, k, w));
+            let (split, ts) = charger.run_s(|w| job.split(copy, k, w));
             costs[1] += ts;
             // Too short to split: it is executed where it is.
             let Ok(mut parts) = split else { continue };
@@ -195,7 +195,7 @@ pub fn mergesort_levels(
             for p in &mut parts {
                 mergesort(&mut p.0, &mut Work::default());
             }
-            costs[2] += charger.run(|w| job.join(parts, w)).1;
+            costs[2] += charger.run_s(|w| job.join(parts, w)).1;
         }
     }
     if k == 1 {
@@ -324,12 +324,12 @@ impl DncExperiment {
 
     /// What the machine's auto mode should know (see [`crate::farm::FarmExperiment::hints`]):
     /// a piece executed on level `i` is one of `k^{N−i}` of its task.
-    pub fn hints(&self, topology: &Topology) -> Result<MachineHints, ModelError> {
+    pub fn hints(&self, topology: &Topology) -> Result<Hints, ModelError> {
         let model = self.model(topology)?;
         let predicted = model.predict()?;
         let k = Self::shape(topology)?.k;
         let n = model.levels.len();
-        Ok(MachineHints {
+        Ok(Hints {
             compute_share: if self.real() { 1.0 } else { 0.0 },
             smallest_cost: smallest_nonzero(&[
                 if self.real() {
@@ -347,6 +347,11 @@ impl DncExperiment {
                 |i| f64::from(k).powi((n - 1 - i) as i32),
             ),
             min_capacity: self.queue.saturating_add(2),
+            units: if self.real() {
+                vec![COMPARISON, KEY_MOVE]
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -355,7 +360,7 @@ impl DncExperiment {
     /// A mergesort is modelled by the program that runs: its baseline is the same top-down
     /// mergesort run sequentially, and its per-level `T_e(i)`, `T_s(i)`, `T_j(i)` and
     /// `T_τ(i)` are those of the pieces each level receives ([`mergesort_levels`]), all
-    /// charged as the machine charges real work ([`Charger`]).
+    /// charged as the machine charges real work ([`Machine::charging`]).
     pub fn run(&self, machine: &Machine) -> Result<DncComparison, DncCompareError> {
         let topology = machine.topology();
         let model = self.model(topology)?;
@@ -368,16 +373,16 @@ impl DncExperiment {
         let (run, sequential_s, model) = match self.kernel {
             DncKernel::Mergesort { keys } => {
                 let lists = mergesort_keys(self.tasks, keys, self.seed);
-                let charger = Charger::of(machine);
+                let charger = machine.charging();
                 // The baseline: the same mergesort, one list after the other.
                 let mut expected = lists.clone();
-                let ((), sequential_s) = charger.run(|w| {
+                let ((), sequential_s) = charger.run_s(|w| {
                     for list in &mut expected {
                         mergesort(list, w);
                     }
                 });
                 let shape = Self::shape(topology)?;
-                let levels = mergesort_levels(&lists, shape, &charger, &machine.config().link);
+                let levels = mergesort_levels(&lists, shape, charger, &machine.spec().link);
                 let run = run_mergesort(machine, lists, MIN_SPLIT, &engine)?;
                 if !run.engine.outputs.iter().map(|k| &k.0).eq(expected.iter()) {
                     return Err(DncCompareError::Mismatch);
@@ -415,25 +420,16 @@ impl DncExperiment {
         };
         let predicted = model.predict()?;
         let measured = Measured::of(&run, topology, 1.0, sequential_s);
-        let errors_pct = Errors::between(&measured, &predicted);
         let missing_terms = forwarding_level_execution(&model, &predicted, &measured)
             .into_iter()
             .collect();
-        Ok(DncComparison {
-            topology: topology.to_string(),
-            processors: topology.len(),
-            error_pct: errors_pct.speedup,
-            errors_pct,
+        Ok(Comparison::of(
+            machine,
+            run,
             measured,
             predicted,
-            drain: None,
             missing_terms,
-            fidelity: run.report.fidelity.clone(),
-            mode: machine.mode(),
-            dilation: machine.dilation(),
-            wall_s: run.report.wall_s(),
-            trace: run.trace,
-        })
+        ))
     }
 }
 
@@ -459,15 +455,14 @@ mod tests {
         }
     }
 
-    fn model_charger(comparison_ns: f64, key_move_ns: f64) -> Charger {
-        use super::super::program::{COMPARISON, KEY_MOVE};
-        Charger {
-            charge: multicomputer_runtime::ComputeCharge::Model,
-            clock: multicomputer_runtime::WorkClock::ThreadCpu,
-            costs: multicomputer_runtime::WorkCosts::default()
-                .with_unit(COMPARISON, comparison_ns)
-                .with_unit(KEY_MOVE, key_move_ns),
-        }
+    fn model_costs(comparison_ns: f64, key_move_ns: f64) -> multicomputer_runtime::WorkCosts {
+        multicomputer_runtime::WorkCosts::default()
+            .with_unit(COMPARISON, comparison_ns)
+            .with_unit(KEY_MOVE, key_move_ns)
+    }
+
+    fn model_charger(comparison_ns: f64, key_move_ns: f64) -> Charging {
+        Charging::model(model_costs(comparison_ns, key_move_ns))
     }
 
     #[test]
@@ -506,11 +501,7 @@ mod tests {
     #[test]
     fn split_one_way_every_level_sorts_in_the_roots_time() {
         let lists = mergesort_keys(4, 1000, 3);
-        let charger = Charger {
-            charge: multicomputer_runtime::ComputeCharge::Measured,
-            clock: multicomputer_runtime::WorkClock::Monotonic,
-            costs: Default::default(),
-        };
+        let charger = Charging::measured(multicomputer_runtime::WorkClock::Monotonic);
         let shape = TreeShape { k: 1, levels: 3 };
         let levels = mergesort_levels(&lists, shape, &charger, &LinkCost::default());
         assert!(levels[2].te_s > 0.0);
@@ -589,11 +580,10 @@ mod tests {
         use multicomputer_runtime::{ComputeCharge, MachineConfig, TimeMode};
         // Virtual time with model charging: every cost is the declared units at their cost,
         // so the comparison is exact and repeatable.
-        let charger = model_charger(2.5, 0.7);
         let config = MachineConfig {
             mode: TimeMode::Virtual,
             compute: Some(ComputeCharge::Model),
-            work_costs: charger.costs,
+            work_costs: model_costs(2.5, 0.7),
             capacity: 3,
             ..MachineConfig::default()
         };

@@ -62,7 +62,7 @@ mod compare;
 mod model;
 mod program;
 
-pub use crate::farm::{Bound, ModelError, Prediction};
+pub use crate::tree::{Bound, ModelError, Prediction};
 pub use compare::{
     DncCompareError, DncComparison, DncExperiment, DncKernel, MIN_SPLIT, mergesort_keys,
     mergesort_levels,
@@ -79,7 +79,7 @@ pub use program::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::farm::check_work;
+use crate::tree::check_work;
 
 /// A divide-and-conquer computation: per-level costs and workload. All durations in seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

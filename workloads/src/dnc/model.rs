@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::farm::{ModelError, check_duration, check_work};
+use crate::tree::{ModelError, check_duration, check_work};
 
 /// Costs of one level of a divide-and-conquer tree, all in seconds. Element `i − 1` of a
 /// `&[DncLevelCosts]` describes level `i` (1 = leaves, `N` = root).
@@ -231,7 +231,8 @@ pub fn startup_s(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::farm::{FarmCosts, TreeShape, throughput_by_level_per_s as farm_by_level};
+    use crate::farm::{FarmCosts, throughput_by_level_per_s as farm_by_level};
+    use crate::tree::TreeShape;
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-300)

@@ -20,13 +20,12 @@
 //!     tau_s: 0.0,
 //! };
 //! let topology = Topology::chain(2)?;
-//! let hints = experiment.hints(&topology)?;
 //! let config = MachineConfig {
 //!     mode: TimeMode::Dilated(1.0),
-//!     capacity: hints.min_capacity,
+//!     hints: experiment.hints(&topology)?,
 //!     ..MachineConfig::default()
 //! };
-//! let c = experiment.run(&Machine::new(topology, config)?)?;
+//! let c = experiment.run(&Machine::new(topology, config)?)?.comparison;
 //! assert_eq!(c.processors, 2);
 //! assert!((c.errors_pct.speedup - 100.0 * (c.measured.speedup / c.predicted.speedup - 1.0)).abs() < 1e-9);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -34,23 +33,23 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Fidelity, Machine, Topology, Trace};
+use multicomputer_runtime::{Machine, Topology};
 use serde::Serialize;
 use thiserror::Error;
 
 use super::ModelError;
-use super::config::{FarmModel, FarmTopology, Prediction};
+use super::config::{FarmModel, FarmTopology};
 use super::drain::{drain_s, flood_fill_drain, speedup_error_with_drain_pct};
 use super::granularity::{PeakOperatingPoint, peak_operating_point};
-use super::model::TreeShape;
-use super::program::{FarmError, FarmSpec, Kernel, TaskTimes, run, sequential_metered};
-use super::tree::{ProcessorCosts, flood_fill_tree};
-use crate::charging::Charger;
-use crate::hints::{MachineHints, smallest_nonzero};
-use crate::repetitions::{Quantities, mean_vector};
-use crate::tree::{
-    EngineConfig, EngineRun, engine_events_per_s, steady_throughput_per_s, throughput_per_s,
+use super::program::{
+    FarmError, FarmSpec, Kernel, PRIME_CANDIDATE, TRIAL_DIVISION, TaskTimes, run,
+    sequential_metered,
 };
+use super::tree::{ProcessorCosts, flood_fill_tree};
+use crate::hints::{Hints, smallest_nonzero};
+use crate::tree::TreeShape;
+use crate::tree::{Comparison, Measured, Prediction, error_pct};
+use crate::tree::{EngineConfig, engine_events_per_s};
 
 /// Longest chain searched for the peak operating point (Figure 4).
 pub const PEAK_SEARCH_CHAIN_LEVELS: u32 = 1024;
@@ -88,122 +87,6 @@ pub enum CompareError {
     /// The run's values differ from the sequential reference (a bug).
     #[error("the {0}'s results differ from the sequential reference")]
     Mismatch(&'static str),
-}
-
-/// Measured quantities of a tree-engine run, with the same keys as the prediction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Measured {
-    /// (results − 1) / (last result − first result), tasks/s: the rate of (g).
-    pub throughput_per_s: f64,
-    /// Rate over the middle half of the results (steady state, no start-up or wind-down),
-    /// tasks/s: the quantity `β_e` and `β_f` are fitted to.
-    pub steady_throughput_per_s: f64,
-    /// Sequential time over the makespan.
-    pub speedup: f64,
-    /// Emulated makespan, seconds.
-    pub makespan_s: f64,
-    /// Share of the tasks executed per level (index 0 = level 1, the leaves).
-    pub fractions_by_level: Vec<f64>,
-    /// Time of the first result at the root, seconds.
-    pub startup_s: f64,
-}
-
-impl Measured {
-    /// The measurement of an engine run on `topology`, with `g` tasks per result and a
-    /// sequential time of `sequential_s` (the speedup's numerator).
-    pub fn of<R>(run: &EngineRun<R>, topology: &Topology, g: f64, sequential_s: f64) -> Self {
-        let times = &run.result_times;
-        Self {
-            throughput_per_s: throughput_per_s(times, g),
-            steady_throughput_per_s: steady_throughput_per_s(times, g),
-            speedup: sequential_s / run.report.makespan_s,
-            makespan_s: run.report.makespan_s,
-            fractions_by_level: run.fractions_by_level(topology),
-            startup_s: times.first().map_or(f64::NAN, Duration::as_secs_f64),
-        }
-    }
-
-    /// The mean of several runs' measurements, quantity by quantity (fractions level by
-    /// level); `None` for no runs.
-    pub fn mean(runs: &[Measured]) -> Option<Self> {
-        if runs.is_empty() {
-            return None;
-        }
-        let n = runs.len() as f64;
-        let avg = |f: fn(&Measured) -> f64| runs.iter().map(f).sum::<f64>() / n;
-        let fractions: Vec<&[f64]> = runs
-            .iter()
-            .map(|r| r.fractions_by_level.as_slice())
-            .collect();
-        Some(Self {
-            throughput_per_s: avg(|m| m.throughput_per_s),
-            steady_throughput_per_s: avg(|m| m.steady_throughput_per_s),
-            speedup: avg(|m| m.speedup),
-            makespan_s: avg(|m| m.makespan_s),
-            fractions_by_level: mean_vector(&fractions),
-            startup_s: avg(|m| m.startup_s),
-        })
-    }
-}
-
-impl Quantities for Measured {
-    fn quantities(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("throughput_per_s", self.throughput_per_s),
-            ("steady_throughput_per_s", self.steady_throughput_per_s),
-            ("speedup", self.speedup),
-            ("makespan_s", self.makespan_s),
-            ("startup_s", self.startup_s),
-        ]
-    }
-}
-
-/// `100 (measured − predicted)/predicted`.
-pub fn error_pct(measured: f64, predicted: f64) -> f64 {
-    100.0 * (measured - predicted) / predicted
-}
-
-/// Relative errors of measured against predicted, in percent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Errors {
-    /// Speedup.
-    pub speedup: f64,
-    /// Throughput of (g).
-    pub throughput: f64,
-    /// Steady-state throughput against the model's throughput.
-    pub steady_throughput: f64,
-    /// Makespan.
-    pub makespan: f64,
-    /// Per level: (measured − predicted) fraction, in percent of M.
-    pub fractions_of_m: Vec<f64>,
-}
-
-impl Errors {
-    /// The errors of `measured` against `predicted`.
-    pub fn between(measured: &Measured, predicted: &Prediction) -> Self {
-        Self {
-            speedup: error_pct(measured.speedup, predicted.speedup),
-            throughput: error_pct(measured.throughput_per_s, predicted.throughput_per_s),
-            steady_throughput: error_pct(
-                measured.steady_throughput_per_s,
-                predicted.throughput_per_s,
-            ),
-            makespan: error_pct(measured.makespan_s, predicted.makespan_s),
-            fractions_of_m: measured
-                .fractions_by_level
-                .iter()
-                .zip(&predicted.fractions_by_level)
-                .map(|(m, p)| 100.0 * (m - p))
-                .collect(),
-        }
-    }
-
-    /// The largest |fraction error|, percent of M.
-    pub fn max_fraction_of_m(&self) -> f64 {
-        self.fractions_of_m
-            .iter()
-            .fold(0.0_f64, |m, e| m.max(e.abs()))
-    }
 }
 
 /// The end of a farm with random task times ([`super::drain_s`]): what (g) leaves out.
@@ -298,6 +181,13 @@ impl Drain {
             flood_fill,
         })
     }
+
+    /// A measured speedup's error against (g) plus the flood-fill drain, percent (random
+    /// times, flood fill only).
+    pub fn error_with_flood_fill_pct(&self, measured_speedup: f64) -> Option<f64> {
+        let f = self.flood_fill.as_ref()?;
+        Some(error_pct(measured_speedup, f.speedup))
+    }
 }
 
 /// Per-processor split limits from the model (model-guided flow control), in messages: each
@@ -324,78 +214,25 @@ pub fn guided_limits(topology: &Topology, model: &FarmModel) -> Result<Vec<u64>,
         .collect())
 }
 
-/// A farm measured beside its model.
+/// A farm measured beside its model: what every tree program reports, and the drain at the
+/// end that (g) leaves out.
 #[derive(Debug, Clone, Serialize)]
 pub struct FarmComparison {
-    /// The machine's topology, as written on the command line.
-    pub topology: String,
-    /// Its processors.
-    pub processors: usize,
-    /// What was measured (the mean over the runs, for several).
-    pub measured: Measured,
-    /// What the model predicts (with the measured task time for a real kernel).
-    pub predicted: Prediction,
-    /// Speedup error, percent.
-    pub error_pct: f64,
-    /// Every error, percent.
-    pub errors_pct: Errors,
+    /// Measured beside predicted.
+    #[serde(flatten)]
+    pub comparison: Comparison,
     /// The drain at the end that (g) leaves out (synthetic kernel).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drain: Option<Drain>,
-    /// What the run spent that the model leaves out, by name and size (a real kernel's
-    /// divide and conquer: local execution on a level the model has only forwarding).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub missing_terms: Vec<MissingTerm>,
-    /// How faithfully the host kept emulated time.
-    pub fidelity: Fidelity,
-    /// The time mode the machine ran in: `native`, `dilated` or `virtual`.
-    pub mode: &'static str,
-    /// The dilation factor D (none in virtual time).
-    pub dilation: Option<f64>,
-    /// Wall time of the run, seconds.
-    pub wall_s: f64,
-    /// The event trace, if the machine recorded one.
-    #[serde(skip)]
-    pub trace: Option<Trace>,
-}
-
-/// A cost the run paid on its critical path that the model does not have: its name, its size
-/// and the speedup the model predicts with it added to the makespan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MissingTerm {
-    /// What it is, in words.
-    pub name: String,
-    /// Its size: time added to the predicted makespan, seconds.
-    pub time_s: f64,
-    /// The model's speedup with it: `M T_e / (makespan + time_s)`.
-    pub speedup: f64,
-}
-
-impl MissingTerm {
-    /// The term `name` of `time_s` beside `predicted`.
-    pub fn new(name: String, time_s: f64, predicted: &Prediction) -> Self {
-        Self {
-            name,
-            time_s,
-            speedup: predicted.speedup * predicted.makespan_s / (predicted.makespan_s + time_s),
-        }
-    }
 }
 
 impl FarmComparison {
-    /// The measured speedup's error against the model with each missing term added, percent.
-    pub fn errors_with_missing_terms_pct(&self) -> Vec<f64> {
-        self.missing_terms
-            .iter()
-            .map(|t| error_pct(self.measured.speedup, t.speedup))
-            .collect()
-    }
-
     /// The speedup of (g) plus the flood-fill drain, and the measured speedup's error against
     /// it, percent (random times, flood fill only).
     pub fn error_with_drain_pct(&self) -> Option<f64> {
-        let f = self.drain.as_ref()?.flood_fill.as_ref()?;
-        Some(error_pct(self.measured.speedup, f.speedup))
+        self.drain
+            .as_ref()?
+            .error_with_flood_fill_pct(self.comparison.measured.speedup)
     }
 }
 
@@ -434,10 +271,10 @@ impl FarmExperiment {
     /// What the machine's auto mode should know: the real kernel's compute share, the
     /// smallest emulated cost, the engine's expected wake-ups and the links' capacity, which
     /// must hold a processor's whole flood-fill window (queue + a request + a no-more).
-    pub fn hints(&self, topology: &Topology) -> Result<MachineHints, ModelError> {
+    pub fn hints(&self, topology: &Topology) -> Result<Hints, ModelError> {
         let predicted = self.model(topology).predict()?;
         let g = self.spec.granularity as u32;
-        Ok(MachineHints {
+        Ok(Hints {
             compute_share: if self.real() { 1.0 } else { 0.0 },
             smallest_cost: smallest_nonzero(&[
                 if self.real() {
@@ -454,6 +291,11 @@ impl FarmExperiment {
                 |_| 1.0,
             ),
             min_capacity: self.queue.saturating_add(2),
+            units: if self.real() {
+                vec![PRIME_CANDIDATE, TRIAL_DIVISION]
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -529,8 +371,9 @@ impl FarmExperiment {
         let mut predicted = model.predict()?;
         let engine = self.engine_config(topology)?;
         // A real kernel's reference is charged as the machine charges the same work.
-        let (reference, charged_s) =
-            Charger::of(machine).run(|w| sequential_metered(&self.spec, w));
+        let (reference, charged_s) = machine
+            .charging()
+            .run_s(|w| sequential_metered(&self.spec, w));
         let sequential_s = if self.real() {
             charged_s
         } else {
@@ -548,107 +391,26 @@ impl FarmExperiment {
             predicted = model.predict()?;
         }
         let drain = self.drain(topology, &predicted)?;
-        let errors_pct = Errors::between(&measured, &predicted);
         Ok(FarmComparison {
-            topology: topology.to_string(),
-            processors: topology.len(),
-            error_pct: errors_pct.speedup,
-            errors_pct,
-            measured,
-            predicted,
+            comparison: Comparison::of(machine, r, measured, predicted, Vec::new()),
             drain,
-            missing_terms: Vec::new(),
-            fidelity: r.report.fidelity.clone(),
-            mode: machine.mode(),
-            dilation: machine.dilation(),
-            wall_s: r.report.wall_s(),
-            trace: r.trace,
         })
     }
 }
 
-/// One comparison standing for several runs of the same experiment: the mean measurement,
-/// its errors against the (last run's) prediction, the worst fidelity and the total wall
-/// time; `None` for no runs.
+/// One comparison standing for several runs of the same farm ([`Comparison::combine`]), with
+/// the last run's drain; `None` for no runs.
 pub fn combine_runs(runs: &[FarmComparison]) -> Option<FarmComparison> {
-    let last = runs.last()?;
-    let measured = Measured::mean(&runs.iter().map(|r| r.measured.clone()).collect::<Vec<_>>())?;
-    let errors_pct = Errors::between(&measured, &last.predicted);
     Some(FarmComparison {
-        error_pct: errors_pct.speedup,
-        errors_pct,
-        measured,
-        fidelity: worst_fidelity(runs.iter().map(|r| &r.fidelity))?.clone(),
-        wall_s: runs.iter().map(|r| r.wall_s).sum(),
-        trace: None,
-        ..last.clone()
+        comparison: Comparison::combine(runs.iter().map(|r| &r.comparison))?,
+        drain: runs.last()?.drain.clone(),
     })
-}
-
-/// The fidelity with the largest share of late waits.
-pub fn worst_fidelity<'a>(all: impl Iterator<Item = &'a Fidelity>) -> Option<&'a Fidelity> {
-    let share = |f: &Fidelity| {
-        if f.waits == 0 {
-            0.0
-        } else {
-            f.late_waits as f64 / f.waits as f64
-        }
-    };
-    all.max_by(|a, b| share(a).total_cmp(&share(b)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::farm::Bound;
-
-    fn prediction(fractions: Vec<f64>, makespan_s: f64, speedup: f64) -> Prediction {
-        Prediction {
-            throughput_per_s: 1000.0,
-            speedup,
-            makespan_s,
-            fractions_by_level: fractions,
-            startup_s: 0.001,
-            bound: Bound::Processors,
-        }
-    }
-
-    #[test]
-    fn errors_are_relative_and_fractions_in_percent_of_m() {
-        let m = Measured {
-            throughput_per_s: 1100.0,
-            steady_throughput_per_s: 900.0,
-            speedup: 2.0,
-            makespan_s: 0.5,
-            fractions_by_level: vec![0.6, 0.4],
-            startup_s: 0.002,
-        };
-        let e = Errors::between(&m, &prediction(vec![0.5, 0.5], 0.4, 2.5));
-        assert!((e.speedup + 20.0).abs() < 1e-12);
-        assert!((e.throughput - 10.0).abs() < 1e-12);
-        assert!((e.steady_throughput + 10.0).abs() < 1e-12);
-        assert!((e.makespan - 25.0).abs() < 1e-12);
-        assert!((e.fractions_of_m[0] - 10.0).abs() < 1e-12);
-        assert!((e.fractions_of_m[1] + 10.0).abs() < 1e-12);
-        assert!((e.max_fraction_of_m() - 10.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn the_mean_of_runs_is_taken_quantity_by_quantity() {
-        let run = |s: f64, f: f64| Measured {
-            throughput_per_s: 10.0 * s,
-            steady_throughput_per_s: 10.0 * s,
-            speedup: s,
-            makespan_s: 1.0 / s,
-            fractions_by_level: vec![f, 1.0 - f],
-            startup_s: 0.1,
-        };
-        let m = Measured::mean(&[run(1.0, 0.2), run(3.0, 0.4)]).unwrap();
-        assert_eq!(m.speedup, 2.0);
-        assert!((m.makespan_s - (1.0 + 1.0 / 3.0) / 2.0).abs() < 1e-15);
-        assert!((m.fractions_by_level[0] - 0.3).abs() < 1e-15);
-        assert!(Measured::mean(&[]).is_none());
-    }
+    use crate::tree::prediction;
 
     #[test]
     fn exponential_drain_on_three_busy_processors_is_five_sixths_te() {

@@ -2,9 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{FarmCosts, TreeShape, saturating_level_fractions, saturating_unchecked};
+use super::model::{FarmCosts, saturating_level_fractions, saturating_unchecked};
 use super::tree::{ProcessorCosts, Tree, flood_fill_tree};
 use super::{ModelError, check_duration, check_work};
+use crate::tree::TreeShape;
+use crate::tree::{Bound, Prediction};
 
 /// The processor topology of a farm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,34 +41,6 @@ pub struct FarmModel {
     pub tasks_m: u64,
     /// Tasks per message `g` (§5); 1 = the paper's §3 model.
     pub granularity: u32,
-}
-
-/// What limits the predicted throughput.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Bound {
-    /// The processors: the steady state (d)/(f) or its general-tree form.
-    Processors,
-    /// Some processor spends all its time forwarding (its rate is capped at `1/β_f`).
-    Forwarding,
-    /// The root's input link, `1/(T_τ + β_e)`.
-    Link,
-}
-
-/// Predicted performance of a farm.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Prediction {
-    /// Steady-state throughput in tasks (not messages) per second.
-    pub throughput_per_s: f64,
-    /// `SP = M T_e / makespan`.
-    pub speedup: f64,
-    /// Execution time (g): `T_startup + (messages − 1)/S`.
-    pub makespan_s: f64,
-    /// Fraction of all tasks executed on each level (element `i − 1` = level `i`, 1 = leaves).
-    pub fractions_by_level: Vec<f64>,
-    /// Start-up cost: time until the deepest processor returns its first result.
-    pub startup_s: f64,
-    /// What limits the throughput.
-    pub bound: Bound,
 }
 
 impl FarmModel {

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::ModelError;
 use super::config::{FarmModel, FarmTopology};
-use super::model::TreeShape;
+use crate::tree::TreeShape;
 
 /// The longest chain drawn.
 pub const FIGURE_CHAIN_LEVELS: u32 = 1024;

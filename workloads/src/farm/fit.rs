@@ -8,9 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{FarmCosts, TreeShape, saturating_unchecked};
+use super::model::{FarmCosts, saturating_unchecked};
 use super::{ModelError, check_duration, check_work};
 use crate::analysis::{FitError, fit_nonlinear};
+use crate::tree::TreeShape;
 
 /// One measured configuration of a farm.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

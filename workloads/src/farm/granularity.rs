@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::ModelError;
 use super::config::{FarmModel, FarmTopology};
-use super::model::TreeShape;
+use crate::tree::TreeShape;
 
 fn shape_of(model: &FarmModel, what: &'static str) -> Result<TreeShape, ModelError> {
     match &model.topology {

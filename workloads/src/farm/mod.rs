@@ -99,11 +99,15 @@ mod shape;
 mod tree;
 
 pub use compare::{
-    CompareError, Drain, Errors, FarmComparison, FarmExperiment, FloodFillDrain, Measured,
-    MissingTerm, PEAK_SEARCH_CHAIN_LEVELS, PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples,
-    error_pct, guided_limits, worst_fidelity,
+    CompareError, Drain, FarmComparison, FarmExperiment, FloodFillDrain, PEAK_SEARCH_CHAIN_LEVELS,
+    PEAK_SEARCH_TREE_LEVELS, combine_runs, drain_samples, guided_limits,
 };
-pub use config::{Bound, FarmModel, FarmTopology, Prediction};
+pub use config::{FarmModel, FarmTopology};
+// The tree engine's types, which the farm's model and comparison use (and dnc's too).
+pub use crate::tree::{
+    Bound, Errors, Measured, MissingTerm, ModelError, Prediction, TreeShape, error_pct,
+};
+pub(crate) use crate::tree::{check_duration, check_work};
 pub use drain::{
     DrainEstimate, chain_flood_fill_drain_s, drain_s, flood_fill_drain,
     speedup_error_with_drain_pct,
@@ -114,10 +118,10 @@ pub use figures::{
 pub use fit::{BetaFit, ThroughputObservation, fit_betas, fit_overheads, grid_overheads};
 pub use granularity::{PeakOperatingPoint, peak_operating_point, speedup_surface};
 pub use model::{
-    FarmCosts, TreeShape, execution_time_s, level_fractions, link_limited_throughput_per_s,
-    ratio_a, saturating_level_fractions, saturating_throughput_by_level_per_s, speedup,
-    speedup_closed_form, startup_s, subtree_fractions, throughput_by_level_per_s,
-    throughput_closed_form_per_s, throughput_recurrence_per_s,
+    FarmCosts, execution_time_s, level_fractions, link_limited_throughput_per_s, ratio_a,
+    saturating_level_fractions, saturating_throughput_by_level_per_s, speedup, speedup_closed_form,
+    startup_s, subtree_fractions, throughput_by_level_per_s, throughput_closed_form_per_s,
+    throughput_recurrence_per_s,
 };
 pub use program::{
     FarmError, FarmRun, FarmSpec, Kernel, PRIME_CANDIDATE, Packet, PacketResult, TRIAL_DIVISION,
@@ -128,80 +132,3 @@ pub use tree::{
     FrameworkSolution, ProcessorCosts, TreeSolution, flood_fill_tree, framework_linear_system,
     processor_levels,
 };
-
-use thiserror::Error;
-
-/// Why a model could not be evaluated.
-#[derive(Debug, Error, Clone, PartialEq)]
-pub enum ModelError {
-    /// Tree arity `k = 0`.
-    #[error("tree arity k must be at least 1 (k = 1 is a chain)")]
-    ZeroArity,
-    /// A tree of zero levels.
-    #[error("a tree needs at least one level")]
-    ZeroLevels,
-    /// No tasks (`M = 0`).
-    #[error("the number of tasks M must be at least 1")]
-    ZeroTasks,
-    /// Zero tasks per message.
-    #[error("granularity (tasks per message) must be at least 1")]
-    ZeroGranularity,
-    /// A duration is negative or not finite.
-    #[error("{name} = {value} s: durations must be finite and non-negative")]
-    InvalidDuration {
-        /// Which parameter.
-        name: &'static str,
-        /// Its value in seconds.
-        value: f64,
-    },
-    /// A task execution time is zero (the model divides by `T_e + β_e`).
-    #[error("{name} must be positive (got {value} s)")]
-    NonPositiveWork {
-        /// Which parameter.
-        name: &'static str,
-        /// Its value in seconds.
-        value: f64,
-    },
-    /// A dimensionless parameter out of its range.
-    #[error("{name} = {value} is out of range")]
-    InvalidParameter {
-        /// Which parameter (and its range).
-        name: &'static str,
-        /// Its value.
-        value: f64,
-    },
-    /// The parent relation is not a tree with a single root.
-    #[error("invalid parent relation: {0}")]
-    InvalidTree(String),
-    /// Per-processor data whose length does not match the number of processors or levels.
-    #[error("length mismatch: {0}")]
-    LengthMismatch(String),
-    /// The linear system of the general framework is singular.
-    #[error("the framework's linear system is singular for these parameters")]
-    Singular,
-    /// The operation needs a balanced tree shape, not a parent relation.
-    #[error("{0} needs a balanced tree shape (k, levels)")]
-    NeedsTreeShape(&'static str),
-    /// Fitting failed.
-    #[error("fit failed: {0}")]
-    Fit(#[from] crate::analysis::FitError),
-}
-
-/// Checks that a duration in seconds is finite and non-negative.
-pub(crate) fn check_duration(name: &'static str, value: f64) -> Result<(), ModelError> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(ModelError::InvalidDuration { name, value })
-    }
-}
-
-/// Checks that a work duration in seconds is finite and strictly positive.
-pub(crate) fn check_work(name: &'static str, value: f64) -> Result<(), ModelError> {
-    check_duration(name, value)?;
-    if value > 0.0 {
-        Ok(())
-    } else {
-        Err(ModelError::NonPositiveWork { name, value })
-    }
-}

@@ -3,38 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ModelError, check_duration, check_work};
-
-/// A balanced `k`-ary tree of `levels` levels; `k = 1` is a linear chain of `levels` processors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TreeShape {
-    /// Children per internal processor (1 = chain).
-    pub k: u32,
-    /// Number of levels `N` (level 1 = leaves, level `N` = root).
-    pub levels: u32,
-}
-
-impl TreeShape {
-    /// Checks `k ≥ 1` and `levels ≥ 1`.
-    pub fn validate(&self) -> Result<(), ModelError> {
-        if self.k == 0 {
-            return Err(ModelError::ZeroArity);
-        }
-        if self.levels == 0 {
-            return Err(ModelError::ZeroLevels);
-        }
-        Ok(())
-    }
-
-    /// Number of processors, `Σ_{i=0}^{N−1} k^i` (`N` for a chain).
-    pub fn processors(&self) -> u64 {
-        (0..self.levels).map(|i| u64::from(self.k).pow(i)).sum()
-    }
-
-    /// Processors on level `i` (1 = leaves): `k^{N−i}`.
-    pub fn processors_on_level(&self, level: u32) -> u64 {
-        u64::from(self.k).pow(self.levels - level)
-    }
-}
+use crate::tree::TreeShape;
 
 /// Per-task costs of a farm, all in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -1,37 +1,10 @@
-//! The model's view of a machine topology: a balanced `k`-ary tree (a chain is `k = 1`) as
-//! `(k, levels)`, or any tree as its parent relation.
+//! The farm model's view of a machine topology: its tree shape ([`TreeShape::of`]) when it
+//! has one, or any tree as its parent relation.
 
-use multicomputer_runtime::{Topology, TopologyKind};
+use multicomputer_runtime::Topology;
 
 use super::config::FarmTopology;
-use super::model::TreeShape;
-
-impl TreeShape {
-    /// `(k, levels)` of a chain, a linear array (`k = 1`, one level per processor) or a
-    /// balanced `k`-ary tree; `None` for a tree given by a parent relation.
-    ///
-    /// ```
-    /// use multicomputer_runtime::Topology;
-    /// use multicomputer_workloads::farm::TreeShape;
-    ///
-    /// assert_eq!(TreeShape::of(&Topology::chain(5)?), Some(TreeShape { k: 1, levels: 5 }));
-    /// assert_eq!(TreeShape::of(&"tree:3:2".parse()?), Some(TreeShape { k: 3, levels: 2 }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn of(topology: &Topology) -> Option<Self> {
-        match topology.kind() {
-            TopologyKind::Chain { processors } | TopologyKind::Array { processors } => Some(Self {
-                k: 1,
-                levels: u32::try_from(*processors).unwrap_or(u32::MAX),
-            }),
-            TopologyKind::Tree { arity, levels } => Some(Self {
-                k: u32::try_from(*arity).unwrap_or(u32::MAX),
-                levels: *levels,
-            }),
-            TopologyKind::Parents => None,
-        }
-    }
-}
+use crate::tree::TreeShape;
 
 impl FarmTopology {
     /// The model's topology for a machine topology: its tree shape when it has one, else its

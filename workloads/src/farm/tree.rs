@@ -299,10 +299,11 @@ pub fn flood_fill_tree(
 #[cfg(test)]
 mod tests {
     use super::super::model::{
-        FarmCosts, TreeShape, level_fractions, saturating_level_fractions,
+        FarmCosts, level_fractions, saturating_level_fractions,
         saturating_throughput_by_level_per_s, throughput_closed_form_per_s,
     };
     use super::*;
+    use crate::tree::TreeShape;
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-300)

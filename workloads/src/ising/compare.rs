@@ -8,13 +8,13 @@
 
 use std::time::{Duration, Instant};
 
-use multicomputer_runtime::{ComputeCharge, Fidelity, Machine, Trace, Work, WorkCosts};
+use multicomputer_runtime::{ComputeCharge, CostTable, Fidelity, Machine, Trace, Work};
 use serde::Serialize;
 
 use super::parallel::{Mechanism, ParallelError, run_parallel};
-use super::reference::{Estimate, run_sequential};
+use super::reference::{Estimate, SUMMARY_MERGE, run_sequential};
 use super::{Dimension, IsingConfig, IsingError, SPIN_FLIP, Workload, exact, run_sample};
-use crate::hints::MachineHints;
+use crate::hints::Hints;
 use crate::repetitions::Quantities;
 
 /// One ising run to measure.
@@ -152,7 +152,7 @@ impl IsingExperiment {
 
     /// The time model charging gives one sample: its attempted flips at the machine's cost
     /// per spin flip.
-    pub fn modelled_sample_s(&self, costs: &WorkCosts) -> Result<f64, IsingError> {
+    pub fn modelled_sample_s(&self, costs: &CostTable) -> Result<f64, IsingError> {
         let sweeps = u64::from(self.config.thermalisation_sweeps)
             + u64::from(self.config.measurement_sweeps);
         let attempts = sweeps * self.config.spins()? as u64;
@@ -168,20 +168,17 @@ impl IsingExperiment {
     /// (compute share 1) and the expected wake-up rate, three events per sample (two messages
     /// and a compute interval) over a run no shorter than `samples per processor × native
     /// sample time`.
-    pub fn hints(
-        &self,
-        processors: usize,
-        native_sample: Duration,
-    ) -> Result<MachineHints, IsingError> {
+    pub fn hints(&self, processors: usize, native_sample: Duration) -> Result<Hints, IsingError> {
         let p = u32::try_from(processors).map_err(|_| IsingError::ZeroProcessors)?;
         let samples = self.workload.samples(p)?;
         let shortest_run_s = samples.div_ceil(u64::from(p)) as f64 * native_sample.as_secs_f64();
         let events = 3.0 * samples as f64 + 2.0 * f64::from(p);
-        Ok(MachineHints {
+        Ok(Hints {
             compute_share: 1.0,
             smallest_cost: None,
             events_per_s: (shortest_run_s > 0.0).then(|| events / shortest_run_s),
             min_capacity: 1,
+            units: vec![SPIN_FLIP, SUMMARY_MERGE],
         })
     }
 
@@ -203,8 +200,8 @@ impl IsingExperiment {
         let busiest = run.samples.div_ceil(processors as u64);
         // C, the time of one sample: with model charging, what the machine charges a sample
         // (so that Φ_s is exact and repeatable); else the native time measured around the run.
-        let sample_s = match machine.compute_charge() {
-            ComputeCharge::Model => self.modelled_sample_s(&machine.config().work_costs)?,
+        let sample_s = match machine.charging().charge() {
+            ComputeCharge::Model => self.modelled_sample_s(machine.charging().costs())?,
             ComputeCharge::Measured => native_s,
         };
         let ideal = busiest as f64 * sample_s;
@@ -253,8 +250,8 @@ impl IsingExperiment {
             system_overhead: run.run_time_s() / ideal,
             speedup: run.samples as f64 * sample_s / run.run_time_s(),
             verified,
-            mode: run.report.mode,
-            dilation: machine.dilation(),
+            mode: run.report.time.name(),
+            dilation: run.report.time.dilation(),
             wall_s: run.report.wall_s(),
             fidelity: run.report.fidelity.clone(),
             trace: run.trace,

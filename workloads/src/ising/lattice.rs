@@ -2,7 +2,7 @@
 
 use rand::Rng;
 
-use super::metropolis::AcceptanceTable;
+use super::acceptance::AcceptanceTable;
 use super::{Dimension, IsingConfig, IsingError};
 
 /// A periodic `L^d` lattice of spins ±1, site `(x, y, z)` at index `x + L·(y + L·z)`.

@@ -70,6 +70,7 @@
 //! # Ok::<(), multicomputer_workloads::ising::IsingError>(())
 //! ```
 
+mod acceptance;
 mod compare;
 pub mod exact;
 mod lattice;
@@ -80,9 +81,10 @@ mod reference;
 use serde::Serialize;
 use thiserror::Error;
 
+pub use acceptance::AcceptanceTable;
 pub use compare::{ExactValues, IsingExperiment, IsingMeasurement, median};
 pub use lattice::Lattice;
-pub use metropolis::{AcceptanceTable, SPIN_FLIP, SampleResult, run_sample, sample_rng};
+pub use metropolis::{SPIN_FLIP, SampleResult, run_sample, sample_rng};
 pub use parallel::{
     IsingMessage, Mechanism, PARTIAL_BYTES, ParallelError, ParallelRun, SAMPLE_RESULT_BYTES,
     UNIT_BYTES, WORK_BYTES, run_parallel,

@@ -13,7 +13,7 @@ use super::fit::{
 };
 use super::grain::{Grain, OclError};
 use super::model::{self, Costs};
-use super::pipeline::PipelineRun;
+use super::pipeline::{PipelineCosts, PipelineRun};
 use crate::estimate::Interval;
 use crate::repetitions::Quantities;
 
@@ -240,6 +240,12 @@ pub struct OclComparison {
 }
 
 impl OclComparison {
+    /// Whether the run had native costs (wall-clock times; the sequential reference timed on
+    /// this host).
+    pub fn native_costs(&self) -> bool {
+        self.costs == PipelineCosts::Native.name()
+    }
+
     /// Compares `measured` times of `grain` on `l` values (`packets` of them) with the model of
     /// constants `model`; `sequential_wall_s` is the native reference's wall time (native
     /// costs), else `s(L)` of the model is the speedup's numerator.
@@ -336,18 +342,18 @@ pub struct FittedConstant {
 /// `alpha0_s`, `alpha1_s`, `beta_s`, `optimal_k` for kk), then the fit's details.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OclFitComparison {
-    /// `α` ([M,1]).
+    /// `α` (\[M,1\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha_s: Option<f64>,
-    /// `α0` ([K,K]).
+    /// `α0` (\[K,K\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha0_s: Option<f64>,
-    /// `α1` ([K,K]).
+    /// `α1` (\[K,K\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha1_s: Option<f64>,
     /// `β`.
     pub beta_s: f64,
-    /// `√(2α0/β)` ([K,K]).
+    /// `√(2α0/β)` (\[K,K\]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimal_k: Option<f64>,
     /// Standard errors, in the order of the constants.

@@ -148,7 +148,8 @@ pub use compare::{
 pub use driver::{CellChoice, SystolicRun, build_cells, run_systolic};
 pub use grain::{Grain, OclError, Transformation};
 pub use pipeline::{
-    PipelineCosts, PipelineError, PipelineRun, expected_events_per_s, random_stream, run_pipeline,
+    PipelineCosts, PipelineError, PipelineRun, expected_events_per_s, pipeline_config,
+    pipeline_hints, pipeline_machine, pipeline_topology, random_stream, run_pipeline,
     run_pipeline_against,
 };
 pub use reference::ocl_reference;

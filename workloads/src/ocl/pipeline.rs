@@ -59,13 +59,13 @@
 use std::time::{Duration, Instant};
 
 use multicomputer_runtime::{
-    LinkCost, Machine, MachineConfig, Payload, Processor, ProcessorError, RunError, RunReport,
-    TimeMode, Topology, TopologyError, Trace,
+    Hints, LinkCost, Machine, MachineConfig, Payload, Processor, ProcessorError, RunError,
+    RunReport, Topology, TopologyError, Trace,
 };
 use serde::Serialize;
 use thiserror::Error;
 
-use super::cell::{Cell, CellCounters, Packet, SystolicCell};
+use super::cell::{Cell, CellCounters, OCL_COMPARISON, OCL_VALUE, Packet, SystolicCell};
 use super::grain::{Grain, OclError};
 use super::model::{self, Costs};
 use super::reference::ocl_reference;
@@ -91,6 +91,16 @@ pub enum PipelineError {
     /// The run failed (configuration, deadlock, a processor's error).
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The machine is not a pipeline's array (see [`pipeline_machine`]).
+    #[error(
+        "a pipeline of {processes} processes cannot run on a machine of {processors} processors"
+    )]
+    Machine {
+        /// The machine's processors.
+        processors: usize,
+        /// The pipeline's processes.
+        processes: usize,
+    },
     /// An emulated cost is negative or not finite.
     #[error("emulated {name} must be a finite number ≥ 0 s, got {value_s}")]
     BadCost {
@@ -180,6 +190,16 @@ fn checked_ns(name: &'static str, value_s: f64) -> Result<f64, PipelineError> {
     }
 }
 
+impl PipelineCosts {
+    /// `emulated` or `native`, as runs and comparisons write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PipelineCosts::Emulated(_) => "emulated",
+            PipelineCosts::Native => "native",
+        }
+    }
+}
+
 fn step_ns(grain: Grain, costs: Costs) -> Result<StepNs, PipelineError> {
     let a0 = checked_ns("α0", costs.alpha0_s)?;
     let a1 = checked_ns("α1", costs.alpha1_s)?;
@@ -199,18 +219,59 @@ pub fn expected_events_per_s(grain: Grain, costs: Costs) -> f64 {
     grain.processes() as f64 * 5.0 / step_s
 }
 
-/// Runs the array for `grain` on the stream `a` on a linear array of `N/M` emulated
-/// processors, and checks its output against [`ocl_reference`].
-///
-/// `config` sets the time mode, wait strategy and trace; its link costs and capacity are
-/// replaced (links are free, capacity 2: every cost is charged by the program, see the module
-/// documentation). In emulated mode with [`TimeMode::Auto`] and no `events_per_s`, the rate of
-/// [`expected_events_per_s`] is filled in.
+/// The array a pipeline of `grain` runs on: a linear array of `N/M` processors.
+pub fn pipeline_topology(grain: Grain) -> Result<Topology, TopologyError> {
+    Topology::array(grain.processes())
+}
+
+/// What a pipeline of `grain` tells its machine: with emulated costs, the rate of
+/// [`expected_events_per_s`] (for a dilation chosen for fidelity); the units its cells declare.
+pub fn pipeline_hints(grain: Grain, costs: PipelineCosts) -> Hints {
+    Hints {
+        events_per_s: match costs {
+            PipelineCosts::Emulated(c) => Some(expected_events_per_s(grain, c)),
+            PipelineCosts::Native => None,
+        },
+        units: vec![OCL_COMPARISON, OCL_VALUE],
+        ..Hints::default()
+    }
+}
+
+/// The configuration of a pipeline's machine from `config` (time mode, wait strategy,
+/// charging, trace): its link costs and capacity replaced (links are free, capacity 2: every
+/// cost is charged by the program, see the module documentation), its hints
+/// ([`pipeline_hints`]) put in.
+pub fn pipeline_config(
+    grain: Grain,
+    costs: PipelineCosts,
+    config: &MachineConfig,
+) -> MachineConfig {
+    MachineConfig {
+        link: LinkCost::default(),
+        capacity: 2,
+        hints: pipeline_hints(grain, costs),
+        ..config.clone()
+    }
+}
+
+/// The machine a pipeline of `grain` runs on: [`pipeline_topology`] under
+/// [`pipeline_config`].
+pub fn pipeline_machine(
+    grain: Grain,
+    costs: PipelineCosts,
+    config: &MachineConfig,
+) -> Result<Machine, PipelineError> {
+    let config = pipeline_config(grain, costs, config);
+    Ok(Machine::new(pipeline_topology(grain)?, config).map_err(RunError::from)?)
+}
+
+/// Runs the array for `grain` on the stream `a` on `machine` (a linear array of `N/M`
+/// processors, see [`pipeline_machine`]), and checks its output against [`ocl_reference`].
 ///
 /// ```
 /// use multicomputer_runtime::{MachineConfig, TimeMode, WaitStrategy};
 /// use multicomputer_workloads::ocl::model::Costs;
-/// use multicomputer_workloads::ocl::{Grain, PipelineCosts, run_pipeline};
+/// use multicomputer_workloads::ocl::{Grain, PipelineCosts, pipeline_machine, run_pipeline};
 ///
 /// // [M,1] = [2,1] on a window of 4: two processors, α = 10 µs, β = 1 µs.
 /// let config = MachineConfig {
@@ -219,7 +280,9 @@ pub fn expected_events_per_s(grain: Grain, costs: Costs) -> f64 {
 ///     ..MachineConfig::default()
 /// };
 /// let costs = PipelineCosts::Emulated(Costs::single(10e-6, 1e-6));
-/// let run = run_pipeline(Grain::m1(4, 2)?, &[1, 2, 1, 1, 3], costs, &config)?;
+/// let grain = Grain::m1(4, 2)?;
+/// let machine = pipeline_machine(grain, costs, &config)?;
+/// let run = run_pipeline(grain, &[1, 2, 1, 1, 3], costs, &machine)?;
 /// assert_eq!(run.output, vec![1, 1, 2, 3, 1]);
 /// // §4.1: consuming L = 5 inputs takes (2L − 1)α + M(L − 1)β = 90 + 8 µs.
 /// assert!((run.consumption_s - 98e-6).abs() < 1e-12);
@@ -229,9 +292,9 @@ pub fn run_pipeline(
     grain: Grain,
     a: &[i64],
     costs: PipelineCosts,
-    config: &MachineConfig,
+    machine: &Machine,
 ) -> Result<PipelineRun, PipelineError> {
-    run_pipeline_against(grain, a, costs, config, &ocl_reference(a, grain.n())?)
+    run_pipeline_against(grain, a, costs, machine, &ocl_reference(a, grain.n())?)
 }
 
 /// [`run_pipeline`], checked against `want`, the reference's output computed once by the
@@ -240,7 +303,7 @@ pub fn run_pipeline_against(
     grain: Grain,
     a: &[i64],
     costs: PipelineCosts,
-    config: &MachineConfig,
+    machine: &Machine,
     want: &[u64],
 ) -> Result<PipelineRun, PipelineError> {
     let steps = match costs {
@@ -248,22 +311,17 @@ pub fn run_pipeline_against(
         PipelineCosts::Native => None,
     };
     let procs = grain.processes();
-    let mut config = MachineConfig {
-        link: LinkCost::default(),
-        capacity: 2,
-        ..config.clone()
-    };
-    if let (PipelineCosts::Emulated(c), TimeMode::Auto, None) =
-        (costs, config.mode, config.events_per_s)
-    {
-        config.events_per_s = Some(expected_events_per_s(grain, c));
+    if machine.topology().len() != procs {
+        return Err(PipelineError::Machine {
+            processors: machine.topology().len(),
+            processes: procs,
+        });
     }
-    let machine = Machine::new(Topology::array(procs)?, config).map_err(RunError::from)?;
     let k = grain.k();
     let packets = grain.packets_for(a.len() as u64);
     // Real costs are timed by the wall clock, except in virtual time, where the emulated clock
     // charges the real work itself.
-    let emulated_clock = steps.is_some() || machine.is_virtual();
+    let emulated_clock = steps.is_some() || machine.spec().time.is_virtual();
     let record = machine.run(|p: &mut Processor<Message>| {
         let mut cell = Cell::specialised(grain);
         let h = p.id();
@@ -366,10 +424,7 @@ pub fn run_pipeline_against(
     }
     Ok(PipelineRun {
         grain,
-        costs: match costs {
-            PipelineCosts::Emulated(_) => "emulated",
-            PipelineCosts::Native => "native",
-        },
+        costs: costs.name(),
         output,
         l: a.len() as u64,
         packets,
@@ -401,7 +456,7 @@ fn expect_data(m: Message) -> Result<Packet, ProcessorError> {
 
 #[cfg(test)]
 mod tests {
-    use multicomputer_runtime::WaitStrategy;
+    use multicomputer_runtime::{TimeMode, WaitStrategy};
 
     use super::super::model::{consumption_time_s, output_time_s};
     use super::*;
@@ -413,6 +468,10 @@ mod tests {
             wait: WaitStrategy::Sleep,
             ..MachineConfig::default()
         }
+    }
+
+    fn machine(grain: Grain, costs: PipelineCosts) -> Machine {
+        pipeline_machine(grain, costs, &config()).unwrap()
     }
 
     fn us(x: u64) -> f64 {
@@ -463,7 +522,7 @@ mod tests {
         for g in grains() {
             for a in &streams {
                 for c in [costs, PipelineCosts::Native] {
-                    let run = run_pipeline(g, a, c, &config()).unwrap();
+                    let run = run_pipeline(g, a, c, &machine(g, c)).unwrap();
                     assert_eq!(run.output, ocl_reference(a, g.n()).unwrap(), "{g:?} {a:?}");
                     assert_eq!(run.cells.len(), g.processes());
                     let steps = g.packets_for(a.len() as u64);
@@ -476,7 +535,13 @@ mod tests {
     #[test]
     fn an_empty_stream_gives_an_empty_output() {
         let g = Grain::m1(4, 2).unwrap();
-        let run = run_pipeline(g, &[], PipelineCosts::Native, &config()).unwrap();
+        let run = run_pipeline(
+            g,
+            &[],
+            PipelineCosts::Native,
+            &machine(g, PipelineCosts::Native),
+        )
+        .unwrap();
         assert!(run.output.is_empty());
         assert_eq!(run.packets, 0);
     }
@@ -489,7 +554,13 @@ mod tests {
         //   output channel d_0: 32, 53, 74 µs — t(3) = α(N+2L−1) + β(N+L−1) = 70 + 4 = 74 µs.
         let g = Grain::fine(2).unwrap();
         let c = Costs::single(us(10), us(1));
-        let run = run_pipeline(g, &[1, 1, 2], PipelineCosts::Emulated(c), &config()).unwrap();
+        let run = run_pipeline(
+            g,
+            &[1, 1, 2],
+            PipelineCosts::Emulated(c),
+            &machine(g, PipelineCosts::Emulated(c)),
+        )
+        .unwrap();
         assert_eq!(run.output, vec![1, 2, 1]);
         assert_eq!(
             Duration::from_secs_f64(run.consumption_s),
@@ -517,7 +588,13 @@ mod tests {
         for g in grains() {
             for l in [1usize, 5, 24, 30] {
                 let a = random_stream(l, -4, 4, l as u64);
-                let run = run_pipeline(g, &a, PipelineCosts::Emulated(c), &config()).unwrap();
+                let run = run_pipeline(
+                    g,
+                    &a,
+                    PipelineCosts::Emulated(c),
+                    &machine(g, PipelineCosts::Emulated(c)),
+                )
+                .unwrap();
                 // Every cost is a whole number of ns here, so the times agree to rounding.
                 let want_in = consumption_time_s(g, c, l as u64);
                 let want_out = output_time_s(g, c, l as u64);
@@ -533,7 +610,7 @@ mod tests {
             Grain::fine(2).unwrap(),
             &[1],
             PipelineCosts::Emulated(Costs::single(-1e-6, 1e-6)),
-            &config(),
+            &machine(Grain::fine(2).unwrap(), PipelineCosts::Native),
         )
         .unwrap_err();
         assert!(

@@ -22,6 +22,9 @@
 //!    time and speedup at every P and efficiency at every grain.
 //! 7. **Describe the host again**: the load average after.
 
+use std::cell::OnceCell;
+
+use multicomputer_runtime::RunSpec;
 use rayon::ThreadPool;
 use serde::Serialize;
 
@@ -29,25 +32,11 @@ use crate::speedup::baselines::rayon as with_rayon;
 use crate::speedup::error::SpeedupError;
 use crate::speedup::grain::{GrainSweep, sweep_grains};
 use crate::speedup::host::Host;
-use crate::speedup::kernel::{Inputs, Kernel, Output, Workload};
+use crate::speedup::kernel::{Inputs, Kernel, Output};
 use crate::speedup::model::{ModelFit, Observation, WorkCosts, fit, predict_s};
+use crate::speedup::plan::SpeedupPlan;
 use crate::speedup::rounds::{Bench, Round, Timing, ratios, time_sequential};
 use crate::speedup::spread::Spread;
-
-/// What to measure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SpeedupPlan {
-    /// The kernel, its size and grain.
-    pub workload: Workload,
-    /// The processor counts, ascending, 1 first (the rough speedup needs it).
-    pub processors: Vec<usize>,
-    /// Measured rounds (≥ 1).
-    pub rounds: usize,
-    /// Discarded rounds before them.
-    pub warmup: usize,
-    /// The grains of a grain sweep at the largest P, if one is wanted.
-    pub grains: Option<Vec<u64>>,
-}
 
 /// Where the experiment is, for a progress display.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +86,7 @@ pub struct Point {
 }
 
 /// A finished experiment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct SpeedupResult {
     /// The plan it ran.
     pub plan: SpeedupPlan,
@@ -113,6 +102,9 @@ pub struct SpeedupResult {
     pub grain: Option<GrainSweep>,
     /// The host, before and after.
     pub host: Host,
+    /// How the runtime's machines resolved their runs (native, spinning, measured charging).
+    #[serde(skip)]
+    pub runtime: Option<RunSpec>,
 }
 
 /// An experiment ready to run: what its first, unmeasured sequential run showed.
@@ -219,6 +211,7 @@ impl Prepared<'_> {
             inputs: self.inputs,
             reference: self.reference,
             pools: &self.pools,
+            runtime: OnceCell::new(),
         };
         // Step 3: rounds.
         let mut rounds: Vec<Round> = Vec::with_capacity(plan.rounds);
@@ -309,6 +302,7 @@ impl Prepared<'_> {
             fit: fitted,
             grain,
             host: self.host.after(),
+            runtime: bench.runtime.into_inner(),
         })
     }
 }

@@ -3,13 +3,15 @@
 //! teaching page: the total work is kept ([`Workload::at_grain`]), so only the grain — the
 //! work between two scheduling events — changes.
 
+use std::cell::OnceCell;
+
 use rayon::ThreadPool;
 use serde::Serialize;
 
 use crate::speedup::error::SpeedupError;
-use crate::speedup::experiment::SpeedupPlan;
 use crate::speedup::kernel::Workload;
 use crate::speedup::model::{ModelFit, Observation, WorkCosts, predict_s};
+use crate::speedup::plan::SpeedupPlan;
 use crate::speedup::rounds::{Bench, Timing, time_sequential};
 use crate::speedup::spread::Spread;
 
@@ -117,6 +119,7 @@ pub(crate) fn sweep_grains(
             inputs,
             reference,
             pools,
+            runtime: OnceCell::new(),
         };
         let mut rounds = Vec::with_capacity(plan.rounds);
         for r in 0..plan.warmup + plan.rounds {

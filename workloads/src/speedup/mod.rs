@@ -57,13 +57,14 @@ mod grain;
 mod host;
 mod kernel;
 pub mod model;
+mod plan;
 mod rounds;
 mod runtime;
 mod spread;
 
 pub use baselines::{rayon, scoped, sequential};
 pub use error::SpeedupError;
-pub use experiment::{Point, Predicted, Prepared, SpeedupPlan, SpeedupResult, Step};
+pub use experiment::{Point, Predicted, Prepared, SpeedupResult, Step};
 pub use grain::{EFFICIENCY_TARGETS, GrainPoint, GrainSweep, Threshold, threshold};
 pub use host::{Host, LoadAverage, free_cores, pinning_works, usable_cores};
 pub use kernel::{
@@ -71,6 +72,7 @@ pub use kernel::{
     ising_config,
 };
 pub use model::{ModelFit, Overheads, Parameter, WorkCosts};
+pub use plan::SpeedupPlan;
 pub use rounds::Timing;
 pub use runtime::{RuntimeError, RuntimeRun, native_config, run as run_on_runtime};
 pub use spread::Spread;

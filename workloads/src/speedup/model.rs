@@ -16,7 +16,6 @@ use serde::Serialize;
 use multicomputer_runtime::LinkCost;
 
 use crate::analysis::fit_linear;
-use crate::charging::Charger;
 use crate::dnc::{DncLevelCosts, DncModel, mergesort_levels};
 use crate::farm::{FarmModel, FarmTopology, ModelError, TreeShape, fit_overheads, grid_overheads};
 use crate::ocl::Grain;
@@ -66,11 +65,9 @@ impl WorkCosts {
         Ok(match (workload.kernel, inputs) {
             (Kernel::Mergesort, Inputs::Lists(lists)) => {
                 // Timed as the native run charges its blocks: by the monotonic clock.
-                let charger = Charger {
-                    charge: multicomputer_runtime::ComputeCharge::Measured,
-                    clock: multicomputer_runtime::WorkClock::Monotonic,
-                    costs: Default::default(),
-                };
+                let charger = multicomputer_runtime::Charging::measured(
+                    multicomputer_runtime::WorkClock::Monotonic,
+                );
                 let task_s = sequential_s / n;
                 let mut levels = Vec::new();
                 for &p in processors {

@@ -3,7 +3,10 @@
 //! interleave the variants so that the host's drift (other work, clock speed) affects all
 //! alike.
 
+use std::cell::OnceCell;
 use std::time::{Duration, Instant};
+
+use multicomputer_runtime::RunSpec;
 
 use rayon::ThreadPool;
 use serde::Serialize;
@@ -45,6 +48,8 @@ pub(crate) struct Bench<'a> {
     pub(crate) inputs: Inputs,
     pub(crate) reference: Output,
     pub(crate) pools: &'a [(usize, ThreadPool)],
+    /// How the runtime's first machine resolved its run (they all run natively alike).
+    pub(crate) runtime: OnceCell<RunSpec>,
 }
 
 /// Times of one round at one P, seconds.
@@ -111,6 +116,7 @@ impl Bench<'_> {
         let (out, wall_s, setup_s) = match variant {
             Variant::Runtime => {
                 let r = runtime::run(w, input, processors, &self.reference)?;
+                self.runtime.get_or_init(|| r.spec);
                 (r.output, r.wall_s, r.setup_s)
             }
             Variant::Rayon => {

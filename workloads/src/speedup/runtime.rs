@@ -6,15 +6,17 @@
 use std::time::Duration;
 
 use multicomputer_runtime::{
-    ComputeCharge, ConfigError, Machine, MachineConfig, RunError, RunReport, TimeMode, Topology,
-    TopologyError, WaitStrategy,
+    ComputeCharge, ConfigError, Machine, MachineConfig, RunError, RunReport, RunSpec, TimeMode,
+    Topology, TopologyError, WaitStrategy,
 };
 use thiserror::Error;
 
 use crate::dnc::{DncError, MIN_SPLIT, run_mergesort};
 use crate::farm::{self, FarmError, FarmSpec, Kernel as FarmKernel};
 use crate::ising::{Mechanism, ParallelError, Workload as Samples, run_parallel};
-use crate::ocl::{Grain, OclError, PipelineCosts, PipelineError, run_pipeline_against};
+use crate::ocl::{
+    Grain, OclError, PipelineCosts, PipelineError, pipeline_machine, run_pipeline_against,
+};
 use crate::speedup::kernel::{Inputs, Kernel, Output, Workload};
 use crate::tree::EngineConfig;
 
@@ -58,6 +60,8 @@ pub struct RuntimeRun {
     pub setup_s: f64,
     /// The topology it ran on.
     pub topology: Topology,
+    /// How its machine resolved the run (time mode, waits, charging).
+    pub spec: RunSpec,
 }
 
 /// The native machine configuration of a run: pinned, spinning, free links, measured charging,
@@ -89,7 +93,7 @@ pub fn run(
         queue: workload.queue,
         split_limits: None,
     };
-    let (output, report): (Output, RunReport) = match (workload.kernel, inputs) {
+    let (output, report, spec): (Output, RunReport, RunSpec) = match (workload.kernel, inputs) {
         (Kernel::PrimesChain | Kernel::PrimesTree, _) => {
             let machine = Machine::new(topology.clone(), config)?;
             let spec = FarmSpec {
@@ -100,13 +104,21 @@ pub fn run(
                 ..FarmSpec::default()
             };
             let run = farm::run(&machine, &spec, &engine)?;
-            (Output::Counts(run.values), run.engine.report)
+            (
+                Output::Counts(run.values),
+                run.engine.report,
+                machine.spec().clone(),
+            )
         }
         (Kernel::Mergesort, Inputs::Lists(lists)) => {
             let machine = Machine::new(topology.clone(), config)?;
             let run = run_mergesort(&machine, lists, MIN_SPLIT, &engine)?;
             let sorted = run.engine.outputs.into_iter().map(|k| k.0).collect();
-            (Output::Sorted(sorted), run.engine.report)
+            (
+                Output::Sorted(sorted),
+                run.engine.report,
+                machine.spec().clone(),
+            )
         }
         (Kernel::Ising, Inputs::Ising(config_ising)) => {
             let machine = Machine::new(topology.clone(), config)?;
@@ -114,7 +126,11 @@ pub fn run(
                 samples: workload.tasks,
             };
             let run = run_parallel(&machine, &config_ising, samples, Mechanism::Tree)?;
-            (Output::Summary(Box::new(run.summary)), run.report)
+            (
+                Output::Summary(Box::new(run.summary)),
+                run.report,
+                machine.spec().clone(),
+            )
         }
         (Kernel::Ocl, Inputs::Stream(a)) => {
             let n = workload.window;
@@ -123,8 +139,13 @@ pub fn run(
                 Output::Stream(b) => b.as_slice(),
                 _ => &[],
             };
-            let run = run_pipeline_against(grain, &a, PipelineCosts::Native, &config, want)?;
-            (Output::Stream(run.output), run.report)
+            let machine = pipeline_machine(grain, PipelineCosts::Native, &config)?;
+            let run = run_pipeline_against(grain, &a, PipelineCosts::Native, &machine, want)?;
+            (
+                Output::Stream(run.output),
+                run.report,
+                machine.spec().clone(),
+            )
         }
         (kernel, _) => unreachable!("inputs made for another kernel than {}", kernel.name()),
     };
@@ -133,6 +154,7 @@ pub fn run(
         wall_s: report.wall.run_s,
         setup_s: report.wall.setup_s,
         topology,
+        spec,
     })
 }
 

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::hints::MachineHints;
+use crate::hints::Hints;
 
 /// What the program does between occupations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,10 +73,10 @@ impl SyntheticSpec {
     }
 
     /// What auto mode should know: no real compute, the occupation as smallest cost.
-    pub fn hints(&self) -> MachineHints {
-        MachineHints {
+    pub fn hints(&self) -> Hints {
+        Hints {
             smallest_cost: Some(self.occupy),
-            ..MachineHints::default()
+            ..Hints::default()
         }
     }
 }

@@ -52,8 +52,19 @@
 //! Every result carries its task's key, and the root checks that each of the M tasks came back
 //! exactly once.
 
+mod compare;
 mod engine;
+mod measure;
+mod model;
 mod rates;
+mod shape;
 
+#[cfg(test)]
+pub(crate) use compare::tests::prediction;
+pub use compare::{Comparison, worst_fidelity};
 pub use engine::{EngineConfig, EngineError, EngineRun, Job, Message, run};
+pub use measure::{Errors, Measured, MissingTerm, error_pct};
+pub use model::{Bound, ModelError, Prediction};
+pub(crate) use model::{check_duration, check_work};
 pub use rates::{engine_events_per_s, steady_throughput_per_s, throughput_per_s};
+pub use shape::TreeShape;

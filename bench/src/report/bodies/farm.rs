@@ -1,8 +1,9 @@
 //! `farm` and `dnc`: a run measured beside its model, with residuals.
 
 use anyhow::Result;
-use multicomputer_workloads::farm::{Bound, Drain, FarmComparison, combine_runs};
+use multicomputer_workloads::farm::{Bound, Drain, FarmComparison};
 use multicomputer_workloads::repetitions::Summary;
+use multicomputer_workloads::tree::Comparison;
 use serde::Serialize;
 
 use crate::plan::Repeat;
@@ -73,6 +74,34 @@ pub(crate) fn drain_rows(d: &Drain) -> Vec<[String; 3]> {
     rows
 }
 
+/// A run on the tree engine as `farm` and `dnc` report it: measured beside predicted, and
+/// the drain the model leaves out (a farm's, with random task times).
+pub(crate) trait TreeRun {
+    /// Measured beside predicted.
+    fn comparison(&self) -> &Comparison;
+    /// The drain at the end that (g) leaves out.
+    fn drain(&self) -> Option<&Drain>;
+}
+
+impl TreeRun for FarmComparison {
+    fn comparison(&self) -> &Comparison {
+        &self.comparison
+    }
+    fn drain(&self) -> Option<&Drain> {
+        self.drain.as_ref()
+    }
+}
+
+/// Divide and conquer: no drain.
+impl TreeRun for Comparison {
+    fn comparison(&self) -> &Comparison {
+        self
+    }
+    fn drain(&self) -> Option<&Drain> {
+        None
+    }
+}
+
 /// What `farm` and `dnc` report.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FarmReport {
@@ -81,7 +110,10 @@ pub(crate) struct FarmReport {
     pub(crate) what: &'static str,
     /// Measured (the mean, for several runs) beside predicted.
     #[serde(flatten)]
-    pub(crate) comparison: FarmComparison,
+    pub(crate) comparison: Comparison,
+    /// The drain at the end that (g) leaves out (the last run's: a farm's, synthetic kernel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) drain: Option<Drain>,
     /// Mean ± sd, min and max over the runs, for several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) repetitions: Option<Repetitions>,
@@ -92,14 +124,18 @@ pub(crate) struct FarmReport {
 
 impl FarmReport {
     /// The report of `runs`: their mean beside the model, and each quantity's spread.
-    pub(crate) fn of_runs(
+    pub(crate) fn of_runs<T: TreeRun>(
         what: &'static str,
-        runs: &[FarmComparison],
+        runs: &[T],
         r: Repeat,
         seeds: &[u64],
     ) -> Option<Self> {
-        let measured: Vec<_> = runs.iter().map(|r| r.measured.clone()).collect();
-        let comparison = combine_runs(runs)?;
+        let measured: Vec<_> = runs
+            .iter()
+            .map(|r| r.comparison().measured.clone())
+            .collect();
+        let comparison = Comparison::combine(runs.iter().map(TreeRun::comparison))?;
+        let drain = runs.last()?.drain().cloned();
         let levels = comparison.measured.fractions_by_level.len();
         let level = |i: usize| -> Vec<f64> {
             measured
@@ -111,6 +147,7 @@ impl FarmReport {
         Some(Self {
             what,
             comparison,
+            drain,
             fractions_by_level_runs: repetitions
                 .is_some()
                 .then(|| (0..levels).map(|i| Summary::of(&level(i))).collect()),
@@ -191,11 +228,11 @@ impl FarmReport {
                 signed_pct(err, 2),
             ]);
         }
-        if let Some(d) = &c.drain {
+        if let Some(d) = &self.drain {
             for [quantity, predicted, error] in drain_rows(d) {
                 t.row(vec![quantity, String::new(), predicted, error]);
             }
-            if let (Some(f), Some(err)) = (&d.flood_fill, c.error_with_drain_pct()) {
+            if let (Some(f), Some(err)) = (&d.flood_fill, d.error_with_flood_fill_pct(m.speedup)) {
                 t.row(vec![
                     "speedup, (g) + drain".into(),
                     format!("{:.3}", m.speedup),
@@ -320,7 +357,7 @@ impl Body for FarmReport {
             ],
             ..BarChart::default()
         };
-        if let Some(f) = c.drain.as_ref().and_then(|d| d.flood_fill.as_ref()) {
+        if let Some(f) = self.drain.as_ref().and_then(|d| d.flood_fill.as_ref()) {
             speedup
                 .groups
                 .push(BarGroup::of("model (g) + drain", &[f.speedup]));

@@ -12,6 +12,7 @@ mod scaling;
 mod speedup;
 mod sweep;
 mod sweep_plots;
+mod sweep_row;
 mod tour;
 
 pub(crate) use calibrate::CalibrateReport;

@@ -91,7 +91,7 @@ impl Body for OclReport {
                 "measured speedup {s:.2}, efficiency {e:.3}"
             )));
         }
-        blocks.push(Block::Text(if r.costs == "native" {
+        blocks.push(Block::Text(if r.native_costs() {
             "output equals the sequential reference; native costs: wall-clock times, \
              sequential = the O(LN) reference on this host"
                 .into()

@@ -12,6 +12,7 @@ use multicomputer_workloads::ising::Mechanism;
 use serde::Serialize;
 
 use crate::exec::ScalingRow;
+use crate::plan::Fitted;
 use crate::plot::{ErrorBar, LineChart, Point, ResidualSeries, Residuals, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table, csv};
 use crate::units::human_s;
@@ -94,7 +95,7 @@ pub(crate) struct ScalingReport {
     /// The table analysed (`--csv`), if any.
     pub(crate) source: Option<String>,
     /// What was fitted: `run time (s)` or `Φ_s = time_s / ideal_s`.
-    pub(crate) fitted: String,
+    pub(crate) fitted: Fitted,
     pub(crate) model: String,
     /// The richer model of `--against`, if any.
     pub(crate) against: Option<String>,
@@ -130,18 +131,18 @@ impl ScalingReport {
         main: Analysis,
         candidate: &OverheadModel,
         alternatives: Vec<AlternativeFit>,
-        fitted: &str,
+        fitted: Fitted,
         mechanism: Option<Mechanism>,
         source: Option<String>,
         rows: Vec<ScalingRow>,
     ) -> Self {
         let units = Units {
-            run_time: fitted.starts_with("run time"),
+            run_time: fitted == Fitted::RunTime,
         };
         ScalingReport {
             mechanism,
             source,
-            fitted: fitted.into(),
+            fitted,
             model: candidate.to_string(),
             against: main
                 .test
@@ -169,7 +170,7 @@ impl ScalingReport {
 
     fn units(&self) -> Units {
         Units {
-            run_time: self.fitted.starts_with("run time"),
+            run_time: self.fitted == Fitted::RunTime,
         }
     }
 
@@ -200,7 +201,7 @@ impl ScalingReport {
                 self.fitted, self.candidate
             ),
             "processors P",
-            self.fitted.clone(),
+            self.fitted.to_string(),
         )
         .x_scale(Scale::Log10)
         .x_ticks(Ticks::Data);

@@ -3,11 +3,12 @@
 //! it was.
 
 use anyhow::Result;
-use multicomputer_workloads::speedup::{GrainPoint, Host, Point, SpeedupResult, Spread, Threshold};
+use multicomputer_workloads::speedup::{
+    GrainPoint, Host, Point, SpeedupResult, Spread, Threshold, native_config,
+};
 use serde::Serialize;
 
 use crate::plot::{ErrorBar, LineChart, Point as PlotPoint, Reference, Scale, Ticks};
-use crate::report::meta::TimeInfo;
 use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
 use crate::units::{human_s, signed_pct};
 
@@ -470,15 +471,10 @@ impl SpeedupReport {
         result: SpeedupResult,
     ) -> Result<(Report<Self>, Vec<FolderFile>)> {
         let mut meta = meta.seed(result.plan.workload.seed);
-        meta.time = Some(TimeInfo {
-            requested: "native".into(),
-            mode: "native".into(),
-            dilation: Some(1.0),
-            wait: Some("spin".into()),
-            compute_charging: "measured: monotonic (wall) time of each block (wall times reported)"
-                .into(),
-            ties: String::new(),
-        });
+        if let Some(ran) = &result.runtime {
+            let requested = native_config(result.plan.workload.queue).mode.name();
+            meta = meta.resolved(requested, ran, " (wall times reported)");
+        }
         let body = Self { result };
         let mut files = vec![("speedup.csv".to_string(), csv::rows(&body.rows())?)];
         if body.result.grain.is_some() {

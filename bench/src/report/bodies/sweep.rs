@@ -2,17 +2,19 @@
 //! `sweep_plots`.
 
 use anyhow::Result;
-use multicomputer_runtime::{Topology, TopologyKind};
-use multicomputer_workloads::farm::{FarmComparison, TreeShape};
+use multicomputer_runtime::Topology;
+use multicomputer_workloads::farm::TreeShape;
 use multicomputer_workloads::repetitions::Summary;
+use multicomputer_workloads::tree::Comparison;
 use serde::Serialize;
 
-use super::farm::bound_name;
+use super::farm::{TreeRun, bound_name};
 use super::sweep_plots::SweepPlots;
+use super::sweep_row::SweepRow;
 use crate::exec::Runs;
 use crate::plan::SweepPlan;
 use crate::report::{
-    Block, Body, Figure, FolderFiles, Meta, ProfileUse, Report, Section, Table, csv, worst,
+    Block, Body, Figure, FolderFiles, Meta, ProfileUse, Report, Section, Table, Traced, csv, worst,
 };
 use crate::units::human_s;
 
@@ -82,78 +84,31 @@ impl CellInputs {
     }
 }
 
-/// One cell of a sweep: a flat row for CSV (what `fit farm` reads back).
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct SweepRow {
-    pub(crate) topology: String,
-    pub(crate) k: u32,
-    pub(crate) levels: u32,
-    pub(crate) processors: usize,
-    pub(crate) te_s: f64,
-    pub(crate) times: String,
-    pub(crate) granularity: u32,
-    pub(crate) tasks: u64,
-    pub(crate) tau_s: f64,
-    pub(crate) beta_e_s: f64,
-    pub(crate) beta_f_s: f64,
-    pub(crate) queue: u64,
-    pub(crate) guided: bool,
-    /// Measured runs of the cell.
-    pub(crate) runs: usize,
-    pub(crate) measured_throughput_per_s: f64,
-    pub(crate) steady_throughput_per_s: f64,
-    /// Standard deviation of the steady throughput over the runs (empty for one run).
-    pub(crate) steady_throughput_sd_per_s: Option<f64>,
-    pub(crate) predicted_throughput_per_s: f64,
-    /// The mean over the runs.
-    pub(crate) measured_speedup: f64,
-    /// Standard deviation over the runs (empty for one run).
-    pub(crate) measured_speedup_sd: Option<f64>,
-    pub(crate) measured_speedup_min: f64,
-    pub(crate) measured_speedup_max: f64,
-    pub(crate) predicted_speedup: f64,
-    pub(crate) measured_makespan_s: f64,
-    pub(crate) predicted_makespan_s: f64,
-    pub(crate) error_pct: f64,
-    /// The drain at the end that (g) leaves out (random task times; 0 otherwise).
-    pub(crate) drain_s: f64,
-    /// Speedup error against (g) of a run with nothing but that drain, percent (≤ 0).
-    pub(crate) speedup_error_floor_pct: f64,
-    /// The flood-fill protocol's drain, sampled (random times, flood fill; empty otherwise).
-    pub(crate) flood_fill_drain_s: Option<f64>,
-    /// The speedup error against (g) that it implies, percent (empty otherwise).
-    pub(crate) flood_fill_error_pct: Option<f64>,
-    /// Standard deviation of a single run's error from that drain, percent (empty otherwise).
-    pub(crate) flood_fill_error_sd_pct: Option<f64>,
-    pub(crate) steady_throughput_error_pct: f64,
-    pub(crate) max_fraction_error_pct_of_m: f64,
-    pub(crate) bound: String,
-    pub(crate) dilation: Option<f64>,
-    pub(crate) late_waits: u64,
-    pub(crate) waits: u64,
-    pub(crate) wall_s: f64,
-}
-
 /// The rows of a sweep: each cell's mean measurement beside its prediction, with the
 /// spread of its runs.
-pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) -> Vec<SweepRow> {
+pub(crate) fn sweep_rows<T: TreeRun>(cells: &[CellInputs], runs: &[Runs<T>]) -> Vec<SweepRow> {
     cells
         .iter()
         .zip(runs)
         .filter_map(|(cell, r)| {
-            let c = multicomputer_workloads::farm::combine_runs(&r.runs)?;
-            let speedups: Vec<f64> = r.runs.iter().map(|x| x.measured.speedup).collect();
+            let c = Comparison::combine(r.runs.iter().map(TreeRun::comparison))?;
+            let drain = r.runs.last()?.drain();
+            let speedups: Vec<f64> = r
+                .runs
+                .iter()
+                .map(|x| x.comparison().measured.speedup)
+                .collect();
             let steady: Vec<f64> = r
                 .runs
                 .iter()
-                .map(|x| x.measured.steady_throughput_per_s)
+                .map(|x| x.comparison().measured.steady_throughput_per_s)
                 .collect();
             let s = Summary::of(&speedups);
             let (k, levels) = match TreeShape::of(&cell.topology) {
                 Some(t) => (t.k, t.levels),
                 None => (0, cell.topology.levels()),
             };
-            let flood_fill = c.drain.as_ref().and_then(|d| d.flood_fill.as_ref());
+            let flood_fill = drain.and_then(|d| d.flood_fill.as_ref());
             Some(SweepRow {
                 topology: cell.topology.to_string(),
                 k,
@@ -181,11 +136,8 @@ pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) ->
                 measured_makespan_s: c.measured.makespan_s,
                 predicted_makespan_s: c.predicted.makespan_s,
                 error_pct: c.error_pct,
-                drain_s: c.drain.as_ref().map_or(0.0, |d| d.drain_s),
-                speedup_error_floor_pct: c
-                    .drain
-                    .as_ref()
-                    .map_or(0.0, |d| d.speedup_error_floor_pct),
+                drain_s: drain.map_or(0.0, |d| d.drain_s),
+                speedup_error_floor_pct: drain.map_or(0.0, |d| d.speedup_error_floor_pct),
                 flood_fill_drain_s: flood_fill.map(|f| f.drain_s),
                 flood_fill_error_pct: flood_fill.map(|f| f.error_pct),
                 flood_fill_error_sd_pct: flood_fill.map(|f| f.error_sd_pct),
@@ -203,12 +155,12 @@ pub(crate) fn sweep_rows(cells: &[CellInputs], runs: &[Runs<FarmComparison>]) ->
 
 /// The report of a farm or divide-and-conquer sweep (`kind`) run as `command`, with the
 /// table its run folder holds beside the plots and the report (`rows.csv`).
-pub(crate) fn sweep_report<E>(
+pub(crate) fn sweep_report<E, T: TreeRun + Traced>(
     command: &str,
     kind: &'static str,
     plan: &SweepPlan<E>,
     inputs: &[CellInputs],
-    cells: &[Runs<FarmComparison>],
+    cells: &[Runs<T>],
     seed: u64,
 ) -> Result<(Report<SweepReport>, FolderFiles)> {
     let profile = ProfileUse::Read(plan.machine.profile.as_ref());
@@ -221,18 +173,6 @@ pub(crate) fn sweep_report<E>(
     let table = csv::rows(&rows)?;
     let report = Report::new(meta, SweepReport { kind, rows });
     Ok((report, vec![("rows.csv".into(), table)]))
-}
-
-/// The family of a topology as a plot groups it: `chain`, `array`, `binary`, `tree:K`, or
-/// the parent relation itself.
-pub(crate) fn family(topology: &str) -> String {
-    match topology.parse::<Topology>().map(|t| t.kind().clone()) {
-        Ok(TopologyKind::Chain { .. }) => "chain".into(),
-        Ok(TopologyKind::Array { .. }) => "array".into(),
-        Ok(TopologyKind::Tree { arity: 2, .. }) => "binary".into(),
-        Ok(TopologyKind::Tree { arity, .. }) => format!("tree:{arity}"),
-        _ => topology.into(),
-    }
 }
 
 /// What `sweep farm` and `sweep dnc` report.
@@ -318,18 +258,5 @@ impl Body for SweepReport {
 
     fn csv(&self) -> Result<Option<Vec<u8>>> {
         csv::rows(&self.rows).map(Some)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn families_keep_arities_apart() {
-        assert_eq!(family("chain:4"), "chain");
-        assert_eq!(family("binary:3"), "binary");
-        assert_eq!(family("tree:2:3"), "binary");
-        assert_eq!(family("tree:3:2"), "tree:3");
     }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 
-use super::sweep::{SweepRow, family};
+use super::sweep_row::{SweepRow, family};
 use crate::plot::{Bar, BarChart, BarGroup, ErrorBar, LineChart, Point, Reference, Scale, Ticks};
 use crate::report::Figure;
 use crate::units::human_s;

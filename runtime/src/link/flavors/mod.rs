@@ -20,6 +20,20 @@ pub(crate) enum Port<M> {
     Scheduled(scheduled::ScheduledPort<M>),
 }
 
+impl<M> Port<M> {
+    /// The program has returned: marks the processor finished for its transport, and gives
+    /// back how late its waits in real time ended (nothing waits in virtual time).
+    pub(crate) fn finish(&mut self) -> crate::clock::LatenessStats {
+        match self {
+            Port::Channel(port) => {
+                port.finish();
+                std::mem::take(&mut port.lateness)
+            }
+            Port::Scheduled(_) => crate::clock::LatenessStats::default(),
+        }
+    }
+}
+
 macro_rules! each_port {
     ($self:ident, $port:ident => $body:expr) => {
         match $self {

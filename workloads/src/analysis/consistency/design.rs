@@ -1,10 +1,11 @@
 //! The models the tests compare, as weighted least-squares designs over the cells: how the
 //! candidate's coefficients may vary with the loop count.
 
+use super::super::basis::BasisTerm;
 use super::super::error::{ScalabilityError, processors_f64};
 use super::super::fit::{LinearFit, fit_linear};
 use super::super::measurements::Cell;
-use super::super::overhead_model::{BasisTerm, OverheadModel};
+use super::super::overhead_model::OverheadModel;
 
 /// How a model's coefficients may vary across loop counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

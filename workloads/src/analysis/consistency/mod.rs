@@ -184,6 +184,7 @@ mod power;
 
 use serde::Serialize;
 
+use super::basis::BasisTerm;
 use super::error::ScalabilityError;
 use super::fit::LinearFit;
 use super::measurements::{Cell, Measurement, cells};
@@ -193,7 +194,7 @@ use super::noise::{
     plausible_exponents,
 };
 use super::overhead_fit::{Estimate, OverheadFit, fit_each_loop_count};
-use super::overhead_model::{BasisTerm, OverheadModel};
+use super::overhead_model::OverheadModel;
 use design::{LoopCounts, Structure};
 
 pub use exact::{DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION};
@@ -219,7 +220,7 @@ pub struct ConsistencyOptions {
     pub required_power: f64,
     /// The data are exact (a deterministic emulation: virtual time with model compute
     /// charging), so there is no noise to test against: the candidate is judged by
-    /// [`exact`](self#exact-data) instead, and must reproduce every cell mean to within this
+    /// its exact-data rule (this module's *Exact data*) instead, and must reproduce every cell mean to within this
     /// relative tolerance (in `[EXACT_PRECISION, 1)`, e.g. [`DEFAULT_EXACT_TOLERANCE`]). `None`
     /// (the default): measured data, judged by the statistical tests.
     pub exact: Option<f64>,

@@ -11,10 +11,11 @@
 
 use serde::Serialize;
 
+use super::super::basis::BasisTerm;
 use super::super::distributions::f_test_power;
 use super::super::error::{ScalabilityError, processors_f64};
 use super::super::measurements::Cell;
-use super::super::overhead_model::{BasisTerm, OverheadModel};
+use super::super::overhead_model::OverheadModel;
 use super::design::LoopCounts;
 
 /// The power of the tests against the reference alternative (module docs).

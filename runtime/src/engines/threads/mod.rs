@@ -11,8 +11,8 @@
 //!    once every thread is ready: [`START_MARGIN`] later than that, time enough for the
 //!    instant to reach a thread that has gone to sleep waiting for it, so that emulated time 0
 //!    is the same wall instant everywhere.
-//! 3. **Run.** Each thread runs the program with its [`Processor`] handle, under
-//!    `catch_unwind`.
+//! 3. **Run.** Each thread runs the processor's body (`machine/body.rs`: its [`Processor`]
+//!    handle, the program under `catch_unwind`, its outcome sent to the watcher).
 //! 4. **Watch.** Meanwhile the calling thread collects outcomes. If a program panics or returns
 //!    an error, it aborts the run: every blocked send or receive returns
 //!    [`ProcessorError::Aborted`]. Every few milliseconds it checks for deadlock: every live
@@ -22,14 +22,13 @@
 //! 5. **Shutdown.** All threads are joined before `run` returns, whatever happened; no thread
 //!    outlives its run.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
-use super::Machine;
+use super::{Engine, Run, run_body};
 use crate::clock::{Fidelity, LatenessStats, TimeBase, WaitStrategy, minimise_timer_slack};
 use crate::error::{ProcessorError, RunError, WaitReport, Waiting};
 use crate::link::flavors::Port;
@@ -37,32 +36,37 @@ use crate::link::flavors::channel::{
     BLOCKED_RECV, BLOCKED_SEND, ChannelPort, DONE, InLink, OutLink, Shared, Status, directed_link,
 };
 use crate::link::{Envelope, Payload};
-use crate::processor::{Processor, ProcessorParts};
-use crate::report::{
-    Failure, Outcome, RunContext, RunRecord, WallClock, assemble, failure_of, panic_message,
-};
+use crate::processor::Processor;
+use crate::report::{Outcome, RunRecord, WallClock, assemble, failure_of};
+use crate::tuning::START_MARGIN;
 
-/// How long after the last processor thread is ready the run starts: the start instant must
-/// reach every thread before it passes, and a thread that went to sleep waiting for it wakes
-/// within 30–100 µs on the development host (a fixed 2 ms before the threads said they were
-/// ready).
-pub(super) const START_MARGIN: Duration = Duration::from_micros(500);
+/// The thread engine.
+pub(crate) struct Threads;
 
-/// Runs `program` on one OS thread per processor of `machine`, at dilation `dilation`.
-pub(super) fn run<M, R, F>(
-    machine: &Machine,
-    dilation: f64,
-    program: &F,
-) -> Result<RunRecord<R>, RunError>
+impl Engine for Threads {
+    fn run<M, R, F>(run: &Run<'_>, program: &F) -> Result<RunRecord<R>, RunError>
+    where
+        M: Payload,
+        R: Send,
+        F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
+    {
+        run_threads(run, program)
+    }
+}
+
+/// Runs `program` on one OS thread per processor of the run.
+fn run_threads<M, R, F>(run: &Run<'_>, program: &F) -> Result<RunRecord<R>, RunError>
 where
     M: Payload,
     R: Send,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
 {
     let setup_start = Instant::now();
-    let topo = &machine.topology;
+    let spec = run.spec;
+    let topo = run.topology;
     let n = topo.len();
-    let native = machine.is_native();
+    let native = spec.time.is_native();
+    let dilation = spec.time.dilation().unwrap_or(1.0);
     let neighbours: Vec<Vec<usize>> = (0..n).map(|i| topo.neighbours(i)).collect();
 
     // Step 1: links. outs[i][k] / ins[i][k] are processor i's ends towards neighbours[i][k].
@@ -81,7 +85,7 @@ where
     for (i, nb) in neighbours.iter().enumerate() {
         for (k, &j) in nb.iter().enumerate() {
             let back = back_index(topo, i, j);
-            let (out, inl, watch) = directed_link::<M>(machine.config.capacity);
+            let (out, inl, watch) = directed_link::<M>(spec.capacity);
             outs[i][k] = Some(out);
             ins[j][back] = Some(inl);
             watch_in[j][back] = Some(watch);
@@ -99,8 +103,7 @@ where
     let (abort_tx, abort_rx) = crossbeam_channel::bounded::<()>(0);
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Outcome<R>>();
     let (ready_tx, ready_rx) = crossbeam_channel::bounded::<()>(n);
-    let tolerance_ns = crate::processor::nanos(machine.tolerance);
-    let charging = machine.charging();
+    let tolerance_ns = crate::processor::nanos(spec.tolerance);
 
     std::thread::scope(|scope| {
         // Step 2: start-up.
@@ -111,23 +114,17 @@ where
             let (start_tx, start_rx) = crossbeam_channel::bounded::<Instant>(1);
             let parts_out: Vec<OutLink<M>> = outs[i].drain(..).flatten().collect();
             let parts_in: Vec<InLink<M>> = ins[i].drain(..).flatten().collect();
-            let peers = neighbours[i].clone();
-            let has_parent = topo.parent(i).is_some();
-            let level = topo.level(i);
             let shared = Arc::clone(&shared);
             let abort_rx = abort_rx.clone();
             let done_tx = done_tx.clone();
             let ready_tx = ready_tx.clone();
             let core = if native {
-                machine.cores.get(i).copied()
+                run.cores.get(i).copied()
             } else {
                 None
             };
-            let cost = machine.config.link;
-            let charging = charging.clone();
-            let strategy = machine.strategy;
+            let strategy = spec.wait;
             let spin = native && strategy == WaitStrategy::Spin;
-            let trace = machine.config.trace;
             let spawned = std::thread::Builder::new()
                 .name(format!("P{i}"))
                 .spawn_scoped(scope, move || {
@@ -156,38 +153,20 @@ where
                         shared,
                         abort_rx,
                     };
-                    let mut proc = Processor::new(ProcessorParts {
-                        id: i,
-                        level,
-                        processors: n,
-                        peers,
-                        has_parent,
-                        cost,
-                        charging,
-                        trace,
-                        port: Port::Channel(port),
-                    });
-                    time.wait_until(0);
-                    // Step 3: run.
-                    let result = match catch_unwind(AssertUnwindSafe(|| program(&mut proc))) {
-                        Ok(Ok(r)) => Ok(r),
-                        Ok(Err(e)) => Err(Failure::Error(e)),
-                        Err(payload) => Err(Failure::Panic(panic_message(&*payload))),
-                    };
-                    let lateness = match &mut proc.port {
-                        Port::Channel(port) => {
-                            port.finish();
-                            std::mem::take(&mut port.lateness)
-                        }
-                        Port::Scheduled(_) => LatenessStats::default(),
-                    };
-                    let outcome = Outcome::of(&mut proc, result, lateness);
-                    // Report first, then close this processor's links by dropping
-                    // `proc`: a neighbour that fails because the links closed reports
-                    // after this outcome, so the watcher names the cause (a panic here),
-                    // not its consequence (`LinkClosed` there).
-                    let _ = done_tx.send(outcome);
-                    drop(proc);
+                    // Step 3: run, from emulated time 0; the outcome goes to the watcher.
+                    run_body(
+                        spec,
+                        topo,
+                        i,
+                        Port::Channel(port),
+                        program,
+                        |_| {
+                            time.wait_until(0);
+                        },
+                        |outcome| {
+                            let _ = done_tx.send(outcome);
+                        },
+                    );
                 });
             match spawned {
                 Ok(handle) => {
@@ -236,7 +215,7 @@ where
         let mut last_progress = (0u64, Instant::now());
         let mut wall_end = start;
         while received < n {
-            match done_rx.recv_timeout(machine.config.deadlock_check) {
+            match done_rx.recv_timeout(spec.deadlock_check) {
                 Ok(o) => {
                     wall_end = Instant::now();
                     if first_failure.is_none() {
@@ -273,7 +252,7 @@ where
                         Some(_) => suspect = Some(progress),
                         None => suspect = None,
                     }
-                    if let Some(limit) = machine.config.stall_timeout {
+                    if let Some(limit) = spec.stall_timeout {
                         let quiet = last_progress.1.elapsed();
                         if first_failure.is_none() && quiet >= limit {
                             first_failure = Some(RunError::Stalled {
@@ -292,30 +271,18 @@ where
         if let Some(err) = first_failure {
             return Err(err);
         }
-        let ctx = RunContext {
-            topology: topo,
-            mode: if native { "native" } else { "dilated" },
-            charge: machine.charge,
-            costs: &machine.config.work_costs,
-            trace: machine.config.trace,
-        };
         let wall = WallClock {
             run_s: wall_end.saturating_duration_since(start).as_secs_f64(),
             setup_s: start.saturating_duration_since(setup_start).as_secs_f64(),
             events_per_s: None,
         };
         assemble(
-            &ctx,
+            spec,
+            topo,
             outcomes,
             wall,
             |lateness| {
-                Fidelity::from_stats(
-                    lateness,
-                    dilation,
-                    machine.strategy,
-                    tolerance_ns,
-                    topo.len(),
-                )
+                Fidelity::from_stats(lateness, dilation, spec.wait, tolerance_ns, topo.len())
             },
             None,
         )

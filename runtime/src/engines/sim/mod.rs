@@ -54,48 +54,47 @@ mod queue;
 mod scheduler;
 mod stack;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use corosensei::{Coroutine, CoroutineResult};
 
-use crate::clock::{Fidelity, LatenessStats};
+use super::{Engine, Run, run_body};
+use crate::clock::Fidelity;
 use crate::error::{ProcessorError, RunError};
+use crate::link::Payload;
 use crate::link::flavors::Port;
 use crate::link::flavors::scheduled::{Reply, ScheduledPort, SimYielder, Simcall};
-use crate::link::{LinkCost, Payload};
-use crate::processor::{Charging, Processor, ProcessorParts};
-use crate::report::{
-    Failure, Outcome, RunContext, RunRecord, SimStats, WallClock, assemble, failure_of,
-    panic_message,
-};
+use crate::processor::Processor;
+use crate::report::{Outcome, RunRecord, SimStats, WallClock, assemble, failure_of};
+use crate::spec::RunSpec;
 use crate::topology::Topology;
+use crate::tuning::STALL_WARNING;
 
 use scheduler::Scheduler;
 use stack::{ColouredStack, Exit};
-pub use stack::{DEFAULT_STACK_BYTES, MIN_STACK_BYTES};
 
-/// Wall time one processor may run without a simcall before the watchdog says so.
-pub const STALL_WARNING: Duration = Duration::from_secs(10);
+/// The virtual-time engine.
+pub(crate) struct Sim;
 
-/// What a virtual-time run needs from the machine.
-pub(crate) struct Settings {
-    pub(crate) cost: LinkCost,
-    pub(crate) capacity: usize,
-    pub(crate) charging: Charging,
-    pub(crate) trace: bool,
-    pub(crate) stack_bytes: usize,
-    pub(crate) ties: crate::TieOrder,
+impl Engine for Sim {
+    fn run<M, R, F>(run: &Run<'_>, program: &F) -> Result<RunRecord<R>, RunError>
+    where
+        M: Payload,
+        R: Send,
+        F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
+    {
+        run_virtual(run.topology, run.spec, program)
+    }
 }
 
 type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, ColouredStack>;
 
 /// Runs `program` on every processor of `topology` in virtual time.
-pub(crate) fn run<M, R, F>(
+fn run_virtual<M, R, F>(
     topology: &Topology,
-    settings: &Settings,
+    spec: &RunSpec,
     program: &F,
 ) -> Result<RunRecord<R>, RunError>
 where
@@ -105,12 +104,12 @@ where
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
-    let mut scheduler = Scheduler::<M>::new(topology, settings.capacity, settings.ties);
+    let mut scheduler = Scheduler::<M>::new(topology, spec.capacity, spec.ties);
     // The slots outlive the coroutines (declared first, dropped last): each coroutine writes
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
-    let (mut coroutines, guards) = build(topology, settings, program, slots_ptr)?;
+    let (mut coroutines, guards) = build(topology, spec, program, slots_ptr)?;
     let setup_wall_s = setup_start.elapsed().as_secs_f64();
 
     let watchdog = Watchdog::start();
@@ -136,7 +135,7 @@ where
                 let failed = match exit {
                     Exit::StackOverflow => Some(RunError::StackOverflow {
                         processor: pid,
-                        stack_bytes: settings.stack_bytes,
+                        stack_bytes: spec.stack_bytes,
                     }),
                     // SAFETY: the coroutine has returned, so it wrote its slot and will not
                     // touch it again; nothing else holds a reference to it.
@@ -170,28 +169,28 @@ where
         timed_waits: scheduler.timed_waits,
         simcalls: scheduler.simcalls,
         queue_pops: scheduler.queue_pops,
-        stack_bytes: settings.stack_bytes,
+        stack_bytes: spec.stack_bytes,
     };
     let wall = WallClock {
         run_s: wall.as_secs_f64(),
         setup_s: setup_wall_s,
         events_per_s: Some(stats.events as f64 / wall.as_secs_f64().max(1e-9)),
     };
-    let ctx = RunContext {
+    assemble(
+        spec,
         topology,
-        mode: "virtual",
-        charge: settings.charging.charge,
-        costs: &settings.charging.costs,
-        trace: settings.trace,
-    };
-    assemble(&ctx, slots, wall, |_| Fidelity::exact(), Some(stats))
+        slots,
+        wall,
+        |_| Fidelity::exact(),
+        Some(stats),
+    )
 }
 
 /// Step 1: a coroutine per processor, each on its own stack, and its guard page's range.
 #[allow(clippy::type_complexity)]
 fn build<M, R, F>(
     topology: &Topology,
-    settings: &Settings,
+    spec: &RunSpec,
     program: &F,
     slots: *mut Option<Outcome<R>>,
 ) -> Result<(Vec<Co<M>>, Vec<(usize, usize)>), RunError>
@@ -204,47 +203,32 @@ where
     let mut guards = Vec::with_capacity(n);
     for i in 0..n {
         let (stack, guard) =
-            stack::new_stack(settings.stack_bytes, i).map_err(|e| RunError::Spawn {
+            stack::new_stack(spec.stack_bytes, i).map_err(|e| RunError::Spawn {
                 processor: i,
                 message: format!(
                     "cannot map its {} KiB stack: {e} (the processors so far hold {} MiB of \
                  address space)",
-                    settings.stack_bytes / 1024,
-                    (i * settings.stack_bytes) >> 20
+                    spec.stack_bytes / 1024,
+                    (i * spec.stack_bytes) >> 20
                 ),
             })?;
-        let peers = topology.neighbours(i);
-        let has_parent = topology.parent(i).is_some();
-        let level = topology.level(i);
-        let cost = settings.cost;
-        let charging = settings.charging.clone();
-        let trace = settings.trace;
         // SAFETY: `slots` has `n` elements and outlives the coroutines.
         let slot = unsafe { slots.add(i) };
         let body = move |yielder: &SimYielder<M>, _start: Reply<M>| -> Exit {
             // SAFETY: the yielder is this coroutine's, alive for the whole body, which the
             // processor (and its port) does not outlive.
             let port = Port::Scheduled(unsafe { ScheduledPort::new(yielder) });
-            let mut proc = Processor::new(ProcessorParts {
-                id: i,
-                level,
-                processors: n,
-                peers,
-                has_parent,
-                cost,
-                charging,
-                trace,
+            run_body(
+                spec,
+                topology,
+                i,
                 port,
-            });
-            let result = match catch_unwind(AssertUnwindSafe(|| program(&mut proc))) {
-                Ok(Ok(r)) => Ok(r),
-                Ok(Err(e)) => Err(Failure::Error(e)),
-                Err(payload) => Err(Failure::Panic(panic_message(&*payload))),
-            };
-            let outcome = Outcome::of(&mut proc, result, LatenessStats::default());
-            // SAFETY: each coroutine writes only its own slot, and only here; the scheduler
-            // reads it only after this coroutine has returned.
-            unsafe { *slot = Some(outcome) };
+                program,
+                |_| {},
+                // SAFETY: each coroutine writes only its own slot, and only here; the
+                // scheduler reads it only after this coroutine has returned.
+                |outcome| unsafe { *slot = Some(outcome) },
+            );
             Exit::Returned
         };
         // SAFETY: the body borrows `program` and the slots, which outlive every coroutine:

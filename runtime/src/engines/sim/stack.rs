@@ -27,12 +27,6 @@ pub(crate) enum Exit {
     StackOverflow,
 }
 
-/// The smallest stack a processor may be given, bytes.
-pub const MIN_STACK_BYTES: usize = 16 * 1024;
-
-/// The stack a processor gets unless told otherwise, bytes (reserved, mapped lazily).
-pub const DEFAULT_STACK_BYTES: usize = 256 * 1024;
-
 /// The host's page size.
 pub(crate) fn page_size() -> usize {
     // SAFETY: sysconf has no memory-safety preconditions.

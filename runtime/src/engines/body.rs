@@ -1,0 +1,70 @@
+//! One processor's body, the same in every engine: its handle built from the run's spec, its
+//! program run under `catch_unwind`, and its outcome handed to where the engine keeps it.
+//!
+//! 1. **Handle** (`handle`): the processor's links, costs and charging, over the engine's
+//!    transport.
+//! 2. **Program**: run to its end; a panic is caught and becomes the outcome, named after the
+//!    processor.
+//! 3. **Outcome**: the program's result, its accounting, its tally of work and its trace,
+//!    with the lateness its transport measured, handed to the engine's `deliver` — before
+//!    the handle is dropped, so that a neighbour failing because this processor's links closed
+//!    reports after the cause (a panic here), not before it.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::error::ProcessorError;
+use crate::link::Payload;
+use crate::link::flavors::Port;
+use crate::processor::{Processor, ProcessorParts};
+use crate::report::{Failure, Outcome, panic_message};
+use crate::spec::RunSpec;
+use crate::topology::Topology;
+
+/// Step 1: processor `id`'s handle over `port`.
+fn handle<M: Payload>(
+    spec: &RunSpec,
+    topology: &Topology,
+    id: usize,
+    port: Port<M>,
+) -> Processor<M> {
+    Processor::new(ProcessorParts {
+        id,
+        level: topology.level(id),
+        processors: topology.len(),
+        peers: topology.neighbours(id),
+        has_parent: topology.parent(id).is_some(),
+        cost: spec.link,
+        charging: spec.charging.clone(),
+        trace: spec.trace,
+        port,
+    })
+}
+
+/// Runs processor `id`'s program over `port`: steps 1 to 3. `ready` is called with the
+/// handle before the program starts (an engine that must wait for its start instant does it
+/// there); `deliver` takes the outcome.
+pub(crate) fn run_body<M, R, F>(
+    spec: &RunSpec,
+    topology: &Topology,
+    id: usize,
+    port: Port<M>,
+    program: &F,
+    ready: impl FnOnce(&mut Processor<M>),
+    deliver: impl FnOnce(Outcome<R>),
+) where
+    M: Payload,
+    F: Fn(&mut Processor<M>) -> Result<R, ProcessorError>,
+{
+    let mut proc = handle(spec, topology, id, port);
+    ready(&mut proc);
+    // Step 2: the program.
+    let result = match catch_unwind(AssertUnwindSafe(|| program(&mut proc))) {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(Failure::Error(e)),
+        Err(payload) => Err(Failure::Panic(panic_message(&*payload))),
+    };
+    // Step 3: the outcome, then the handle (and its links) dropped.
+    let lateness = proc.port.finish();
+    deliver(Outcome::of(&mut proc, result, lateness));
+    drop(proc);
+}

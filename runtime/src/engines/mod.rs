@@ -1,0 +1,51 @@
+//! The engines that run a machine's processors, one folder each, behind one seam ([`Engine`]).
+//!
+//! An engine is given the run ([`Run`]: the machine's [`RunSpec`], its topology and cores)
+//! and the program. It supplies only what is its own: the transport each processor's handle
+//! talks through (a [`Port`](crate::link::flavors::Port)), how processors are started and
+//! waited for, and where each processor's outcome goes. Every processor runs the one body of
+//! `body.rs` (handle, `catch_unwind`, outcome), and every engine ends with the same
+//! `assemble` of outcomes into a run record (`report.rs`).
+//!
+//! - [`threads`]: one OS thread per processor, waiting in real time (native and dilated time);
+//! - [`sim`]: one coroutine per processor under a sequential discrete-event scheduler
+//!   (virtual time).
+//!
+//! A new engine (virtual time partitioned over threads, runs over MPI ranks) is a folder
+//! beside these, an implementation of [`Engine`], and a line in `Machine::run`.
+
+mod body;
+pub(crate) mod sim;
+pub(crate) mod threads;
+
+use crate::error::{ProcessorError, RunError};
+use crate::link::Payload;
+use crate::processor::Processor;
+use crate::report::RunRecord;
+use crate::spec::RunSpec;
+use crate::topology::Topology;
+
+use body::run_body;
+pub(crate) use sim::Sim;
+pub(crate) use threads::Threads;
+
+/// Everything an engine is given about the run, besides its program.
+pub(crate) struct Run<'a> {
+    /// How the run goes.
+    pub(crate) spec: &'a RunSpec,
+    /// The processors and their links.
+    pub(crate) topology: &'a Topology,
+    /// The host's cores, for pinning natively.
+    pub(crate) cores: &'a [core_affinity::CoreId],
+}
+
+/// An engine: runs a program once on every processor of a run.
+pub(crate) trait Engine {
+    /// Runs `program` on every processor and returns their results with the report, or the
+    /// run's first failure. Every thread or coroutine it made is gone when it returns.
+    fn run<M, R, F>(run: &Run<'_>, program: &F) -> Result<RunRecord<R>, RunError>
+    where
+        M: Payload,
+        R: Send,
+        F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync;
+}

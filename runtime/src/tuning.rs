@@ -1,0 +1,48 @@
+//! The runtime's tuning constants: margins, defaults and limits chosen on the development host,
+//! in one place instead of the crate root.
+//!
+//! The host's limits (threads, memory maps, resident memory per coroutine) and the largest
+//! topology are defined beside the code that checks them and listed here.
+
+use std::time::Duration;
+
+pub use crate::limits::{
+    MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS, RESIDENT_BYTES_PER_COROUTINE,
+};
+pub use crate::topology::MAX_PROCESSORS;
+
+/// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
+pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);
+
+/// The longest a sleeping wait goes without looking whether the run is being aborted.
+pub const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// The share of the smallest emulated cost that `auto` mode allows a typical late wake-up to
+/// take (see [`choose_dilation`](crate::choose_dilation)).
+pub const AUTO_LATENESS_SHARE: f64 = 0.1;
+
+/// Host CPU share that `auto` mode lets the emulator's own message handling and wake-ups
+/// take (see [`choose_dilation`](crate::choose_dilation)).
+pub const AUTO_UTILISATION: f64 = 0.25;
+
+/// Host wake-up latency assumed by dilated `auto` choices when no calibrated profile is given.
+pub const DEFAULT_WAKEUP: Duration = Duration::from_micros(60);
+
+/// CPU time of one sleep/wake cycle assumed when no profile is given.
+pub const DEFAULT_WAKE_CPU: Duration = Duration::from_micros(5);
+
+/// The smallest stack a virtual-time processor may be given, bytes.
+pub const MIN_STACK_BYTES: usize = 16 * 1024;
+
+/// The stack a virtual-time processor gets unless told otherwise, bytes (reserved, mapped
+/// lazily).
+pub const DEFAULT_STACK_BYTES: usize = 256 * 1024;
+
+/// Wall time one virtual-time processor may run without a simcall before the watchdog says so.
+pub const STALL_WARNING: Duration = Duration::from_secs(10);
+
+/// How long after the last processor thread is ready a threaded run starts: the start instant
+/// must reach every thread before it passes, and a thread that went to sleep waiting for it
+/// wakes within 30–100 µs on the development host (a fixed 2 ms before the threads said they
+/// were ready).
+pub const START_MARGIN: Duration = Duration::from_micros(500);
