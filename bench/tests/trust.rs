@@ -130,3 +130,9 @@ fn a_virtual_run_reports_its_spread_over_tie_orders() {
     assert_eq!(reverse["meta"]["inputs"]["ties"], "reverse");
     common::refused(&run("farm -t chain:4 --ties sideways"), "--ties");
 }
+
+#[test]
+fn an_emulated_ocl_run_says_its_agreement_is_a_self_check() {
+    let text = common::ok(&run("ocl --window 8 --transform kk:4"));
+    assert!(text.contains("a self-check, not a validation"), "{text}");
+}
