@@ -171,6 +171,13 @@ fn stop_on_signals() {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
     };
+    // In the handler itself, before the thread below is scheduled: every waiting processor
+    // stops spinning, so that thread gets a core at once however many processors spin.
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+        // SAFETY: the action is one atomic store, which is async-signal-safe.
+        let _ =
+            unsafe { signal_hook::low_level::register(signal, multicomputer_runtime::halt_waits) };
+    }
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             if files::published_any() {
@@ -183,8 +190,25 @@ fn stop_on_signals() {
     });
 }
 
+/// The command line with every command taking `-1` as a value (for its flag to refuse,
+/// naming itself) rather than as an unknown flag.
+fn command_line() -> clap::Command {
+    fn negatives(mut cmd: clap::Command) -> clap::Command {
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for n in names {
+            cmd = cmd.mut_subcommand(n, negatives);
+        }
+        cmd.allow_negative_numbers(true)
+    }
+    negatives(<Cli as clap::CommandFactory>::command())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&command_line().get_matches())
+        .unwrap_or_else(|e| e.exit());
     stop_on_signals();
     match dispatch(&cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -230,7 +254,29 @@ mod tests {
 
     #[test]
     fn the_command_line_definition_is_consistent() {
-        use clap::CommandFactory;
-        Cli::command().debug_assert();
+        command_line().debug_assert();
+    }
+
+    #[test]
+    fn a_negative_value_is_refused_by_its_flag() {
+        for (args, flag) in [
+            (&["farm", "--tasks", "-1"][..], "--tasks"),
+            (&["ising", "--seed", "-1"][..], "--seed"),
+            (&["emulate", "--dilation", "-1"][..], "--dilation"),
+            (&["sweep", "farm", "--runs", "-1"][..], "--runs"),
+        ] {
+            let argv = std::iter::once("multicomputer").chain(args.iter().copied());
+            match command_line().try_get_matches_from(argv) {
+                Ok(m) => {
+                    // Parsed: the plan refuses it (a float flag), naming the flag.
+                    assert!(flag == "--dilation", "{args:?} parsed: {m:?}");
+                }
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(text.contains(flag), "{args:?}: {text}");
+                    assert!(!text.contains("unexpected argument"), "{args:?}: {text}");
+                }
+            }
+        }
     }
 }

@@ -275,15 +275,15 @@ fn files_at_the_edges_name_the_file_row_and_line() {
     };
     refused(
         &["fit", "farm", "--csv", "/dev/zero"],
-        &["--csv /dev/zero", "64 MiB"],
+        &["--csv /dev/zero", "not a regular file"],
     );
     refused(
         &["ocl", "-n", "4", "--input", "/dev/zero"],
-        &["--input /dev/zero", "64 MiB"],
+        &["--input /dev/zero", "not a regular file"],
     );
     refused(
         &["scaling", "--csv", "/dev/zero"],
-        &["--csv /dev/zero", "64 MiB"],
+        &["--csv /dev/zero", "not a regular file"],
     );
     let head = "k,levels,te_s,tau_s,steady_throughput_per_s\n";
     let frac = file(
@@ -411,4 +411,251 @@ fn a_terminated_sweep_leaves_its_folder_as_it_was_or_complete() {
             "the results folder was not there before: {err}"
         );
     }
+}
+
+/// Issue 21, items 1–5: one rule for every output path. A device or FIFO is written into, never
+/// replaced; a published run folder is never changed; one file never holds two outputs; a
+/// name too long is refused before the run; a FIFO is not read as an input file.
+#[test]
+fn output_paths_follow_one_rule() {
+    use std::os::unix::fs::FileTypeExt;
+    let out = Out::new("paths");
+    std::fs::create_dir_all(&out.0).unwrap();
+    let mkfifo = |p: &Path| {
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the zero-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    // 1. A private null device (root only) and a FIFO stay what they are.
+    let nul = out.0.join("nul");
+    let c = std::ffi::CString::new(nul.to_str().unwrap()).unwrap();
+    // SAFETY: mknod reads the zero-terminated path; it fails (and the case is skipped) unless
+    // the test runs as root.
+    let device =
+        unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) } == 0;
+    if device {
+        for flag in ["--trace", "--timeline"] {
+            small_farm(flag, &nul, &out.0);
+            let t = std::fs::symlink_metadata(&nul).unwrap().file_type();
+            assert!(t.is_char_device(), "{flag} replaced the device with {t:?}");
+        }
+    }
+    let fifo = out.0.join("pipe");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    small_farm("--report", &fifo, &out.0);
+    assert!(
+        !reader.join().unwrap().is_empty(),
+        "the report went into the FIFO"
+    );
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    // 2. A published run folder (its manifest) is never written in, through `latest` or not.
+    let run_dir = out.0.join("sweep-farm/2026-run");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::write(run_dir.join("rows.csv"), "published").unwrap();
+    std::fs::write(run_dir.join("manifest.json"), "{}").unwrap();
+    std::os::unix::fs::symlink("2026-run", out.0.join("sweep-farm/latest")).unwrap();
+    let latest = out.0.join("sweep-farm/latest");
+    let rows = latest.join("rows.csv");
+    for args in [
+        vec!["farm", "--report", rows.to_str().unwrap()],
+        vec![
+            "calibrate",
+            "--samples",
+            "5",
+            "--profile",
+            rows.to_str().unwrap(),
+        ],
+    ] {
+        let o = run(&args, &out.0);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("published run folder"), "{args:?}: {err}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(["sweep", "farm", "--out", latest.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--out") && err.contains("published run folder"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&rows).unwrap(), "published");
+    assert_eq!(
+        std::fs::read_dir(&run_dir).unwrap().count(),
+        2,
+        "nothing nested"
+    );
+    // 3. Two outputs, one file.
+    let same = out.0.join("same.json");
+    let s = same.to_str().unwrap();
+    refused_in(
+        &["farm", "--trace", s, "--report", s],
+        &["--trace and --report", "same.json"],
+        &out.0,
+    );
+    // 4. A name the file system cannot hold.
+    let long = out.0.join(format!("{}.json", "r".repeat(300)));
+    refused_in(
+        &["farm", "--report", long.to_str().unwrap()],
+        &["--report", "allows 255"],
+        &out.0,
+    );
+    // 5. A FIFO is not a parent file: refused at once, not read for ever.
+    let parents = out.0.join("parents");
+    mkfifo(&parents);
+    let spec = format!("parents:{}", parents.display());
+    refused_in(
+        &["emulate", "-t", &spec],
+        &["--topology", "not a regular file"],
+        &out.0,
+    );
+    assert!(!same.exists() && !long.exists());
+}
+
+/// A small farm writing its `flag` output to `path`; it succeeds.
+#[track_caller]
+fn small_farm(flag: &str, path: &Path, out: &Path) {
+    let args = [
+        "farm",
+        "-t",
+        "chain:2",
+        "--te",
+        "1ms",
+        flag,
+        path.to_str().unwrap(),
+    ];
+    let o = run(&args, out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+}
+
+/// `refused` for a command whose results folder already holds files of the test.
+#[track_caller]
+fn refused_in(args: &[&str], needles: &[&str], out: &Path) {
+    let o = run(args, out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: expected '{n}' in: {err}");
+    }
+    assert!(o.stdout.is_empty(), "{args:?} printed to stdout on error");
+}
+
+/// Issue 21, item 8: a flag that cannot apply to the time mode is refused, naming why.
+#[test]
+fn flags_that_cannot_apply_to_the_time_mode_are_refused() {
+    refused(
+        &["emulate", "--mode", "virtual", "--wait", "spin"],
+        &["--wait", "virtual time"],
+    );
+    refused(
+        &["farm", "--mode", "native", "--stack-size", "1MiB"],
+        &["--stack-size", "native and dilated"],
+    );
+    refused(
+        &["emulate", "--mode", "dilated", "--stack-size", "1MiB"],
+        &["--stack-size"],
+    );
+}
+
+/// A machine profile as `calibrate` writes it, measured on `host` with `cores`, its cost of
+/// trial division `trial_division_ns`.
+fn profile_json(host: &str, cores: usize, trial_division_ns: f64) -> String {
+    format!(
+        r#"{{"host": "{host}", "cores": {cores}, "measured_unix_s": 1795689325,
+        "clock_read_ns": 84.7, "cpu_time_read_ns": 860.2, "message_spin_ns": 176.2,
+        "message_parked_ns": 13170.0, "wakeup_ns": 31509.0, "wake_cpu_ns": 23074.0,
+        "occupy_error_ns": {{"spin": 103.0, "sleep": 34614.0, "hybrid": 263.0}},
+        "occupy": [{{"strategy": "spin", "target_ns": 10000, "median_error_ns": 75.0,
+        "p99_error_ns": 435.0}}], "loop_ns_per_iteration": 5.9, "coroutine_switch_ns": 100.4,
+        "unit_costs": {{"trial_division": {trial_division_ns:e}}}}}"#
+    )
+}
+
+/// Issue 21, item 7: a profile's values pass the limits of the flags that stand for them, and
+/// a profile from another host is named in a warning.
+#[test]
+fn a_profile_passes_the_flags_limits_and_one_from_another_host_is_named() {
+    let out = Out::new("profile");
+    std::fs::create_dir_all(&out.0).unwrap();
+    let huge = out.0.join("huge.json");
+    std::fs::write(&huge, profile_json("elsewhere", 2, 1e300)).unwrap();
+    let args = [
+        "farm",
+        "--kernel",
+        "primes",
+        "--mode",
+        "virtual",
+        "--profile",
+        huge.to_str().unwrap(),
+    ];
+    refused_in(&args, &["--profile", "trial_division", "3.6e12"], &out.0);
+    let other = out.0.join("other.json");
+    std::fs::write(&other, profile_json("elsewhere", 100_000, 2.0)).unwrap();
+    let o = run(
+        &[
+            "emulate",
+            "-t",
+            "chain:2",
+            "--profile",
+            other.to_str().unwrap(),
+        ],
+        &out.0,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: the machine profile")
+            && err.contains("on host 'elsewhere'")
+            && err.contains("with 100000 cores"),
+        "{err}"
+    );
+}
+
+/// Issue 21, item 15: a dilated run whose processors wait and spin stops on SIGTERM (its
+/// waits halted in the signal handler, so the thread that ends the process gets a core), says
+/// so and exits 143. How fast is measured by `scripts/sigterm-dilated.sh`, not here.
+#[test]
+fn a_dilated_run_stops_on_sigterm() {
+    let out = Out::new("sigterm-dilated");
+    let child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args([
+            "emulate",
+            "-t",
+            "chain:200",
+            "--rounds",
+            "100000",
+            "--occupy",
+            "1ms",
+            "--mode",
+            "dilated",
+            "--dilation",
+            "1",
+            "--wait",
+            "hybrid",
+        ])
+        .arg("--out")
+        .arg(&out.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(143), "{err}");
+    assert!(err.contains("stopped by SIGTERM"), "{err}");
 }

@@ -110,6 +110,12 @@ impl MachineProfile {
     /// Reads a saved profile.
     pub fn load(path: &Path) -> std::io::Result<Self> {
         use std::io::Read;
+        // Asked before opening: a FIFO would wait for a writer, a device never end.
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(std::io::Error::other(
+                "not a regular file (a FIFO, device or socket is not read as a profile)",
+            ));
+        }
         let mut bytes = Vec::new();
         std::fs::File::open(path)?
             .take(Self::MAX_FILE_BYTES + 1)
@@ -132,6 +138,21 @@ impl MachineProfile {
             self.unit_costs.entry(unit.clone()).or_insert(*ns);
         }
         self
+    }
+
+    /// How this profile's host differs from the one running now (its name, or the cores
+    /// this process may use), in words; `None` when it was measured here.
+    pub fn other_host(&self) -> Option<String> {
+        let here = host_name();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut why = Vec::new();
+        if self.host != here {
+            why.push(format!("on host '{}', not '{here}'", self.host));
+        }
+        if self.cores != cores {
+            why.push(format!("with {} cores, not {cores}", self.cores));
+        }
+        (!why.is_empty()).then(|| why.join(" and "))
     }
 
     /// The largest profile file [`Self::load`] reads (a profile is a few KiB).

@@ -143,6 +143,26 @@ pub fn choose_dilation(inputs: &DilationInputs) -> f64 {
     by_lateness.max(by_load).max(by_compute).max(1.0).ceil()
 }
 
+/// Set once the process is about to end (see [`halt_waits`]).
+static HALTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes every emulated processor that waits — for a deadline in native or dilated time, or
+/// spinning for a message or for room on a link — stop using the CPU and sleep until the
+/// process exits. For a signal handler that is about to end the process: with thousands of
+/// processors spinning on a few cores, the thread that ends it would otherwise wait seconds
+/// for its turn. Async-signal-safe (one atomic store); not undone.
+pub fn halt_waits() {
+    HALTED.store(true, Ordering::Relaxed);
+}
+
+/// Sleeps for ever once [`halt_waits`] was called; returns at once otherwise.
+#[inline]
+pub(crate) fn park_if_halted() {
+    while HALTED.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
 /// The shared time base of one run.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TimeBase {
@@ -187,7 +207,10 @@ impl TimeBase {
         if now >= deadline {
             return now - deadline;
         }
-        let stopped = || stop.load(Ordering::Relaxed);
+        let stopped = || {
+            park_if_halted();
+            stop.load(Ordering::Relaxed)
+        };
         let sleep_until = |until: Instant, now: &mut Instant| {
             while *now < until {
                 if stopped() {

@@ -89,6 +89,7 @@ pub use calibrate::{
 };
 pub use clock::{
     DilationInputs, Fidelity, LatenessStats, TimeMode, WaitStrategy, WorkClock, choose_dilation,
+    halt_waits,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::HostLimits;

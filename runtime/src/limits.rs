@@ -30,10 +30,11 @@ pub const MAP_HEADROOM: u64 = 2_048;
 pub(crate) const THREAD_HEADROOM: u64 = 256;
 
 /// Resident memory a virtual-time processor takes, besides what its program allocates: the
-/// touched pages of its stack, its coroutine and its share of the scheduler. Measured on the
-/// farm engine with 131 071 processors (docs/results/virtual-time.md); a program with deep
-/// recursion or large locals touches more.
-pub const RESIDENT_BYTES_PER_COROUTINE: u64 = 24 * 1024;
+/// touched pages of its stack, its coroutine and its share of the scheduler: 6.5 KiB
+/// measured with 10⁴ and 10⁶ processors (`emulate`, release build), 6.7–10.8 KiB on the farm
+/// engine (issue 21), 11.6 KiB in a debug build; a program with deep recursion or large
+/// locals touches more.
+pub const RESIDENT_BYTES_PER_COROUTINE: u64 = 10 * 1024;
 
 /// The most processors native or dilated time starts (one OS thread each).
 pub const MAX_THREADS: usize = 16_384;
@@ -130,8 +131,11 @@ impl HostLimits {
             limit,
             in_use,
             fix: format!(
-                "{alternative}raise the limit as root (`sysctl -w vm.max_map_count={suggest}`), \
-                 or use fewer processors"
+                "{needed} for the processors + {in_use} in use + {MAP_HEADROOM} kept free for \
+                 the allocator and libraries = {} in all; {alternative}raise the limit as root \
+                 for this boot (`sysctl -w vm.max_map_count={suggest}`, and back with \
+                 `sysctl -w vm.max_map_count={limit}`), or use fewer processors",
+                needed.saturating_add(in_use).saturating_add(MAP_HEADROOM)
             ),
         })
     }
@@ -252,6 +256,12 @@ mod tests {
         assert!(text.contains("vm.max_map_count"), "{text}");
         assert!(text.contains("--mode virtual"), "{text}");
         assert!(text.contains("sysctl -w vm.max_map_count="), "{text}");
+        // The numbers add up: 15 846 × 4 + 100 in use + 2 048 kept free.
+        assert!(
+            text.contains("63384 for the processors + 100 in use + 2048 kept free")
+                && text.contains("= 65532 in all"),
+            "{text}"
+        );
         // Past MAX_THREADS whatever the kernel allows.
         let big = host(10_000_000, 100);
         assert!(matches!(
@@ -285,13 +295,20 @@ mod tests {
         );
         let raised = host(1 << 20, 200);
         assert!(raised.check_coroutines(131_071, 256 * 1024).is_ok());
-        // Memory: 24 KiB a processor against 1 GiB available.
+        // Memory: 10 KiB a processor against 1 GiB available (104 857 fit).
         let small = HostLimits {
             memory_available: Some(1 << 30),
+            ..raised.clone()
+        };
+        assert!(small.check_coroutines(104_857, 64 * 1024).is_ok());
+        assert!(small.check_coroutines(104_858, 64 * 1024).is_err());
+        // 10⁶ processors fit a 24 GiB host once the map limit is raised.
+        let host24 = HostLimits {
+            max_map_count: Some(4 << 20),
+            memory_available: Some(22 << 30),
             ..raised
         };
-        assert!(small.check_coroutines(40_000, 64 * 1024).is_ok());
-        assert!(small.check_coroutines(50_000, 64 * 1024).is_err());
+        assert!(host24.check_coroutines(1_000_000, 256 * 1024).is_ok());
     }
 
     #[test]

@@ -177,6 +177,17 @@ impl Topology {
             spec: format!("parents:{file}"),
             reason,
         };
+        // Asked before opening: opening a FIFO (`/dev/stdin` on a pipe) waits for a writer,
+        // and reading one may never end. A parent relation is a file.
+        match std::fs::metadata(Path::new(file)) {
+            Ok(m) if !m.is_file() => {
+                return Err(err(format!(
+                    "'{file}' is not a regular file (a FIFO, device or socket is not read: \
+                     it could block or never end); save the parent relation to a file"
+                )));
+            }
+            _ => {}
+        }
         let mut bytes = Vec::new();
         std::fs::File::open(Path::new(file))
             .and_then(|f| {
@@ -531,6 +542,22 @@ mod tests {
         std::fs::write(&file, [b'-', b'\n', 0xff, b'\n']).unwrap();
         let e = Topology::parse(&spec).unwrap_err().to_string();
         assert!(e.contains("line 2: not UTF-8"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_is_not_read_as_a_parent_file() {
+        let dir = std::env::temp_dir().join(format!("mc-topology-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the zero-terminated path. Nobody writes into the FIFO: reading
+        // it would wait for ever.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Topology::parse(&format!("parents:{}", fifo.display()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a regular file"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

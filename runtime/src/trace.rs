@@ -103,6 +103,7 @@ impl Trace {
     /// named for the emulated machine, one named track per processor, every message as a flow
     /// arrow from its sender (at the send) to its receiver (at the take). Times are emulated
     /// microseconds, as the process name says. Open it in Perfetto or `chrome://tracing`.
+    /// Written event by event: besides the trace itself, it holds one event at a time.
     pub fn write_chrome_json<'a, W: Write>(
         &'a self,
         mut out: W,
@@ -139,24 +140,39 @@ impl Trace {
             cat: None,
             bp: None,
         };
-        let mut events =
-            Vec::with_capacity(self.events.len() + 2 * self.messages.len() + processors + 1);
-        events.push(meta(
-            "process_name",
-            0,
-            serde_json::json!({ "name": "emulated multicomputer (times are emulated µs)" }),
-        ));
+        // Streamed event by event: the file is never held whole in memory.
+        let mut first = true;
+        let mut put = |out: &mut W, e: &Event| -> std::io::Result<()> {
+            out.write_all(if first { b"\n" } else { b",\n" })?;
+            first = false;
+            serde_json::to_writer(&mut *out, e).map_err(std::io::Error::other)
+        };
+        out.write_all(b"{\"traceEvents\":[")?;
+        put(
+            &mut out,
+            &meta(
+                "process_name",
+                0,
+                serde_json::json!({ "name": "emulated multicomputer (times are emulated µs)" }),
+            ),
+        )?;
         for p in 0..processors {
-            events.push(meta(
-                "thread_name",
-                p,
-                serde_json::json!({ "name": format!("P{p}") }),
-            ));
-            events.push(meta(
-                "thread_sort_index",
-                p,
-                serde_json::json!({ "sort_index": p }),
-            ));
+            put(
+                &mut out,
+                &meta(
+                    "thread_name",
+                    p,
+                    serde_json::json!({ "name": format!("P{p}") }),
+                ),
+            )?;
+            put(
+                &mut out,
+                &meta(
+                    "thread_sort_index",
+                    p,
+                    serde_json::json!({ "sort_index": p }),
+                ),
+            )?;
         }
         for e in &self.events {
             let name = match e.activity {
@@ -164,18 +180,21 @@ impl Trace {
                 Activity::Communication => "communication",
                 Activity::Idle => "idle",
             };
-            events.push(Event {
-                name,
-                ph: "X",
-                pid: 0,
-                tid: e.processor,
-                ts: Some(e.start_ns as f64 / 1e3),
-                dur: Some(e.duration_ns as f64 / 1e3),
-                args: e.peer.map(|p| serde_json::json!({ "peer": p })),
-                id: None,
-                cat: None,
-                bp: None,
-            });
+            put(
+                &mut out,
+                &Event {
+                    name,
+                    ph: "X",
+                    pid: 0,
+                    tid: e.processor,
+                    ts: Some(e.start_ns as f64 / 1e3),
+                    dur: Some(e.duration_ns as f64 / 1e3),
+                    args: e.peer.map(|p| serde_json::json!({ "peer": p })),
+                    id: None,
+                    cat: None,
+                    bp: None,
+                },
+            )?;
         }
         let sends = self.send_slices(processors);
         for (id, m) in self.messages.iter().enumerate() {
@@ -188,22 +207,24 @@ impl Trace {
                 ("s", m.from, start_us),
                 ("f", m.to, m.received_ns as f64 / 1e3),
             ] {
-                events.push(Event {
-                    name: "message",
-                    ph,
-                    pid: 0,
-                    tid,
-                    ts: Some(us),
-                    dur: None,
-                    args: (ph == "s").then(|| args.clone()),
-                    id: Some(id),
-                    cat: Some("message"),
-                    bp: (ph == "f").then_some("e"),
-                });
+                put(
+                    &mut out,
+                    &Event {
+                        name: "message",
+                        ph,
+                        pid: 0,
+                        tid,
+                        ts: Some(us),
+                        dur: None,
+                        args: (ph == "s").then(|| args.clone()),
+                        id: Some(id),
+                        cat: Some("message"),
+                        bp: (ph == "f").then_some("e"),
+                    },
+                )?;
             }
         }
-        serde_json::to_writer(&mut out, &serde_json::json!({ "traceEvents": events }))
-            .map_err(std::io::Error::other)?;
+        out.write_all(b"\n]}\n")?;
         out.flush()
     }
 }

@@ -148,7 +148,8 @@ pub(crate) struct ReportArgs {
     #[arg(long)]
     pub(crate) json: bool,
     /// Also write the whole report (inputs, host, results, plots) to FILE, in the format of
-    /// its extension: .html (a self-contained page), .md, .json or .csv.
+    /// its extension: .html (a self-contained page), .md, .json or .csv. A device or FIFO
+    /// (`/dev/stdout`) is written into, as JSON unless its name has one of those extensions.
     #[arg(long, value_name = "FILE")]
     pub(crate) report: Option<PathBuf>,
 }

@@ -55,6 +55,11 @@ pub(crate) const MAX_LATTICE: usize = 1 << 20;
 /// The most runs (`--runs`, `--warmup`) of one experiment or cell.
 pub(crate) const MAX_RUNS: u32 = 10_000;
 
+/// The most cells a sweep runs: counted from its lists before any cell is built, so that a
+/// grid too large is refused in milliseconds (a 16 384-cell grid took 23 s and 3.1 GiB to be
+/// refused when its cells were built first).
+pub(crate) const MAX_SWEEP_CELLS: usize = 4_096;
+
 /// The most round trips of `pingpong` per measurement.
 pub(crate) const MAX_ROUND_TRIPS: u64 = 1_000_000_000;
 

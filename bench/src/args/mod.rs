@@ -41,6 +41,6 @@ pub(crate) use scaling::{ScalingArgs, ScalingWeightingArg};
 pub(crate) use speedup::{SpeedupArgs, SpeedupKernelArg};
 pub(crate) use sweep::{CellRepeatArgs, SweepCommand, SweepDncArgs, SweepFarmArgs};
 pub(crate) use tour::TourArgs;
-pub(crate) use values::parse_duration;
+pub(crate) use values::{check_unit_cost, parse_duration};
 #[cfg(test)]
 pub(crate) use values::{parse_bytes, parse_unit_cost};

@@ -44,12 +44,20 @@ pub(crate) fn parse_unit_cost(s: &str) -> Result<(String, f64), String> {
         .trim()
         .parse()
         .map_err(|_| format!("'{}' is not a number of nanoseconds", ns.trim()))?;
-    if !(ns.is_finite() && (0.0..=MAX_DURATION.as_nanos() as f64).contains(&ns)) {
-        return Err(format!(
-            "the cost of '{unit}' must be a number of ns in 0..=3.6e12 (one hour)"
-        ));
-    }
+    check_unit_cost(unit, ns)?;
     Ok((unit.to_string(), ns))
+}
+
+/// The limit on a cost per unit of work, wherever it comes from (`--unit-cost`, a profile):
+/// a number of ns in 0..=3.6e12 (one hour).
+pub(crate) fn check_unit_cost(unit: &str, ns: f64) -> Result<(), String> {
+    if ns.is_finite() && (0.0..=MAX_DURATION.as_nanos() as f64).contains(&ns) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the cost of '{unit}' must be a number of ns in 0..=3.6e12 (one hour), got {ns:e}"
+        ))
+    }
 }
 
 /// Parses a size in bytes: a whole number with an optional unit (B, KiB, MiB, GiB; K, M, G),

@@ -15,6 +15,10 @@ pub(crate) const ANNOUNCE_S: f64 = 10.0;
 /// large machines of the development host (docs/results/virtual-time.md: 2–9 M events/s).
 pub(crate) const VIRTUAL_EVENT_S: f64 = 0.5e-6;
 
+/// Wall time of one row in `fit farm`'s nonlinear fit (every iteration evaluates the model at
+/// every row): 64 µs measured on 10⁶ rows (issue 21), 178 µs on 10⁵ rows on a loaded host.
+pub(crate) const FIT_ROW_S: f64 = 64e-6;
+
 /// A wall time for an estimate: `under a second`, `45 s`, `3 min 20 s`.
 fn about(s: f64) -> String {
     if s < 1.0 {
@@ -143,14 +147,52 @@ impl Estimate {
     }
 }
 
+/// How much longer than its estimate a run on threads may take: deadlines are wall time, but
+/// a host that cannot keep up makes waits end late.
+const THREADS_SPREAD: f64 = 1.5;
+
+/// How much longer than its estimate a run in virtual time may take: the cost of an event
+/// varies about twofold with the machine's size and the program (docs/results/virtual-time.md:
+/// 2–9 M events/s; 1.6 × the estimate's 0.5 µs was measured on `farm -t binary:14`).
+const VIRTUAL_SPREAD: f64 = 2.0;
+
+/// The share of a core the run's busiest thread may get on a host whose load average is
+/// `load` over `cores` cores, as a slow-down: 1 on a quiet host, (load + 1) / cores on a
+/// busy one (the run adds itself to the load).
+pub(crate) fn load_slowdown(load: f64, cores: usize) -> f64 {
+    ((load.max(0.0) + 1.0) / cores.max(1) as f64).max(1.0)
+}
+
+/// The range an estimate is announced as, seconds: from the estimate itself to what the
+/// spread of its cost and the host's `load` (average, over `cores`) may make of it.
+pub(crate) fn range_s(e: &Estimate, load: f64, cores: usize) -> (f64, f64) {
+    let spread = if e.in_virtual {
+        VIRTUAL_SPREAD
+    } else {
+        THREADS_SPREAD
+    };
+    (e.wall_s, e.wall_s * spread * load_slowdown(load, cores))
+}
+
+/// An estimate's range in words: `about 3 min 20 s to 13 min 20 s`.
+fn about_range(e: &Estimate, load: f64, cores: usize) -> String {
+    let (low, high) = range_s(e, load, cores);
+    format!("{} to {}", about(low), wall_time(high))
+}
+
 /// Says on stderr, before a long run, how long it is expected to take and why (`detail`:
 /// the mode, dilation and runs the estimate assumes), and which time mode would be faster.
+/// The time is a range: from the estimate to what the spread of its costs and the host's
+/// load now may make of it (a single figure ran 2–3 × low on a shared host).
 pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
     if e.is_long() {
+        let load = multicomputer_workloads::speedup::LoadAverage::now().map_or(0.0, |l| l.one);
+        let cores = multicomputer_runtime::host_cores();
         let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
         eprintln!(
-            "{what}: expected to take {} of wall time ({detail}){faster}",
-            about(e.wall_s)
+            "{what}: expected to take {} of wall time ({detail}; the longer end allows for \
+             slower events and this host's load of {load:.1} on {cores} cores){faster}",
+            about_range(&e, load, cores)
         );
     }
 }
@@ -233,6 +275,25 @@ mod tests {
         let t = Estimate::emulated(100.0, Some(2.0), Some(1e6), 1).with_real_work(10.0);
         assert_eq!(t.wall_s, 200.0);
         assert!((t.virtual_s - 60.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn announcements_give_a_range_that_widens_with_the_hosts_load() {
+        // The issue's farm -t binary:14: about 200 s announced, 635 s of wall time taken on a
+        // host with a load of about 3 on its 2 cores.
+        let v = Estimate::emulated(400.0, None, Some(1e6), 1);
+        assert!((v.wall_s - 200.0).abs() < 1e-9);
+        let (low, high) = range_s(&v, 3.0, 2);
+        assert_eq!(low, 200.0);
+        assert_eq!(high, 200.0 * 2.0 * 2.0);
+        assert!((low..=high).contains(&635.0));
+        // A quiet host: the spread alone.
+        assert_eq!(range_s(&v, 0.0, 2).1, 400.0);
+        let t = Estimate::emulated(100.0, Some(1.0), None, 1);
+        assert_eq!(range_s(&t, 0.5, 4), (100.0, 150.0));
+        assert_eq!(about_range(&t, 0.5, 4), "about 1 min 40 s to 2 min 30 s");
+        assert_eq!(load_slowdown(7.0, 2), 4.0);
+        assert_eq!(load_slowdown(f64::NAN, 2), 1.0);
     }
 
     #[test]

@@ -10,7 +10,7 @@ mod runs;
 mod scaling;
 mod ties;
 
-pub(crate) use estimate::{Estimate, admit, announce, check_emulated, refuse_endless};
+pub(crate) use estimate::{Estimate, FIT_ROW_S, admit, announce, check_emulated, refuse_endless};
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker, completed};

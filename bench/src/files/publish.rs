@@ -23,9 +23,10 @@
 //! # Single files ([`Publication`])
 //!
 //! Files at paths the user names (`--report`, `--trace`, `--timeline`, `--output`, the
-//! machine profile) are each written under a temporary name in their own folder and renamed
-//! into place at the end, in the order they were staged: each file is whole, and none is
-//! written when the run fails. A failed rename removes every temporary file left. The renames
+//! machine profile) follow the one rule of [`super::paths`]: a regular file or a new path is
+//! written under a temporary name in its own folder and renamed into place at the end, in the
+//! order they were staged; a device, FIFO or socket is written into at the same point, never
+//! replaced. Each file is whole, and none is written when the run fails. A failed rename removes every temporary file left. The renames
 //! hold the temporary registry's lock (a signal waits for them) and an exclusive `flock` on
 //! every destination folder, so that two runs publishing into the same folders publish their
 //! sets one after the other, never interleaved: a reader after both sees one run's set.
@@ -37,15 +38,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tempfile::{TempDir, TempPath};
 
-use super::temps::with_lock;
-
-/// Prefix of every temporary file and folder: `.mc-tmp-<pid>-`.
-pub(crate) const TEMP_PREFIX: &str = ".mc-tmp-";
-
-/// This process's prefix for temporary names: `.mc-tmp-<pid>-`.
-pub(super) fn own_prefix() -> String {
-    format!("{TEMP_PREFIX}{}-", std::process::id())
-}
+use super::paths::{Target, folder_of, output_target};
+use super::temps::{TEMP_PREFIX, own_prefix, with_lock};
 
 /// Whether process `pid` is alive (Linux: it has an entry in /proc).
 fn alive(pid: u32) -> bool {
@@ -90,12 +84,6 @@ pub(crate) fn remove_stale_temps(dir: &Path) -> usize {
     removed
 }
 
-fn folder_of(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
 /// Creates `dir` and its missing ancestors, noting each created one in the registry.
 fn create_folder(dir: &Path) -> io::Result<()> {
     let missing: Vec<&Path> = dir
@@ -135,22 +123,68 @@ impl FolderLock {
     }
 }
 
+/// One staged output: a temporary file renamed onto its path, or bytes written into a device,
+/// FIFO or socket.
+enum Staged {
+    Replace(TempPath, PathBuf),
+    Into(Vec<u8>, PathBuf),
+}
+
+impl Staged {
+    fn path(&self) -> &Path {
+        match self {
+            Self::Replace(_, p) | Self::Into(_, p) => p,
+        }
+    }
+}
+
 /// Files staged under temporary names, each in its destination's folder, renamed into place
-/// by [`Publication::commit`] in the order staged. Dropped uncommitted, it removes them all.
+/// by [`Publication::commit`] in the order staged (devices and FIFOs written into at that
+/// point). Dropped uncommitted, it removes them all.
 #[derive(Default)]
 pub(crate) struct Publication {
-    staged: Vec<(TempPath, PathBuf)>,
+    staged: Vec<Staged>,
 }
 
 impl Drop for Publication {
     fn drop(&mut self) {
         // The temporary files go with their `TempPath`s; the registry forgets them first.
         with_lock(|r| {
-            for (temp, _) in &self.staged {
-                r.forget(temp, None);
+            for s in &self.staged {
+                if let Staged::Replace(temp, _) = s {
+                    r.forget(temp, None);
+                }
             }
         });
     }
+}
+
+/// Writes `bytes` into the device, FIFO or socket `path` (the process's own stdout or stderr
+/// when the path names them).
+fn write_into(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let own = |fd: u32| {
+        path == Path::new(&format!("/proc/self/fd/{fd}"))
+            || path == Path::new(&format!("/dev/fd/{fd}"))
+    };
+    if path == Path::new("/dev/stdout") || own(1) {
+        let mut out = io::stdout().lock();
+        out.write_all(bytes)?;
+        return out.flush();
+    }
+    if path == Path::new("/dev/stderr") || own(2) {
+        return io::stderr().lock().write_all(bytes);
+    }
+    let meta = std::fs::metadata(path)?;
+    if std::os::unix::fs::FileTypeExt::is_socket(&meta.file_type()) {
+        return std::os::unix::net::UnixStream::connect(path)?.write_all(bytes);
+    }
+    // A regular file reached under /dev or /proc is appended to, as `>>` would.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .append(meta.is_file())
+        .open(path)?;
+    f.write_all(bytes)?;
+    f.flush()
 }
 
 impl Publication {
@@ -160,29 +194,52 @@ impl Publication {
     }
 
     /// Writes `bytes` under a temporary name in `path`'s folder (created if needed), removing
-    /// stale temporary files there first.
+    /// stale temporary files there first; or keeps them to write into a device or FIFO.
     pub(crate) fn stage(&mut self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        let dir = folder_of(path);
-        create_folder(dir)?;
-        remove_stale_temps(dir);
-        with_lock(|r| {
+        self.stage_with(path, &mut |w| w.write_all(bytes))
+    }
+
+    /// [`Self::stage`], the contents written by `write` into a buffered file (streamed: a
+    /// long trace is never held whole in memory).
+    pub(crate) fn stage_with(
+        &mut self,
+        path: &Path,
+        write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let dest = match output_target(path).map_err(io::Error::other)? {
+            Target::Into(dest) => {
+                let mut bytes = Vec::new();
+                write(&mut bytes)?;
+                self.staged.push(Staged::Into(bytes, dest));
+                return Ok(());
+            }
+            Target::Replace(dest) => dest,
+        };
+        let dir = folder_of(&dest).to_path_buf();
+        create_folder(&dir)?;
+        remove_stale_temps(&dir);
+        let temp = with_lock(|r| {
             // Read-write for all, less the umask, as a file written directly would be (a
             // temporary file is private by default).
             let file = tempfile::Builder::new()
                 .prefix(&own_prefix())
                 .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-                .tempfile_in(dir)
+                .tempfile_in(&dir)
                 .map_err(|e| {
                     io::Error::new(e.kind(), format!("writing in {}: {e}", dir.display()))
                 })?;
             r.add(file.path());
-            let temp = file.into_temp_path();
-            let mut f = std::fs::OpenOptions::new().write(true).open(&temp)?;
-            f.write_all(bytes)?;
-            f.sync_all()?;
-            self.staged.push((temp, path.to_path_buf()));
-            Ok(())
-        })
+            Ok::<_, io::Error>(file.into_temp_path())
+        })?;
+        // Written outside the lock (a signal removes the registered file meanwhile).
+        let mut f = io::BufWriter::with_capacity(
+            1 << 16,
+            std::fs::OpenOptions::new().write(true).open(&temp)?,
+        );
+        write(&mut f)?;
+        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        self.staged.push(Staged::Replace(temp, dest));
+        Ok(())
     }
 
     /// Renames every staged file into place, in order; returns their paths.
@@ -199,7 +256,8 @@ impl Publication {
         let staged = std::mem::take(&mut self.staged);
         let mut folders: Vec<PathBuf> = staged
             .iter()
-            .map(|(_, p)| folder_of(p).to_path_buf())
+            .filter(|s| matches!(s, Staged::Replace(..)))
+            .map(|s| folder_of(s.path()).to_path_buf())
             .collect();
         folders.sort();
         folders.dedup();
@@ -211,7 +269,21 @@ impl Publication {
                 .collect::<io::Result<Vec<_>>>()?;
             let mut done = Vec::with_capacity(staged.len());
             let mut rest = staged.into_iter().enumerate();
-            let result = rest.by_ref().try_for_each(|(i, (temp, path))| {
+            let result = rest.by_ref().try_for_each(|(i, s)| {
+                let (temp, path) = match s {
+                    Staged::Into(bytes, path) => {
+                        before(i)?;
+                        write_into(&path, &bytes).map_err(|e| {
+                            io::Error::new(
+                                e.kind(),
+                                format!("writing into {}: {e}", path.display()),
+                            )
+                        })?;
+                        done.push(path);
+                        return Ok(());
+                    }
+                    Staged::Replace(temp, path) => (temp, path),
+                };
                 let name = temp.to_path_buf();
                 if let Err(e) = before(i) {
                     r.forget(&name, None);
@@ -233,8 +305,10 @@ impl Publication {
                 }
             });
             // On an error, the temporary paths not yet renamed are dropped, and so removed.
-            for (_, (temp, _)) in rest {
-                r.forget(&temp, None);
+            for (_, s) in rest {
+                if let Staged::Replace(temp, _) = s {
+                    r.forget(&temp, None);
+                }
             }
             result.map(|()| done)
         })
@@ -514,6 +588,28 @@ mod tests {
         p.stage(&d.join("c.html"), b"ok").unwrap();
         p.commit().unwrap();
         assert_eq!(std::fs::read_to_string(d.join("c.html")).unwrap(), "ok");
+    }
+
+    #[test]
+    fn a_fifo_is_written_into_and_stays_a_fifo() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the zero-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let mut p = Publication::new();
+        p.stage(&fifo, b"trace").unwrap();
+        p.stage(&dir.path().join("report.json"), b"{}").unwrap();
+        p.commit().unwrap();
+        assert_eq!(reader.join().unwrap(), b"trace");
+        let t = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(t.is_fifo(), "the FIFO was replaced by a {t:?}");
+        assert_eq!(names(dir.path()), vec!["pipe", "report.json"]);
     }
 
     #[test]

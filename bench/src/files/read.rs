@@ -10,10 +10,9 @@ pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Reads at most `limit` bytes of `path`; a longer file (or an endless one) is an error.
 pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    // Asked before opening: opening a FIFO waits for a writer.
+    super::paths::input_file(path)?;
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err("is a folder, not a file".into());
-    }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
@@ -50,10 +49,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_endless_file_stops_at_the_limit() {
-        let e = read_limited(Path::new("/dev/zero"), 1 << 20).unwrap_err();
-        assert!(e.contains("larger than the limit of 1 MiB"), "{e}");
+    fn a_long_file_stops_at_the_limit_and_a_device_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'1'; (1 << 20) + 1]).unwrap();
+        let e = read_limited(&big, 1 << 20).unwrap_err();
+        assert!(e.contains("larger than the limit of 1 MiB"), "{e}");
+        let e = read_limited(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
         assert!(read_limited(dir.path(), 10).unwrap_err().contains("folder"));
     }
 

@@ -11,6 +11,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
+/// Prefix of every temporary file and folder: `.mc-tmp-<pid>-`.
+pub(crate) const TEMP_PREFIX: &str = ".mc-tmp-";
+
+/// This process's prefix for temporary names: `.mc-tmp-<pid>-`.
+pub(super) fn own_prefix() -> String {
+    format!("{TEMP_PREFIX}{}-", std::process::id())
+}
+
 /// The registry: temporary paths alive now, folders this process created for its files, and
 /// what it has published.
 #[derive(Debug, Default)]

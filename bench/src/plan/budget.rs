@@ -1,11 +1,16 @@
-//! The memory a run will need, estimated before anything is allocated: task vectors, keys,
-//! streams, lattices, samples and the links' buffers. A run that would need more than
-//! [`MEMORY_SHARE`] of the memory available now is refused, naming the flag whose value
-//! takes the most.
+//! The memory model: the bytes a run will hold, planned before anything is allocated, from
+//! bytes measured per processor, per task, per buffered message and per trace event
+//! (docs/results/edges.md, "The memory model"). A run that would need more than
+//! [`MEMORY_SHARE`] of the memory available now is refused, naming the flag whose value takes
+//! the most. Every command that builds a machine is admitted by it.
+//!
+//! The constants were measured as differences of peak resident memory between runs that
+//! differ in one count only (release build, this project's 2-core VM), rounded up.
 
-use multicomputer_runtime::HostLimits;
+use multicomputer_runtime::tuning::RESIDENT_BYTES_PER_COROUTINE;
+use multicomputer_runtime::{Hints, HostLimits, Topology};
 
-use super::ArgError;
+use super::{ArgError, MachinePlan};
 use crate::args::MEMORY_SHARE;
 use crate::units::human_bytes;
 
@@ -14,13 +19,61 @@ use crate::units::human_bytes;
 pub(crate) const SLOT_BYTES: f64 = 128.0;
 
 /// Bytes per task of the farm's and divide and conquer's task and result vectors (task
-/// times, packets, results, keys of the results), rounded up.
-pub(crate) const TASK_BYTES: f64 = 64.0;
+/// times, packets, results, their keys and result times, the reference's copy): 196 B
+/// measured (`farm -t binary:3`, 10⁵ against 4 × 10⁵ tasks, virtual time).
+pub(crate) const TASK_BYTES: f64 = 200.0;
+
+/// Bytes per task of divide and conquer (its tasks are split as they go, not held as a
+/// vector of packets): 88 B measured per task on `binary:4`, hops included, rounded down to
+/// leave the hops to [`TASK_HOP_BYTES`].
+pub(crate) const DNC_TASK_BYTES: f64 = 64.0;
+
+/// Bytes per task and level it descends that a task engine's run holds in virtual time until
+/// it ends: 81 B measured per hop (`farm -t chain:2000`, 10³ against 2 × 10³ tasks, where a
+/// task descends 1 000 levels on average), rounded up. Planned, so a deep chain with many
+/// tasks is refused rather than run out of memory.
+pub(crate) const TASK_HOP_BYTES: f64 = 88.0;
+
+/// Bytes a task engine's node holds per processor besides its coroutine or thread (its
+/// queues and pending splits): 29 KB measured (`farm -t chain:1000` to `chain:4000`, 10³
+/// tasks, less the hops), rounded down to what a short run touches.
+pub(crate) const ENGINE_NODE_BYTES: f64 = 16.0 * 1024.0;
+
+/// Bytes per trace record (an interval or a message) held until the run ends: the record
+/// (48 B) and its vector's growth. 82–94 B measured (`emulate -t chain:2000`, 50, 500 and
+/// 2 000 rounds, `--trace`), rounded up. The file itself is streamed to disk.
+pub(crate) const TRACE_RECORD_BYTES: f64 = 112.0;
+
+/// Bytes an OS thread (native and dilated time) holds: its touched stack pages, its signal
+/// stack and its share of the machine.
+pub(crate) const THREAD_BYTES: f64 = 24.0 * 1024.0;
+
+/// Resident memory of the process before its run: the binary, its libraries and allocator.
+pub(crate) const PROCESS_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
+
+/// Trace records one task makes per level it descends in a task engine (its request, task
+/// and result messages, their start-up intervals and the waits between): 7–10 measured for
+/// the farm, up to 20 for divide and conquer's splits and joins.
+pub(crate) const TRACE_RECORDS_PER_TASK_HOP: f64 = 10.0;
+
+/// The mean depth of `topology`'s processors (the root at 0): how far a task travels on
+/// average when every processor executes a like share.
+pub(crate) fn mean_depth(topology: &Topology) -> f64 {
+    let levels = topology.levels();
+    let sum: f64 = (0..topology.len())
+        .map(|i| f64::from(levels.saturating_sub(topology.level(i))))
+        .sum();
+    sum / topology.len().max(1) as f64
+}
 
 /// What a run will allocate, part by part, each with the flag that sets it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Footprint {
     parts: Vec<Part>,
+    /// The machine runs in virtual time (noted by [`Footprint::machine`]).
+    virtual_time: bool,
+    /// The machine records a trace (noted by [`Footprint::machine`]).
+    tracing: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +103,86 @@ impl Footprint {
             bytes,
         });
         self
+    }
+
+    /// The process itself, the machine's processors on `topology` (a coroutine each in
+    /// virtual time, an OS thread each otherwise, as the machine resolves the run with
+    /// `hints`) and, on threads, its links' buffers. Notes the time mode and the trace for
+    /// [`Footprint::tasks`].
+    pub(crate) fn machine(
+        &mut self,
+        topology: &Topology,
+        machine: &MachinePlan,
+        hints: &Hints,
+    ) -> Result<&mut Self, ArgError> {
+        let spec = machine.spec(topology, hints)?;
+        self.virtual_time = spec.time.is_virtual();
+        self.tracing = spec.trace;
+        let p = topology.len() as f64;
+        let (each, what) = if self.virtual_time {
+            (RESIDENT_BYTES_PER_COROUTINE as f64, "coroutines")
+        } else {
+            (THREAD_BYTES, "threads")
+        };
+        let buffers = machine.channel_bytes(topology, hints)?;
+        Ok(self
+            .add("the program", "the process itself", PROCESS_BYTES)
+            .add(
+                machine.size_flag,
+                format!("{} {what}", topology.len()),
+                p * each,
+            )
+            .add(
+                "--capacity",
+                format!("the buffers of {} links", topology.links()),
+                buffers,
+            ))
+    }
+
+    /// Whether the machine noted by [`Footprint::machine`] records a trace.
+    pub(crate) fn traced(&self) -> bool {
+        self.tracing
+    }
+
+    /// The tasks of a task engine's run (farm, divide and conquer) on the machine noted by
+    /// [`Footprint::machine`]: `tasks` of them, of `task_bytes` each (`TASK_BYTES`,
+    /// `DNC_TASK_BYTES`), on `topology`, each descending its mean depth; `trace_per_hop`
+    /// trace records a task makes per level if the machine traces.
+    pub(crate) fn tasks(
+        &mut self,
+        (tasks, task_bytes): (usize, f64),
+        topology: &Topology,
+        size_flag: &str,
+        trace_per_hop: f64,
+    ) -> &mut Self {
+        let m = tasks as f64;
+        let hops = m * mean_depth(topology);
+        self.add("--tasks", format!("{tasks} tasks"), m * task_bytes)
+            .add(
+                size_flag,
+                format!("the task engine's {} nodes", topology.len()),
+                topology.len() as f64 * ENGINE_NODE_BYTES,
+            );
+        if self.virtual_time {
+            self.add(
+                "--tasks",
+                format!("{tasks} tasks' hops through {} processors", topology.len()),
+                hops * TASK_HOP_BYTES,
+            );
+        }
+        if self.tracing {
+            self.trace(2.0 * m + trace_per_hop * hops);
+        }
+        self
+    }
+
+    /// A trace of about `records` records held until the run ends (`--trace`, `--timeline`).
+    pub(crate) fn trace(&mut self, records: f64) -> &mut Self {
+        self.add(
+            "--trace",
+            format!("a trace of about {records:.0} records"),
+            records * TRACE_RECORD_BYTES,
+        )
     }
 
     /// The total, bytes.

@@ -26,10 +26,17 @@ impl CalibratePlan {
             Some(p) => named_file("--profile", p)?,
             None => output_file("--out", &default_profile_path(out))?,
         };
+        let output = OutputPlan::new(&a.output)?;
+        let flag = if a.profile.is_some() {
+            "--profile"
+        } else {
+            "--out"
+        };
+        super::distinct_outputs(None, &output, &[(flag, &profile)])?;
         Ok(Self {
             samples: a.samples,
             profile,
-            output: OutputPlan::new(&a.output)?,
+            output,
         })
     }
 

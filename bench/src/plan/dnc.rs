@@ -5,7 +5,7 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
-use super::budget::TASK_BYTES;
+use super::budget::{DNC_TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_link;
 use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error};
 use crate::args::{
@@ -89,18 +89,13 @@ pub(crate) fn footprint(
     machine: &MachinePlan,
 ) -> Result<Footprint, ArgError> {
     let mut f = Footprint::new();
-    f.add(
-        "--tasks",
-        format!("{} tasks", e.tasks),
-        e.tasks as f64 * TASK_BYTES,
-    )
-    .add(
-        "--capacity",
-        format!("the buffers of {} links", topology.links()),
-        machine.channel_bytes(
-            topology,
-            &DncExperiment::hints(e, topology).map_err(hints_error)?,
-        )?,
+    let hints = DncExperiment::hints(e, topology).map_err(hints_error)?;
+    // Splits and joins: twice the farm's trace records per level.
+    f.machine(topology, machine, &hints)?.tasks(
+        (e.tasks, DNC_TASK_BYTES),
+        topology,
+        machine.size_flag,
+        2.0 * TRACE_RECORDS_PER_TASK_HOP,
     );
     if let DncKernel::Mergesort { keys } = e.kernel {
         f.add(
@@ -186,8 +181,9 @@ pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
         if let Ok(hints) = e.hints(topology) {
             machine.hold(&hints);
         }
-        footprint(topology, &e, machine)?.check()?;
-        Ok(e)
+        let memory = footprint(topology, &e, machine)?;
+        memory.check()?;
+        Ok((e, memory))
     })
 }
 

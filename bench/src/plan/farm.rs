@@ -5,7 +5,7 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
-use super::budget::TASK_BYTES;
+use super::budget::{TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_link;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
@@ -120,25 +120,20 @@ fn hints_error(e: multicomputer_workloads::farm::ModelError) -> ArgError {
     super::model_error(&e, &[], "--topology")
 }
 
-/// What a farm run allocates: its task vectors and, on threads, its links' buffers.
+/// What a farm run holds (the memory model): its processors, tasks, trace and, on threads,
+/// its links' buffers.
 pub(crate) fn footprint(
     topology: &Topology,
     e: &FarmExperiment,
     machine: &MachinePlan,
 ) -> Result<Footprint, ArgError> {
     let mut f = Footprint::new();
-    f.add(
-        "--tasks",
-        format!("{} tasks", e.spec.tasks),
-        e.spec.tasks as f64 * TASK_BYTES,
-    )
-    .add(
-        "--capacity",
-        format!("the buffers of {} links", topology.links()),
-        machine.channel_bytes(
-            topology,
-            &FarmExperiment::hints(e, topology).map_err(hints_error)?,
-        )?,
+    let hints = FarmExperiment::hints(e, topology).map_err(hints_error)?;
+    f.machine(topology, machine, &hints)?.tasks(
+        (e.spec.tasks, TASK_BYTES),
+        topology,
+        machine.size_flag,
+        TRACE_RECORDS_PER_TASK_HOP,
     );
     Ok(f)
 }
@@ -197,8 +192,9 @@ pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
         if let Ok(hints) = e.hints(topology) {
             machine.hold(&hints);
         }
-        footprint(topology, &e, machine)?.check()?;
-        Ok(e)
+        let memory = footprint(topology, &e, machine)?;
+        memory.check()?;
+        Ok((e, memory))
     })
 }
 

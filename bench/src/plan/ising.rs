@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use multicomputer_runtime::Topology;
+use multicomputer_runtime::{Hints, Topology};
 use multicomputer_workloads::ising::{
     Dimension, IsingConfig, IsingError, IsingExperiment, Mechanism, Start, Workload,
 };
@@ -54,13 +54,13 @@ const SAMPLE_BYTES: f64 = 64.0;
 
 /// Checks the samples of `workload` on `processors` against [`MAX_SAMPLES`] (`flag` names
 /// them) and what the run allocates: a lattice per busy processor (and the reference's), and
-/// every sample's measurements. Returns the samples.
+/// every sample's measurements. Returns the samples and that part of the memory model.
 pub(crate) fn check_samples(
     config: &IsingConfig,
     workload: Workload,
     processors: u32,
     flag: &str,
-) -> Result<u64, ArgError> {
+) -> Result<(u64, Footprint), ArgError> {
     let samples = workload
         .samples(processors)
         .map_err(|e| ArgError::new(flag, e))?;
@@ -84,8 +84,12 @@ pub(crate) fn check_samples(
         samples as f64 * SAMPLE_BYTES,
     );
     f.check()?;
-    Ok(samples)
+    Ok((samples, f))
 }
+
+/// Trace records one sample makes per level it travels (its work's interval, the request,
+/// the sample's and the result's messages with their start-ups and waits).
+const TRACE_RECORDS_PER_SAMPLE_HOP: f64 = 6.0;
 
 /// The machine of an ising run: the message system's costs and `loop_count`, capacity 2.
 /// The lattice's inputs (`ising` and `scaling` share them).
@@ -137,6 +141,8 @@ pub(crate) struct IsingPlan {
     pub(crate) repeat: Repeat,
     /// Output.
     pub(crate) output: OutputPlan,
+    /// The memory the run will hold, as the memory model plans it.
+    pub(crate) memory: Footprint,
 }
 
 impl IsingPlan {
@@ -158,8 +164,19 @@ impl IsingPlan {
         } else {
             "--samples-per-processor"
         };
-        check_samples(&config, workload, a.processors, flag)?;
+        let (samples, mut memory) = check_samples(&config, workload, a.processors, flag)?;
         let trace = TracePlan::new(&a.trace)?;
+        let output = OutputPlan::new(&a.output)?;
+        super::distinct_outputs(Some(&trace), &output, &[])?;
+        let machine = message_system(&a.messages, a.loop_count, out)?.tracing(trace.wanted());
+        // Auto mode's choice between threads and virtual time does not depend on the hints
+        // (measured at the run: a sample's native time); the default ones resolve it alike.
+        memory.machine(&topology, &machine, &Hints::default())?;
+        if memory.traced() {
+            let hops = 1.0 + super::budget::mean_depth(&topology);
+            memory.trace(samples as f64 * hops * TRACE_RECORDS_PER_SAMPLE_HOP);
+        }
+        memory.check()?;
         Ok(Self {
             experiment: IsingExperiment {
                 config,
@@ -168,11 +185,12 @@ impl IsingPlan {
                 loop_count: a.loop_count,
             },
             topology,
-            machine: message_system(&a.messages, a.loop_count, out)?.tracing(trace.wanted()),
+            machine,
             verify: a.verify,
             trace,
             repeat: (&a.repeat).into(),
-            output: OutputPlan::new(&a.output)?,
+            output,
+            memory,
         })
     }
 

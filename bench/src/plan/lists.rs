@@ -73,6 +73,20 @@ pub(crate) fn choices<T: Copy>(
 
 /// Expands `chain:1-16,binary:1-5,tree:3:1-3,parents:FILE` into topologies.
 pub(crate) fn topologies(flag: &str, list: &str) -> Result<Vec<Topology>, ArgError> {
+    parse_topologies(flag, topology_specs(flag, list)?)
+}
+
+/// Builds the topologies `specs` name (see [`topology_specs`]).
+pub(crate) fn parse_topologies(flag: &str, specs: Vec<String>) -> Result<Vec<Topology>, ArgError> {
+    specs
+        .iter()
+        .map(|spec| Topology::parse(spec).map_err(|e| ArgError::new(flag, e)))
+        .collect()
+}
+
+/// Expands a list of topologies with ranges into one spec each (`chain:1-3` into `chain:1`,
+/// `chain:2`, `chain:3`), building none: their number is known before any is built.
+pub(crate) fn topology_specs(flag: &str, list: &str) -> Result<Vec<String>, ArgError> {
     let mut out = Vec::new();
     for item in split_list(flag, list)? {
         let (head, last) = item.rsplit_once(':').unwrap_or((item, ""));
@@ -97,9 +111,7 @@ pub(crate) fn topologies(flag: &str, list: &str) -> Result<Vec<Topology>, ArgErr
             }
             None => vec![item.to_string()],
         };
-        for spec in specs {
-            out.push(Topology::parse(&spec).map_err(|e| ArgError::new(flag, e))?);
-        }
+        out.extend(specs);
     }
     Ok(out)
 }

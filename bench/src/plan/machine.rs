@@ -25,7 +25,8 @@ use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference
 use super::budget::SLOT_BYTES;
 use super::{ArgError, Inputs};
 use crate::args::{
-    ComputeArg, MAX_DILATION, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg,
+    ComputeArg, MAX_DILATION, MAX_DURATION, MessageArgs, ModeArg, TimeArgs, TransferArgs, WaitArg,
+    check_unit_cost,
 };
 
 /// The default place of the machine profile.
@@ -58,22 +59,59 @@ pub(crate) fn load_profile(
     named: Option<&Path>,
     out: &Path,
 ) -> Result<Option<LoadedProfile>, ArgError> {
-    match named {
-        Some(p) => MachineProfile::load(p)
-            .map(|profile| {
-                Some(LoadedProfile {
-                    path: p.to_path_buf(),
-                    profile,
-                })
-            })
-            .map_err(|e| ArgError::new(format!("--profile {}", p.display()), e)),
+    let (path, profile) = match named {
+        Some(p) => (
+            p.to_path_buf(),
+            MachineProfile::load(p)
+                .map_err(|e| ArgError::new(format!("--profile {}", p.display()), e))?,
+        ),
         None => {
             let path = default_profile_path(out);
-            Ok(MachineProfile::load(&path)
-                .ok()
-                .map(|profile| LoadedProfile { path, profile }))
+            match MachineProfile::load(&path) {
+                Ok(profile) => (path, profile),
+                Err(_) => return Ok(None),
+            }
+        }
+    };
+    check_profile(&profile).map_err(|e| {
+        ArgError::new(
+            "--profile",
+            format!(
+                "{}: {e}; measure this host again with `multicomputer calibrate`",
+                path.display()
+            ),
+        )
+    })?;
+    Ok(Some(LoadedProfile { path, profile }))
+}
+
+/// A profile's values pass the limits the flags that stand for them have: costs per unit of
+/// work as `--unit-cost`, every time at most an hour (`MAX_DURATION`), and the host's cores.
+fn check_profile(p: &MachineProfile) -> Result<(), String> {
+    for (unit, ns) in &p.unit_costs {
+        check_unit_cost(unit, *ns)?;
+    }
+    let max_ns = MAX_DURATION.as_nanos() as f64;
+    for (name, ns) in [
+        ("clock_read_ns", p.clock_read_ns),
+        ("cpu_time_read_ns", p.cpu_time_read_ns),
+        ("message_spin_ns", p.message_spin_ns),
+        ("message_parked_ns", p.message_parked_ns),
+        ("wakeup_ns", p.wakeup_ns),
+        ("wake_cpu_ns", p.wake_cpu_ns),
+        ("loop_ns_per_iteration", p.loop_ns_per_iteration),
+        ("coroutine_switch_ns", p.coroutine_switch_ns),
+    ] {
+        if !(ns.is_finite() && (0.0..=max_ns).contains(&ns)) {
+            return Err(format!(
+                "{name} = {ns:e} is not a number of ns in 0..=3.6e12 (one hour)"
+            ));
         }
     }
+    if p.cores == 0 {
+        return Err("cores = 0".into());
+    }
+    Ok(())
 }
 
 /// `--dilation D`, checked: a number in `1..=`[`MAX_DILATION`].
@@ -110,6 +148,27 @@ pub(crate) fn time_mode(mode: ModeArg, dilation_given: Option<f64>) -> Result<Ti
         (ModeArg::Virtual, None) => Ok(TimeMode::Virtual),
         (ModeArg::Auto, None) => Ok(TimeMode::Auto),
     }
+}
+
+/// Refuses a flag that cannot apply to the time mode given: `--wait` in virtual time (no
+/// processor waits for a real deadline there), `--stack-size` in native or dilated time
+/// (threads' stacks are the system's; the flag sizes coroutines' stacks).
+fn applicable(time: &TimeArgs) -> Result<(), ArgError> {
+    if time.mode == ModeArg::Virtual && time.wait != WaitArg::Auto {
+        return Err(ArgError::new(
+            "--wait",
+            "does not apply in virtual time (--mode virtual): no processor waits for a real \
+             deadline there; leave it out, or use --mode native, dilated or auto",
+        ));
+    }
+    if matches!(time.mode, ModeArg::Native | ModeArg::Dilated) && time.stack_size.is_some() {
+        return Err(ArgError::new(
+            "--stack-size",
+            "sizes the stacks of virtual-time processors; native and dilated time run OS \
+             threads with the system's stacks: leave it out, or use --mode virtual or auto",
+        ));
+    }
+    Ok(())
 }
 
 /// The costs for model compute charging, and where they came from: `--unit-cost` over the
@@ -185,6 +244,7 @@ impl MachinePlan {
     /// From `--mode`, `--dilation`, `--wait`, `--profile`, `--compute`, `--unit-cost` and
     /// `--stack-size`; no link costs yet.
     pub(crate) fn new(time: &TimeArgs, out: &Path) -> Result<Self, ArgError> {
+        applicable(time)?;
         let mut plan = Self::from_parts(
             time_mode(time.mode, time.dilation)?,
             time.wait,

@@ -47,7 +47,7 @@ pub(crate) use ocl::{
 };
 #[cfg(test)]
 pub(crate) use ocl::{parse_transform, read_stream, read_table};
-pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan};
+pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan, distinct_outputs};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;

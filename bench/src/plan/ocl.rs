@@ -8,8 +8,8 @@ use multicomputer_runtime::{ConfigError, Hints, Machine, TimeMode};
 use multicomputer_workloads::ocl::fit::{TimingRow, Weighting, multi_process_rows};
 use multicomputer_workloads::ocl::model::Costs;
 use multicomputer_workloads::ocl::{
-    Grain, OclError, OclTable, PipelineCosts, pipeline_config, pipeline_topology, random_stream,
-    transform_label,
+    Grain, OclError, OclTable, PipelineCosts, pipeline_config, pipeline_hints, pipeline_topology,
+    random_stream, transform_label,
 };
 
 use super::lists::{choices, counts, split_list};
@@ -188,6 +188,33 @@ fn check_stream(length: u64) -> Result<(), ArgError> {
         .check()
 }
 
+/// Trace records one value makes per process it passes (its interval there, its message with
+/// its start-up and the wait for it).
+const TRACE_RECORDS_PER_VALUE_HOP: f64 = 4.0;
+
+/// What an `ocl` run holds (the memory model): the stream, the pipeline's processes (as its
+/// machine resolves them with the pipeline's hints) and its trace.
+fn footprint(
+    grain: Grain,
+    length: usize,
+    costs: PipelineCosts,
+    machine: &MachinePlan,
+) -> Result<Footprint, ArgError> {
+    let topology = pipeline_topology(grain).map_err(|e| ArgError::new("--window", e))?;
+    let mut f = Footprint::new();
+    f.machine(&topology, machine, &pipeline_hints(grain, costs))?
+        .add(
+            "--length",
+            format!("a stream of {length} values"),
+            length as f64 * STREAM_VALUE_BYTES,
+        );
+    if f.traced() {
+        let hops = length as f64 * grain.processes() as f64 / grain.k().max(1) as f64;
+        f.trace(hops * TRACE_RECORDS_PER_VALUE_HOP);
+    }
+    Ok(f)
+}
+
 fn costs_inputs(i: &mut Inputs, native: bool, c: Option<Costs>) {
     i.add("costs", if native { "native" } else { "emulated" });
     if let Some(c) = c {
@@ -247,6 +274,8 @@ pub(crate) struct OclPlan {
     pub(crate) repeat: Repeat,
     /// Output.
     pub(crate) output: OutputPlan,
+    /// The memory the run will hold, as the memory model plans it.
+    pub(crate) memory: Footprint,
 }
 
 impl OclPlan {
@@ -270,6 +299,8 @@ impl OclPlan {
         pipeline_machine(&machine, grain, model, native, "--window")?;
         let output_stream = optional_file("--output", a.output.as_deref())?;
         let output = OutputPlan::new(&a.report)?;
+        let stream_flag = output_stream.as_deref().map(|p| ("--output", p));
+        super::distinct_outputs(Some(&trace), &output, stream_flag.as_slice())?;
         let (stream, source) = match &a.input {
             Some(path) => (read_stream(path)?, path.display().to_string()),
             None => {
@@ -280,6 +311,8 @@ impl OclPlan {
                 )
             }
         };
+        let memory = footprint(grain, stream.len(), pipeline_costs(model, native), &machine)?;
+        memory.check()?;
         Ok(Self {
             grain,
             stream,
@@ -291,6 +324,7 @@ impl OclPlan {
             trace,
             repeat: (&a.repeat).into(),
             output,
+            memory,
         })
     }
 

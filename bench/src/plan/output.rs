@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::ArgError;
 use crate::args::{ReportArgs, TraceArgs};
-use crate::files::{check_dir_target, check_file_target};
+use crate::files::{Target, check_dir_target, check_file_target, distinct, output_target};
 
 /// A report's file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,12 +90,16 @@ impl OutputPlan {
         let report = match &args.report {
             None => None,
             Some(path) => {
-                let format = Format::of(path).ok_or_else(|| {
-                    ArgError::new(
-                        format!("--report {}", path.display()),
-                        "the file's extension gives its format: .html, .md, .json or .csv",
-                    )
-                })?;
+                // A device or FIFO (`/dev/stdout`) has no extension: it gets the JSON.
+                let into = matches!(output_target(path), Ok(Target::Into(_)));
+                let format = Format::of(path)
+                    .or(into.then_some(Format::Json))
+                    .ok_or_else(|| {
+                        ArgError::new(
+                            format!("--report {}", path.display()),
+                            "the file's extension gives its format: .html, .md, .json or .csv",
+                        )
+                    })?;
                 Some(ReportFile {
                     path: named_file("--report", path)?,
                     format,
@@ -107,6 +111,28 @@ impl OutputPlan {
             report,
         })
     }
+}
+
+/// Refuses two outputs of one run naming one file (`--trace x.json --report x.json`): the
+/// rule is [`distinct`]'s; this lists a run's outputs: its trace files, its report and `more`.
+pub(crate) fn distinct_outputs(
+    trace: Option<&TracePlan>,
+    output: &OutputPlan,
+    more: &[(&str, &Path)],
+) -> Result<(), ArgError> {
+    let mut all: Vec<(&str, &Path)> = Vec::new();
+    if let Some(t) = trace {
+        all.extend(t.trace.as_deref().map(|p| ("--trace", p)));
+        all.extend(t.timeline.as_deref().map(|p| ("--timeline", p)));
+    }
+    all.extend(more.iter().copied());
+    all.extend(
+        output
+            .report
+            .as_ref()
+            .map(|r| ("--report", r.path.as_path())),
+    );
+    distinct(&all).map_err(|(flags, why)| ArgError::new(flags, why))
 }
 
 /// A run's own folder in the results folder: `<out>/<name>/<run>/`.

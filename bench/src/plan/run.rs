@@ -4,7 +4,7 @@ use std::path::Path;
 
 use multicomputer_runtime::Topology;
 
-use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan};
+use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan};
 use crate::args::RunArgs;
 
 /// One experiment (`E`: a farm, a divide and conquer, a synthetic program) on one machine.
@@ -22,6 +22,8 @@ pub(crate) struct RunPlan<E> {
     pub(crate) repeat: Repeat,
     /// Output.
     pub(crate) output: OutputPlan,
+    /// The memory the run will hold, as the memory model plans it.
+    pub(crate) memory: Footprint,
 }
 
 impl<E> RunPlan<E> {
@@ -31,7 +33,7 @@ impl<E> RunPlan<E> {
     pub(crate) fn new(
         r: &RunArgs,
         out: &Path,
-        experiment: impl FnOnce(&Topology, &mut MachinePlan) -> Result<E, ArgError>,
+        experiment: impl FnOnce(&Topology, &mut MachinePlan) -> Result<(E, Footprint), ArgError>,
     ) -> Result<Self, ArgError> {
         let trace = TracePlan::new(&r.trace)?;
         let mut machine = MachinePlan::new(&r.time, out)?
@@ -39,13 +41,17 @@ impl<E> RunPlan<E> {
             .messages(&r.messages)
             .tracing(trace.wanted());
         let topology = r.topology.topology.clone();
+        let output = OutputPlan::new(&r.output)?;
+        super::distinct_outputs(Some(&trace), &output, &[])?;
+        let (experiment, memory) = experiment(&topology, &mut machine)?;
         Ok(Self {
-            experiment: experiment(&topology, &mut machine)?,
+            experiment,
+            memory,
             topology,
             machine,
             trace,
             repeat: (&r.repeat).into(),
-            output: OutputPlan::new(&r.output)?,
+            output,
         })
     }
 

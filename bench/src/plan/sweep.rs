@@ -7,10 +7,10 @@ use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
-use super::lists::{choices, counts, durations, topologies};
+use super::lists::{choices, counts, durations, parse_topologies, topology_specs};
 use super::machine::transfer_link;
 use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, available_memory};
-use crate::args::{DncWorkArgs, MAX_TASKS, SweepDncArgs, SweepFarmArgs};
+use crate::args::{DncWorkArgs, MAX_SWEEP_CELLS, MAX_TASKS, SweepDncArgs, SweepFarmArgs};
 
 /// One cell of a sweep: an experiment on its topology.
 #[derive(Debug, Clone)]
@@ -59,10 +59,31 @@ pub(crate) type DncCell = Cell<DncExperiment>;
 /// `sweep dnc`: a grid of divide-and-conquer runs.
 pub(crate) type SweepDncPlan = SweepPlan<DncExperiment>;
 
+/// Refuses a grid of more than [`MAX_SWEEP_CELLS`] cells, before any is built: `lists` are
+/// the flags and their lengths, whose product is the number of cells.
+fn check_cells(lists: &[(&str, usize)]) -> Result<(), ArgError> {
+    let cells = lists
+        .iter()
+        .fold(1usize, |n, (_, len)| n.saturating_mul(*len));
+    if cells <= MAX_SWEEP_CELLS {
+        return Ok(());
+    }
+    let flags: Vec<&str> = lists.iter().map(|(f, _)| *f).collect();
+    let sizes: Vec<String> = lists.iter().map(|(_, n)| n.to_string()).collect();
+    Err(ArgError::new(
+        flags.join(", "),
+        format!(
+            "the grid has {} = {cells} cells, more than the limit of {MAX_SWEEP_CELLS}; sweep \
+             fewer values",
+            sizes.join(" × ")
+        ),
+    ))
+}
+
 impl SweepFarmPlan {
     /// Validates `sweep farm`'s flags; every cell is checked as `farm` checks its own.
     pub(crate) fn farm(a: &SweepFarmArgs, out: &Path) -> Result<Self, ArgError> {
-        let topologies = topologies("--topologies", &a.topologies)?;
+        let specs = topology_specs("--topologies", &a.topologies)?;
         let tes = durations("--te", &a.te)?;
         if tes.iter().any(|t| t.is_zero()) {
             return Err(ArgError::new("--te", "every T_e must be > 0"));
@@ -78,6 +99,13 @@ impl SweepFarmPlan {
                 ("exponential", TaskTimes::Exponential),
             ],
         )?;
+        check_cells(&[
+            ("--topologies", specs.len()),
+            ("--te", tes.len()),
+            ("--granularity", gs.len()),
+            ("--times", times.len()),
+        ])?;
+        let topologies = parse_topologies("--topologies", specs)?;
         let mut machine = MachinePlan::new(&a.time, out)?
             .transfer(&a.transfer)
             .messages(&a.messages);
@@ -147,7 +175,7 @@ impl SweepFarmPlan {
 impl SweepDncPlan {
     /// Validates `sweep dnc`'s flags; every cell is checked as `dnc` checks its own.
     pub(crate) fn dnc(a: &SweepDncArgs, out: &Path) -> Result<Self, ArgError> {
-        let topologies = topologies("--topologies", &a.topologies)?;
+        let specs = topology_specs("--topologies", &a.topologies)?;
         let tes = durations("--te", &a.te)?;
         let splits = choices(
             "--split",
@@ -158,6 +186,12 @@ impl SweepDncPlan {
                 ("random", Splitting::Random { seed: a.seed }),
             ],
         )?;
+        check_cells(&[
+            ("--topologies", specs.len()),
+            ("--te", tes.len()),
+            ("--split", splits.len()),
+        ])?;
+        let topologies = parse_topologies("--topologies", specs)?;
         let mut machine = MachinePlan::new(&a.time, out)?
             .transfer(&a.transfer)
             .messages(&a.messages);
@@ -220,5 +254,20 @@ impl SweepDncPlan {
             output: OutputPlan::new(&a.output)?,
             grid,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grid_too_large_is_refused_naming_its_lists() {
+        assert!(check_cells(&[("--topologies", 4096), ("--te", 1)]).is_ok());
+        let e = check_cells(&[("--topologies", 4096), ("--te", 4)]).unwrap_err();
+        assert_eq!(e.flag, "--topologies, --te");
+        assert!(e.message.contains("4096 × 4 = 16384 cells"), "{e}");
+        let e = check_cells(&[("--topologies", usize::MAX), ("--te", 2)]).unwrap_err();
+        assert!(e.message.contains("more than the limit"), "{e}");
     }
 }

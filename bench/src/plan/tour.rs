@@ -4,6 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use multicomputer_runtime::TimeMode;
+use multicomputer_runtime::Topology;
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 use multicomputer_workloads::synthetic::{Pattern, SyntheticSpec};
 
@@ -84,19 +85,24 @@ impl TourPlan {
             output: OutputPlan::default(),
             grid,
         };
+        let topology: Topology = "chain:64"
+            .parse()
+            .map_err(|e| ArgError::new("--topology", e))?;
+        let experiment = SyntheticSpec {
+            rounds: 50,
+            occupy: Duration::from_millis(2),
+            pattern: Pattern::Independent,
+        };
+        let memory = super::emulate::footprint(&topology, &experiment, &machine)?;
+        memory.check()?;
         let emulate = EmulatePlan {
-            topology: "chain:64"
-                .parse()
-                .map_err(|e| ArgError::new("--topology", e))?,
+            topology,
             machine,
-            experiment: SyntheticSpec {
-                rounds: 50,
-                occupy: Duration::from_millis(2),
-                pattern: Pattern::Independent,
-            },
+            experiment,
             trace: TracePlan::default(),
             repeat: Repeat::ONCE,
             output: OutputPlan::default(),
+            memory,
         };
         Ok(Self {
             calibrate,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::document::{Block, Section, Table};
 use crate::exec::TieSpread;
 use crate::plan::{Inputs, LoadedProfile, MachinePlan, wait_name};
-use crate::units::human_ns;
+use crate::units::{human_bytes, human_ns};
 
 /// The host a run ran on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -54,6 +54,13 @@ impl ProfileSummary {
             message_parked_ns: p.profile.message_parked_ns,
             wakeup_ns: p.profile.wakeup_ns,
             wake_cpu_ns: p.profile.wake_cpu_ns,
+            warning: p.profile.other_host().map(|why| {
+                format!(
+                    "the machine profile {} was measured {why}: its costs may not be this \
+                     host's; run `multicomputer calibrate` here",
+                    p.path.display()
+                )
+            }),
         }
     }
 
@@ -65,6 +72,16 @@ impl ProfileSummary {
             human_ns(self.wakeup_ns),
             human_ns(self.wake_cpu_ns)
         )
+    }
+}
+
+impl ProfileState {
+    /// The profile used or written, if any.
+    pub(crate) fn summary(&self) -> Option<&ProfileSummary> {
+        match self {
+            Self::Used(p) | Self::Written(p) => Some(p),
+            Self::NotUsed | Self::Missing => None,
+        }
     }
 }
 
@@ -90,6 +107,8 @@ pub(crate) struct ProfileSummary {
     pub(crate) wakeup_ns: f64,
     /// CPU time of a sleep/wake cycle, ns.
     pub(crate) wake_cpu_ns: f64,
+    /// Why the profile may not fit this host: measured on another host or core count.
+    pub(crate) warning: Option<String>,
 }
 
 /// How emulated time related to wall time in the run.
@@ -179,6 +198,9 @@ pub(crate) struct Meta {
     /// Whether the spread was looked for (a run's own report; not a sweep's cells).
     #[serde(skip)]
     pub(crate) ties_looked_for: bool,
+    /// The memory the run was planned to hold (the memory model), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) memory_plan_bytes: Option<f64>,
 }
 
 /// The current time, RFC 3339 in UTC to the second.
@@ -214,6 +236,7 @@ impl Meta {
             files: Vec::new(),
             tie_spread: None,
             ties_looked_for: false,
+            memory_plan_bytes: None,
         }
     }
 
@@ -416,10 +439,19 @@ impl Meta {
                 ),
             ]);
         }
+        if let Some(b) = self.memory_plan_bytes {
+            run.row(vec![
+                "memory plan".into(),
+                format!("{} (the memory model, before the run)", human_bytes(b)),
+            ]);
+        }
         if !self.files.is_empty() {
             run.row(vec!["files".into(), self.files.join(", ")]);
         }
         let mut blocks = vec![Block::Table(run)];
+        if let Some(w) = self.host.profile.summary().and_then(|p| p.warning.clone()) {
+            blocks.push(Block::Warning(w));
+        }
         if let Some(w) = self.fidelity.as_ref().and_then(|f| f.warning.clone()) {
             blocks.push(Block::Warning(w));
         }

@@ -150,6 +150,15 @@ impl<B: Body> Report<B> {
         for w in text::warnings(&doc) {
             eprintln!("warning: {w}");
         }
+        if let Some(w) = self
+            .meta
+            .host
+            .profile
+            .summary()
+            .and_then(|p| p.warning.as_ref())
+        {
+            eprintln!("warning: {w}");
+        }
         if let Some(w) = self.meta.fidelity.as_ref().and_then(|f| f.warning.as_ref()) {
             eprintln!("warning: {w}");
         }

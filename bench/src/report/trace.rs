@@ -84,19 +84,15 @@ pub(crate) fn stage_trace(
         return Ok(());
     };
     let processors = run.processors();
-    let mut staged = Vec::new();
     if let Some(path) = &plan.trace {
-        let mut buf = Vec::new();
-        trace.write_chrome_json(&mut buf, processors)?;
-        staged.push((path, buf));
+        // Streamed into the staged file, never held whole in memory.
+        files.stage_with(path, &mut |w| trace.write_chrome_json(w, processors))?;
+        meta.files.push(path.display().to_string());
     }
     if let Some(path) = &plan.timeline {
         let title = format!("{what}: processors against emulated time (ms)");
         let svg = timeline_svg(trace, processors, &title)?;
-        staged.push((path, svg.into_bytes()));
-    }
-    for (path, bytes) in staged {
-        files.stage(path, &bytes)?;
+        files.stage(path, svg.as_bytes())?;
         meta.files.push(path.display().to_string());
     }
     Ok(())

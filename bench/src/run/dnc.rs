@@ -17,6 +17,7 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     let inputs = plan.inputs(dnc_inputs(e));
     let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
         .ties(runs.ties.as_ref());
+    meta.memory_plan_bytes = Some(plan.memory.bytes());
     if let Some(seed) = e.seed() {
         meta = meta.seed(seed);
     }

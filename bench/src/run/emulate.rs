@@ -15,7 +15,7 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
     let e = &plan.experiment;
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let inputs = plan.inputs(synthetic_inputs(e));
-    let meta = Meta::for_run(
+    let mut meta = Meta::for_run(
         "emulate",
         inputs,
         &plan.machine,
@@ -23,6 +23,7 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
         worst(&runs.runs)?,
     )
     .ties(runs.ties.as_ref());
+    meta.memory_plan_bytes = Some(plan.memory.bytes());
     let measured: Vec<_> = runs.runs.iter().map(|r| r.measured()).collect();
     let body = EmulateReport {
         run: last(&runs)?.clone(),

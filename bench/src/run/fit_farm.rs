@@ -8,12 +8,20 @@ use multicomputer_workloads::estimate::Interval;
 use multicomputer_workloads::farm::{error_pct, fit_betas};
 
 use crate::args::FitFarmArgs;
+use crate::exec::{Estimate, FIT_ROW_S, admit};
 use crate::files::Publication;
 use crate::plan::{ArgError, FitFarmPlan};
 use crate::report::{FitFarmReport, Meta, ProfileUse, Report};
 
 pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
     let plan = FitFarmPlan::new(a, out)?;
+    let rows = plan.observations.len();
+    admit(
+        "fit farm",
+        "--csv",
+        Estimate::native(rows as f64 * FIT_ROW_S),
+        &format!("a nonlinear fit over {rows} rows"),
+    )?;
     let fit = fit_betas(&plan.observations)
         .map_err(|e| ArgError::new(format!("--csv {}", plan.csv.display()), e))?;
     let err =

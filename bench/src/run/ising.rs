@@ -17,7 +17,7 @@ pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
     let verified = runs.runs.first().and_then(|r| r.verified);
     let mut run = last(&runs)?.clone();
     run.verified = verified;
-    let meta = Meta::for_run(
+    let mut meta = Meta::for_run(
         "ising",
         plan.inputs(),
         &plan.machine,
@@ -25,6 +25,7 @@ pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
         worst(&runs.runs)?,
     )
     .seed(plan.experiment.config.seed);
+    meta.memory_plan_bytes = Some(plan.memory.bytes());
     let what = format!("ising, {} mechanism", run.mechanism);
     let body = IsingReport {
         repetitions: Repetitions::of(plan.repeat, &runs.runs, &runs.seeds),

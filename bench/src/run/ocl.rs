@@ -17,6 +17,7 @@ pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
     let last = last(&runs)?;
     let fidelity = worst(runs.runs.iter().map(|r| &r.run))?.clone();
     let mut meta = Meta::for_run("ocl", plan.inputs(), &plan.machine, &runs.ran, &fidelity);
+    meta.memory_plan_bytes = Some(plan.memory.bytes());
     if a.input.is_none() {
         meta = meta.seed(a.seed);
     }

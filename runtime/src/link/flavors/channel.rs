@@ -124,6 +124,7 @@ impl<M> ChannelPort<M> {
     }
 
     fn aborted(&self) -> bool {
+        crate::clock::park_if_halted();
         self.shared.aborted.load(Ordering::Relaxed)
     }
 
