@@ -44,11 +44,11 @@ pub(crate) fn wall_time(s: f64) -> String {
 }
 
 /// How a machine kept time, for a line of text: `native (D = 1)`, `dilated (D = 12)` or
-/// `virtual (exact event order)`.
+/// `virtual (exact given its tie order)`.
 pub(crate) fn time_text(mode: &str, dilation: Option<f64>) -> String {
     match dilation {
         Some(d) => format!("{mode} (D = {d})"),
-        None => format!("{mode} (exact event order)"),
+        None => format!("{mode} (exact given its tie order)"),
     }
 }
 

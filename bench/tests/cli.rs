@@ -243,8 +243,8 @@ fn predict_figures_mark_each_peak() {
     ));
     let run = dir.join("predict-farm/latest");
     let svg = std::fs::read_to_string(run.join("figure4.svg")).unwrap();
-    // Three curves (T_e, 5 T_e, 10 T_e), each peak ringed and labelled.
-    assert_eq!(svg.matches("peak: N = ").count(), 3, "{svg}");
+    // Three curves (T_e, 5 T_e, 10 T_e), each maximum ringed and labelled as such.
+    assert_eq!(svg.matches("maximum: N = ").count(), 3, "{svg}");
     assert!(run.join("figure5.svg").exists());
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -130,6 +130,16 @@ impl MachineProfile {
         serde_json::from_slice(bytes).map_err(std::io::Error::other)
     }
 
+    /// This profile's measurements over `previous`: every quantity measured here replaces the
+    /// old value, and what this measurement did not cover (unit costs of work it did not time)
+    /// is kept from `previous`, so a command that writes a profile merges it, never truncates it.
+    pub fn merged_over(mut self, previous: &MachineProfile) -> Self {
+        for (unit, ns) in &previous.unit_costs {
+            self.unit_costs.entry(unit.clone()).or_insert(*ns);
+        }
+        self
+    }
+
     /// How this profile's host differs from the one running now (its name, or the cores
     /// this process may use), in words; `None` when it was measured here.
     pub fn other_host(&self) -> Option<String> {
@@ -435,6 +445,23 @@ mod tests {
         profile.save(&path).unwrap();
         assert_eq!(MachineProfile::load(&path).unwrap(), profile);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_merged_profile_keeps_the_unit_costs_it_did_not_measure() {
+        let mut previous = calibrate(CalibrateOptions { samples: 1 });
+        previous.unit_costs.insert("prime_candidate".into(), 12.5);
+        previous.unit_costs.insert("merge_key".into(), 3.0);
+        previous.wakeup_ns = 1.0;
+        let mut measured = previous.clone();
+        measured.wakeup_ns = 2.0;
+        measured.unit_costs.clear();
+        measured.unit_costs.insert("merge_key".into(), 4.0);
+        let merged = measured.merged_over(&previous);
+        assert_eq!(merged.wakeup_ns, 2.0);
+        assert_eq!(merged.unit_costs["prime_candidate"], 12.5);
+        assert_eq!(merged.unit_costs["merge_key"], 4.0);
+        assert_eq!(merged.unit_costs.len(), 2);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
+use crate::TieOrder;
 use crate::clock::WaitStrategy;
 use crate::link::LinkCost;
 use crate::work::{Charging, WorkUnit};
@@ -115,6 +116,8 @@ pub struct RunSpec {
     pub deadlock_check: Duration,
     /// Report a stall when no message moves for this long (wall time, threads only).
     pub stall_timeout: Option<Duration>,
+    /// Which processor acts first among simultaneous events (virtual time).
+    pub ties: TieOrder,
 }
 
 impl RunSpec {

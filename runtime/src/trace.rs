@@ -196,12 +196,17 @@ impl Trace {
                 },
             )?;
         }
+        let sends = self.send_slices(processors);
         for (id, m) in self.messages.iter().enumerate() {
             let args = serde_json::json!({
                 "from": m.from, "to": m.to, "bytes": m.bytes,
                 "arrive_us": m.arrive_ns as f64 / 1e3,
             });
-            for (ph, tid, ns) in [("s", m.from, m.sent_ns), ("f", m.to, m.received_ns)] {
+            let start_us = self.flow_start_ns(&sends, m) / 1e3;
+            for (ph, tid, us) in [
+                ("s", m.from, start_us),
+                ("f", m.to, m.received_ns as f64 / 1e3),
+            ] {
                 put(
                     &mut out,
                     &Event {
@@ -209,7 +214,7 @@ impl Trace {
                         ph,
                         pid: 0,
                         tid,
-                        ts: Some(ns as f64 / 1e3),
+                        ts: Some(us),
                         dur: None,
                         args: (ph == "s").then(|| args.clone()),
                         id: Some(id),
@@ -221,6 +226,49 @@ impl Trace {
         }
         out.write_all(b"\n]}\n")?;
         out.flush()
+    }
+}
+
+impl Trace {
+    /// Each processor's range of [`Self::events`] (they are grouped by processor).
+    fn send_slices(&self, processors: usize) -> Vec<std::ops::Range<usize>> {
+        let mut ranges = vec![0..0; processors];
+        let mut i = 0;
+        while i < self.events.len() {
+            let p = self.events[i].processor;
+            let j = i + self.events[i..]
+                .iter()
+                .take_while(|e| e.processor == p)
+                .count();
+            if let Some(r) = ranges.get_mut(p) {
+                *r = i..j;
+            }
+            i = j;
+        }
+        ranges
+    }
+
+    /// Where a message's flow arrow starts, ns: the middle of the sender's communication slice
+    /// that ends at (or holds) the send, so that a viewer binds the arrow to that slice and not
+    /// to the compute slice that starts where it ends; the send time if there is none.
+    fn flow_start_ns(&self, ranges: &[std::ops::Range<usize>], m: &MessageEvent) -> f64 {
+        let own = ranges
+            .get(m.from)
+            .map_or(&[][..], |r| &self.events[r.clone()]);
+        // The slices starting at or before the send; the one holding it is among the last three
+        // (a zero-length slice may start where it ends).
+        let upto = own.partition_point(|e| e.start_ns <= m.sent_ns);
+        own[upto.saturating_sub(3)..upto]
+            .iter()
+            .rev()
+            .find(|e| {
+                e.activity == Activity::Communication
+                    && e.duration_ns > 0
+                    && m.sent_ns <= e.start_ns + e.duration_ns
+            })
+            .map_or(m.sent_ns as f64, |e| {
+                e.start_ns as f64 + e.duration_ns as f64 / 2.0
+            })
     }
 }
 
@@ -281,5 +329,39 @@ mod tests {
         );
         assert_eq!(start["id"], end["id"]);
         assert_eq!(end["bp"], "e");
+    }
+
+    #[test]
+    fn a_flow_arrow_starts_inside_its_send_slice() {
+        let slice = |activity, start_ns, duration_ns| TraceEvent {
+            processor: 0,
+            activity,
+            start_ns,
+            duration_ns,
+            peer: None,
+        };
+        // P0 sends from 1.0 to 1.5 µs, then computes from 1.5 µs: the message's send time is
+        // the boundary of the two.
+        let trace = Trace {
+            events: vec![
+                slice(Activity::Compute, 0, 1_000),
+                slice(Activity::Communication, 1_000, 500),
+                slice(Activity::Compute, 1_500, 1_000),
+            ],
+            messages: vec![MessageEvent {
+                from: 0,
+                to: 1,
+                sent_ns: 1_500,
+                arrive_ns: 1_500,
+                received_ns: 3_000,
+                bytes: 8,
+            }],
+        };
+        let mut out = Vec::new();
+        trace.write_chrome_json(&mut out, 2).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        let start = events.iter().find(|e| e["ph"] == "s").unwrap();
+        assert_eq!(start["ts"].as_f64(), Some(1.25));
     }
 }

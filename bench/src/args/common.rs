@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use multicomputer_runtime::Topology;
+use multicomputer_runtime::{TieOrder, Topology};
 
 use super::limits::{MAX_CAPACITY, MAX_LOOP_COUNT, MAX_RUNS};
-use super::values::{parse_bytes, parse_duration, parse_topology, parse_unit_cost};
+use super::values::{parse_bytes, parse_duration, parse_ties, parse_topology, parse_unit_cost};
 
 /// `-t/--topology` and `--root`.
 #[derive(Debug, Clone, Args)]
@@ -89,6 +89,10 @@ pub(crate) struct TimeArgs {
     /// [default: 256KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub(crate) stack_size: Option<usize>,
+    /// Which processor acts first among simultaneous events in virtual time: index (the
+    /// convention), reverse or shuffle:SEED (other legal orders, to see what depends on it).
+    #[arg(long, value_name = "ORDER", value_parser = parse_ties, default_value = "index")]
+    pub(crate) ties: TieOrder,
 }
 
 /// Overlapped link costs, which the models charge too: `--latency`, `--per-byte`, and the

@@ -47,6 +47,9 @@ pub(crate) struct DncWorkArgs {
     pub(crate) task_bytes: u64,
 }
 
+/// Mergesort's keys per task when `--keys` is not given.
+pub(crate) const DEFAULT_KEYS: u64 = 50_000;
+
 /// What only a run needs.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct DncRunArgs {
@@ -56,9 +59,10 @@ pub(crate) struct DncRunArgs {
     /// Synthetic costs or real mergesort.
     #[arg(long, value_enum, default_value_t = DncKernelArg::Synthetic)]
     pub(crate) kernel: DncKernelArg,
-    /// Keys per task for mergesort (at most 10⁹; all tasks' keys must fit in memory).
-    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(2..=MAX_KEYS))]
-    pub(crate) keys: u64,
+    /// Keys per task for mergesort (at most 10⁹; all tasks' keys must fit in memory)
+    /// [default: 50000; only with --kernel mergesort].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=MAX_KEYS))]
+    pub(crate) keys: Option<u64>,
     /// Seed of random splits and of mergesort's keys.
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,

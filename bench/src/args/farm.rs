@@ -67,15 +67,19 @@ pub(crate) struct FarmWorkArgs {
     pub(crate) task_bytes: u64,
 }
 
+/// The prime kernel's grain when `--grain` is not given.
+pub(crate) const DEFAULT_GRAIN: u64 = 20_000;
+
 /// What only a run of the farm needs.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct FarmRunArgs {
     /// What tasks compute.
     #[arg(long, value_enum, default_value_t = KernelArg::Synthetic)]
     pub(crate) kernel: KernelArg,
-    /// Integers examined per task by the prime kernel (its grain; at most 10⁹).
-    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=MAX_GRAIN))]
-    pub(crate) grain: u64,
+    /// Integers examined per task by the prime kernel (its grain; at most 10⁹) [default:
+    /// 20000; only with --kernel primes].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_GRAIN))]
+    pub(crate) grain: Option<u64>,
     /// Bytes of one task's result (at most 1 GiB).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(0..=MAX_TASK_BYTES))]
     pub(crate) result_bytes: u64,

@@ -24,10 +24,11 @@ pub(crate) use common::{
     ComputeArg, MessageArgs, ModeArg, RepeatArgs, ReportArgs, RunArgs, SwitchingArg, TimeArgs,
     TopologyArg, TraceArgs, TransferArgs, WaitArg,
 };
-pub(crate) use dnc::{DncArgs, DncKernelArg, DncWorkArgs, PredictDncArgs, SplitArg};
+pub(crate) use dnc::{DEFAULT_KEYS, DncArgs, DncKernelArg, DncWorkArgs, PredictDncArgs, SplitArg};
 pub(crate) use emulate::{EmulateArgs, PatternArg};
 pub(crate) use farm::{
-    EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs, TimesArg,
+    DEFAULT_GRAIN, EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs,
+    TimesArg,
 };
 pub(crate) use fit::{FitCommand, FitFarmArgs};
 pub(crate) use ising::{

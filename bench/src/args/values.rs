@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::Topology;
+use multicomputer_runtime::{TieOrder, Topology};
 
 use super::limits::MAX_DURATION;
 
@@ -62,6 +62,23 @@ pub(crate) fn check_unit_cost(unit: &str, ns: f64) -> Result<(), String> {
 
 /// Parses a size in bytes: a whole number with an optional unit (B, KiB, MiB, GiB; K, M, G),
 /// at most 1 GiB.
+/// `--ties`: `index`, `reverse` or `shuffle:SEED`.
+pub(crate) fn parse_ties(s: &str) -> Result<TieOrder, String> {
+    match s {
+        "index" => Ok(TieOrder::Index),
+        "reverse" => Ok(TieOrder::Reverse),
+        _ => match s.strip_prefix("shuffle:") {
+            Some(seed) => seed
+                .parse()
+                .map(TieOrder::Shuffle)
+                .map_err(|_| format!("shuffle:SEED needs a whole number ≥ 0, got '{seed}'")),
+            None => Err(format!(
+                "'{s}' is not a tie order: give index, reverse or shuffle:SEED"
+            )),
+        },
+    }
+}
+
 pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -98,6 +115,23 @@ pub(crate) fn parse_topology(s: &str) -> Result<Topology, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tie_orders_parse_or_say_why_not() {
+        assert_eq!(parse_ties("index"), Ok(TieOrder::Index));
+        assert_eq!(parse_ties("reverse"), Ok(TieOrder::Reverse));
+        assert_eq!(parse_ties("shuffle:42"), Ok(TieOrder::Shuffle(42)));
+        assert!(
+            parse_ties("shuffle:x")
+                .unwrap_err()
+                .contains("whole number")
+        );
+        assert!(
+            parse_ties("random")
+                .unwrap_err()
+                .contains("index, reverse or shuffle:SEED")
+        );
+    }
 
     #[test]
     fn sizes_and_unit_costs_parse_or_say_why_not() {

@@ -32,6 +32,17 @@ pub(crate) trait Experiment {
     /// One run.
     fn run(&self, machine: &Machine) -> Result<Self::Outcome>;
 
+    /// The headline figures of a run, whose spread over tie orders the report gives.
+    fn headline(outcome: &Self::Outcome) -> Vec<(&'static str, f64)>;
+
+    /// The seed of the run's random draws, if it draws any.
+    fn seed(&self) -> Option<u64>;
+
+    /// This experiment with its random draws from `seed`.
+    fn reseeded(&self, seed: u64) -> Self
+    where
+        Self: Sized;
+
     /// What a sweep's progress shows for this cell.
     fn label(&self, topology: &Topology) -> String;
 }
@@ -65,6 +76,19 @@ impl Experiment for FarmExperiment {
             CompareError::Model(m) => invalid(m).into(),
             other => anyhow::Error::from(other),
         })
+    }
+
+    fn headline(outcome: &FarmComparison) -> Vec<(&'static str, f64)> {
+        let m = &outcome.comparison.measured;
+        vec![("makespan_s", m.makespan_s), ("speedup", m.speedup)]
+    }
+
+    fn seed(&self) -> Option<u64> {
+        FarmExperiment::seed(self)
+    }
+
+    fn reseeded(&self, seed: u64) -> Self {
+        FarmExperiment::reseeded(self, seed)
     }
 
     fn label(&self, topology: &Topology) -> String {
@@ -103,6 +127,19 @@ impl Experiment for DncExperiment {
         })
     }
 
+    fn headline(outcome: &DncComparison) -> Vec<(&'static str, f64)> {
+        let m = &outcome.measured;
+        vec![("makespan_s", m.makespan_s), ("speedup", m.speedup)]
+    }
+
+    fn seed(&self) -> Option<u64> {
+        DncExperiment::seed(self)
+    }
+
+    fn reseeded(&self, seed: u64) -> Self {
+        DncExperiment::reseeded(self, seed)
+    }
+
     fn label(&self, topology: &Topology) -> String {
         format!("{topology} T_e={}", human_s(self.te.as_secs_f64()))
     }
@@ -133,6 +170,19 @@ impl Experiment for SyntheticSpec {
         Ok(SyntheticSpec::run(self, machine)?)
     }
 
+    fn headline(outcome: &SyntheticComparison) -> Vec<(&'static str, f64)> {
+        vec![("makespan_s", outcome.measured().makespan_s)]
+    }
+
+    /// The synthetic program draws nothing.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+
+    fn reseeded(&self, _: u64) -> Self {
+        *self
+    }
+
     fn label(&self, topology: &Topology) -> String {
         format!("{topology} {} rounds", self.rounds)
     }
@@ -155,6 +205,20 @@ impl Experiment for CollectiveExperiment {
 
     fn run(&self, machine: &Machine) -> Result<CollectiveComparison> {
         Ok(self.spec.run(machine)?)
+    }
+
+    fn headline(outcome: &CollectiveComparison) -> Vec<(&'static str, f64)> {
+        vec![("makespan_s", outcome.measured.makespan_s)]
+    }
+
+    /// A collective's vectors are a function of the processor and element index: it draws
+    /// nothing.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+
+    fn reseeded(&self, _: u64) -> Self {
+        *self
     }
 
     fn label(&self, topology: &Topology) -> String {

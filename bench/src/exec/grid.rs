@@ -105,6 +105,8 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
         out.push(Runs {
             runs,
             ran: m.spec().clone(),
+            seeds: Vec::new(),
+            ties: None,
         });
         progress.inc();
     }

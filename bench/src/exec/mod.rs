@@ -8,10 +8,12 @@ mod grid;
 mod progress;
 mod runs;
 mod scaling;
+mod ties;
 
-pub(crate) use estimate::{Estimate, FIT_ROW_S, admit, check_emulated, refuse_endless};
+pub(crate) use estimate::{Estimate, FIT_ROW_S, admit, announce, check_emulated, refuse_endless};
 pub(crate) use experiment::Experiment;
 pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker, completed};
 pub(crate) use runs::{Runs, describe, ising_runs, ocl_runs, repeat, runs};
 pub(crate) use scaling::{ScalingRow, scaling_runs};
+pub(crate) use ties::TieSpread;

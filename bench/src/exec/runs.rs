@@ -10,6 +10,7 @@ use multicomputer_workloads::ocl::{
     OclComparison, PipelineError, PipelineRun, ocl_reference, run_pipeline,
 };
 
+use super::ties::{TieSpread, tie_spread};
 use super::{Estimate, Experiment, Progress, Ticker, admit, check_emulated};
 use crate::plan::{
     ArgError, IsingPlan, MachinePlan, OclPlan, Repeat, pipeline_costs, pipeline_machine, table_of,
@@ -23,6 +24,17 @@ pub(crate) struct Runs<T> {
     pub(crate) runs: Vec<T>,
     /// How the machine ran, as it resolved its run.
     pub(crate) ran: RunSpec,
+    /// The seed of each measured run's random draws (empty if the program draws none).
+    pub(crate) seeds: Vec<u64>,
+    /// The headline figures over other tie orders (virtual time, where cheap).
+    pub(crate) ties: Option<TieSpread>,
+}
+
+/// The seed of measured run `k` (from 0) of a program seeded with `seed`: `seed + k`, so that
+/// repeated runs draw afresh and each can be re-run alone with `--seed`. Warm-up runs draw
+/// from `seed`.
+pub(crate) fn run_seed(seed: u64, r: Repeat, i: u32) -> u64 {
+    seed.wrapping_add(u64::from(i.saturating_sub(r.warmup)))
 }
 
 /// Runs `f` `warmup` times, discarding the results, then `runs` times; shows progress over
@@ -58,14 +70,14 @@ fn detail(ran: &RunSpec, r: Repeat) -> String {
     format!("{}, {} run(s)", describe(ran), r.total())
 }
 
-/// `native, spin waits`, `dilated (D = 4), sleep waits` or `virtual (exact event order)`,
+/// `native, spin waits`, `dilated (D = 4), sleep waits` or `virtual (exact given its tie order)`,
 /// with the compute charging: how a machine resolved its run, for announcements.
 pub(crate) fn describe(spec: &RunSpec) -> String {
     let mode = spec.time.name();
     let time = match (spec.time, spec.waits()) {
         (Resolved::Native, Some(w)) => format!("native, {} waits", wait_name(w)),
         (Resolved::Dilated(d), Some(w)) => format!("{mode} (D = {d}), {} waits", wait_name(w)),
-        _ => format!("{mode} (exact event order)"),
+        _ => format!("{mode} (exact given its tie order)"),
     };
     format!("{time}; compute {}", spec.charging.charge().name())
 }
@@ -116,8 +128,35 @@ pub(crate) fn runs<E: Experiment>(
     } else {
         ""
     };
-    let runs = repeat(what, r, per_run.wall_s, |_| e.run(&m))?;
-    Ok(Runs { runs, ran })
+    let runs = repeat(what, r, per_run.wall_s, |i| match e.seed() {
+        Some(seed) => e.reseeded(run_seed(seed, r, i)).run(&m),
+        None => e.run(&m),
+    })?;
+    let seeds: Vec<u64> = e
+        .seed()
+        .map(|seed| {
+            (r.warmup..r.total())
+                .map(|i| run_seed(seed, r, i))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Only where the run is a program's own (a sweep's cells are many).
+    let ties = match (standalone && ran.time.is_virtual(), runs.first()) {
+        (true, Some(first)) => {
+            let e = match seeds.first() {
+                Some(&seed) => e.reseeded(seed),
+                None => e.reseeded(e.seed().unwrap_or(0)),
+            };
+            tie_spread(machine, topology, &e, first, per_run.wall_s)?
+        }
+        _ => None,
+    };
+    Ok(Runs {
+        runs,
+        ran,
+        seeds,
+        ties,
+    })
 }
 
 /// One OCL run: its comparison and the verified pipeline run (output stream, trace, report).
@@ -197,6 +236,8 @@ pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
     Ok(Runs {
         runs,
         ran: m.spec().clone(),
+        seeds: Vec::new(),
+        ties: None,
     })
 }
 
@@ -243,9 +284,19 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
             None => e.native_sample_times()?,
         };
         let verify = plan.verify && i == plan.repeat.warmup;
+        let mut e = e.clone();
+        e.config.seed = run_seed(e.config.seed, plan.repeat, i);
         Ok(e.run(&m, native_before, verify)?)
     })?;
-    Ok(Runs { runs, ran })
+    let seeds = (plan.repeat.warmup..plan.repeat.total())
+        .map(|i| run_seed(e.config.seed, plan.repeat, i))
+        .collect();
+    Ok(Runs {
+        runs,
+        ran,
+        seeds,
+        ties: None,
+    })
 }
 
 #[cfg(test)]
@@ -290,7 +341,7 @@ mod tests {
         );
         assert_eq!(
             describe(&spec(TimeMode::Virtual, WaitStrategy::Auto)),
-            "virtual (exact event order); compute model"
+            "virtual (exact given its tie order); compute model"
         );
     }
 }

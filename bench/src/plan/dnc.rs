@@ -10,7 +10,9 @@ use super::machine::transfer_link;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error, topology_inputs,
 };
-use crate::args::{DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg};
+use crate::args::{
+    DEFAULT_KEYS, DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg,
+};
 
 /// The model's parameter names and the flags that set them.
 const FLAGS: &[(&str, &str)] = &[
@@ -155,12 +157,18 @@ pub(crate) type DncPlan = RunPlan<DncExperiment>;
 /// Validates `dnc`'s flags.
 pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
     RunPlan::new(&a.run, out, |topology, machine| {
-        let kernel = match a.dnc.kernel {
-            DncKernelArg::Synthetic => DncKernel::Synthetic {
+        let kernel = match (a.dnc.kernel, a.dnc.keys) {
+            (DncKernelArg::Synthetic, Some(_)) => {
+                return Err(ArgError::new(
+                    "--keys",
+                    "is only used with --kernel mergesort (synthetic tasks take --te)",
+                ));
+            }
+            (DncKernelArg::Synthetic, None) => DncKernel::Synthetic {
                 splitting: splitting(a.dnc.split, a.dnc.seed),
             },
-            DncKernelArg::Mergesort => DncKernel::Mergesort {
-                keys: usize::try_from(a.dnc.keys)
+            (DncKernelArg::Mergesort, keys) => DncKernel::Mergesort {
+                keys: usize::try_from(keys.unwrap_or(DEFAULT_KEYS))
                     .map_err(|_| ArgError::new("--keys", "too many keys for this host"))?,
             },
         };
@@ -172,6 +180,9 @@ pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
             machine.link.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
+        if let Ok(hints) = e.hints(topology) {
+            machine.hold(&hints);
+        }
         let memory = footprint(topology, &e, machine)?;
         memory.check()?;
         Ok((e, memory))

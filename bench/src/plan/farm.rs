@@ -11,7 +11,7 @@ use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
     topology_inputs,
 };
-use crate::args::MAX_DURATION;
+use crate::args::{DEFAULT_GRAIN, MAX_DURATION};
 use crate::args::{
     EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs, TimesArg,
 };
@@ -50,7 +50,15 @@ pub(crate) fn experiment(
     tau_s: f64,
 ) -> Result<FarmExperiment, ArgError> {
     let kernel = match run.map(|r| (r.kernel, r.grain)) {
-        Some((KernelArg::Primes, grain)) => Kernel::Primes { grain },
+        Some((KernelArg::Primes, grain)) => Kernel::Primes {
+            grain: grain.unwrap_or(DEFAULT_GRAIN),
+        },
+        Some((KernelArg::Synthetic, Some(_))) => {
+            return Err(ArgError::new(
+                "--grain",
+                "is only used with --kernel primes (synthetic tasks take --te)",
+            ));
+        }
         _ => Kernel::Synthetic,
     };
     if kernel == Kernel::Synthetic && work.te.is_zero() {
@@ -182,6 +190,9 @@ pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
             machine.link.transfer_s(a.work.task_bytes),
         )?;
         check(topology, &e)?;
+        if let Ok(hints) = e.hints(topology) {
+            machine.hold(&hints);
+        }
         let memory = footprint(topology, &e, machine)?;
         memory.check()?;
         Ok((e, memory))

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use multicomputer_runtime::tuning::{DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP};
 use multicomputer_runtime::{
     ComputeCharge, ConfigError, Hints, LinkCost, Machine, MachineConfig, MachineProfile, RunSpec,
-    Switching, TimeMode, Topology, WaitStrategy, WorkCosts,
+    Switching, TieOrder, TimeMode, Topology, WaitStrategy, WorkCosts,
 };
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
 
@@ -240,6 +240,8 @@ pub(crate) struct MachinePlan {
     pub(crate) work_costs: (WorkCosts, &'static str),
     /// Stack per processor in virtual time, bytes.
     pub(crate) stack_bytes: usize,
+    /// The order of simultaneous events in virtual time (`--ties`).
+    pub(crate) ties: TieOrder,
 }
 
 impl MachinePlan {
@@ -259,6 +261,7 @@ impl MachinePlan {
         });
         plan.work_costs = work_costs(plan.profile.as_ref().map(|p| &p.profile), &time.unit_cost);
         plan.stack_bytes = time.stack_size.unwrap_or(DEFAULT_STACK_BYTES);
+        plan.ties = time.ties;
         Ok(plan)
     }
 
@@ -283,6 +286,7 @@ impl MachinePlan {
             emulate: false,
             compute: None,
             stack_bytes: DEFAULT_STACK_BYTES,
+            ties: TieOrder::Index,
         })
     }
 
@@ -323,6 +327,27 @@ impl MachinePlan {
             .map_err(|e| self.config_error(&e))
     }
 
+    /// Raises the links' capacity to what a workload's `hints` need, at plan time: the
+    /// capacity its runs use (the machine raises it to the same) is then the plan's, in their
+    /// inputs as in their machine.
+    pub(crate) fn hold(&mut self, hints: &Hints) {
+        self.capacity = self.capacity.max(hints.min_capacity);
+    }
+
+    /// One time mode for machines on all these topologies (a sweep's cells): if they would
+    /// resolve to different modes (auto: the small ones native, the rest virtual), ask for
+    /// virtual time for all, so that the cells are measured alike and none pays real time for
+    /// what the others emulate. A mode asked for resolves alike anyway.
+    pub(crate) fn one_mode_for<'a>(&mut self, topologies: impl IntoIterator<Item = &'a Topology>) {
+        let modes: Vec<Option<&'static str>> = topologies
+            .into_iter()
+            .map(|t| self.spec(t, &Hints::default()).ok().map(|s| s.time.name()))
+            .collect();
+        if modes.windows(2).any(|w| w[0] != w[1]) {
+            self.emulate = true;
+        }
+    }
+
     /// Bytes the links' buffers of a machine on `topology` take before the run: threads'
     /// channels are allocated whole (two directions per link, `capacity` messages each);
     /// virtual time's queues grow as messages come.
@@ -357,6 +382,7 @@ impl MachinePlan {
             compute: self.compute,
             work_costs: self.work_costs.0.clone(),
             stack_bytes: self.stack_bytes,
+            ties: self.ties,
             ..MachineConfig::default()
         }
     }
@@ -415,6 +441,7 @@ impl MachinePlan {
             .add("switching", self.link.switching.name())
             .add("loop-count", self.link.loop_count)
             .add("capacity", self.capacity)
+            .add("ties", self.ties)
             .add(
                 "profile",
                 self.profile
@@ -473,6 +500,33 @@ mod tests {
             time_mode(ModeArg::Native, Some(2.0)).unwrap_err().flag,
             "--dilation"
         );
+    }
+
+    #[test]
+    fn a_sweep_in_auto_mode_runs_every_size_in_one_mode() {
+        let out = Path::new("/nonexistent-out");
+        let plan = MachinePlan::from_parts(TimeMode::Auto, WaitArg::Auto, None, out).unwrap();
+        let cores = multicomputer_runtime::host_cores();
+        let chain = |p: usize| Topology::chain(p).unwrap();
+        let virtual_time = |m: &MachinePlan, p: usize| {
+            m.spec(&chain(p), &Hints::default())
+                .unwrap()
+                .time
+                .is_virtual()
+        };
+        // Some sizes native, some not: all in virtual time.
+        let mut mixed = plan.clone();
+        mixed.one_mode_for(&[chain(1), chain(cores + 1)]);
+        assert!(virtual_time(&mixed, 1) && virtual_time(&mixed, cores + 1));
+        // All alike: nothing changes.
+        let mut large = plan.clone();
+        large.one_mode_for(&[chain(cores + 1), chain(cores + 2)]);
+        assert!(!large.emulate);
+        // A mode asked for is kept.
+        let mut native =
+            MachinePlan::from_parts(TimeMode::Native, WaitArg::Auto, None, out).unwrap();
+        native.one_mode_for(&[chain(1), chain(cores)]);
+        assert!(!native.emulate && !virtual_time(&native, 1));
     }
 
     #[test]

@@ -59,9 +59,29 @@ pub(crate) fn output_file(flag: &str, path: &Path) -> Result<PathBuf, ArgError> 
     Ok(path.to_path_buf())
 }
 
-/// Checks an optional file.
+/// Checks a file the user named: its folder must exist (a run creates no folder but its own
+/// results folder, `--out`), and the file must be writable there.
+pub(crate) fn named_file(flag: &str, path: &Path) -> Result<PathBuf, ArgError> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !folder.is_dir() {
+        return Err(ArgError::new(
+            format!("{flag} {}", path.display()),
+            format!(
+                "the folder {} does not exist (create it first, or name a file in an existing \
+                 folder)",
+                folder.display()
+            ),
+        ));
+    }
+    output_file(flag, path)
+}
+
+/// Checks an optional file the user named.
 pub(crate) fn optional_file(flag: &str, path: Option<&Path>) -> Result<Option<PathBuf>, ArgError> {
-    path.map(|p| output_file(flag, p)).transpose()
+    path.map(|p| named_file(flag, p)).transpose()
 }
 
 impl OutputPlan {
@@ -81,7 +101,7 @@ impl OutputPlan {
                         )
                     })?;
                 Some(ReportFile {
-                    path: output_file("--report", path)?,
+                    path: named_file("--report", path)?,
                     format,
                 })
             }

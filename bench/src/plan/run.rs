@@ -30,21 +30,22 @@ pub(crate) struct RunPlan<E> {
 
 impl<E> RunPlan<E> {
     /// Validates the flags every run shares; `experiment` builds the rest from the machine's
-    /// plan (its link costs give the models' transfer time).
+    /// plan (its link costs give the models' transfer time), and raises what the plan must
+    /// hold for it ([`MachinePlan::hold`]).
     pub(crate) fn new(
         r: &RunArgs,
         out: &Path,
-        experiment: impl FnOnce(&Topology, &MachinePlan) -> Result<(E, Footprint), ArgError>,
+        experiment: impl FnOnce(&Topology, &mut MachinePlan) -> Result<(E, Footprint), ArgError>,
     ) -> Result<Self, ArgError> {
         let trace = TracePlan::new(&r.trace)?;
-        let machine = MachinePlan::new(&r.time, out)?
+        let mut machine = MachinePlan::new(&r.time, out)?
             .transfer(&r.transfer)
             .messages(&r.messages)
             .tracing(trace.wanted());
         let topology = r.topology.resolve()?;
         let output = OutputPlan::new(&r.output)?;
         super::distinct_outputs(Some(&trace), &output, &[])?;
-        let (experiment, memory) = experiment(&topology, &machine)?;
+        let (experiment, memory) = experiment(&topology, &mut machine)?;
         Ok(Self {
             experiment,
             memory,

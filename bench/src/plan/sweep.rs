@@ -110,6 +110,7 @@ impl SweepFarmPlan {
             .transfer(&a.transfer)
             .messages(&a.messages);
         machine.size_flag = "--topologies";
+        machine.one_mode_for(&topologies);
         let tasks = usize::try_from(a.tasks)
             .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
         let mut cells = Vec::new();
@@ -136,6 +137,9 @@ impl SweepFarmPlan {
                             tau_s: transfer_link(&a.transfer).transfer_s(a.task_bytes),
                         };
                         super::farm::check(t, &experiment)?;
+                        if let Ok(hints) = experiment.hints(t) {
+                            machine.hold(&hints);
+                        }
                         super::farm::footprint(t, &experiment, &machine)?.check_against(memory)?;
                         cells.push(FarmCell {
                             topology: t.clone(),
@@ -192,6 +196,7 @@ impl SweepDncPlan {
             .transfer(&a.transfer)
             .messages(&a.messages);
         machine.size_flag = "--topologies";
+        machine.one_mode_for(&topologies);
         let mut cells = Vec::new();
         let memory = available_memory();
         for t in &topologies {
@@ -218,6 +223,9 @@ impl SweepDncPlan {
                             e
                         }
                     })?;
+                    if let Ok(hints) = experiment.hints(t) {
+                        machine.hold(&hints);
+                    }
                     super::dnc::footprint(t, &experiment, &machine)?.check_against(memory)?;
                     cells.push(DncCell {
                         topology: t.clone(),

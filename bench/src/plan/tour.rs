@@ -61,7 +61,7 @@ impl TourPlan {
                     tau_s: 0.0,
                 },
             })
-            .collect();
+            .collect::<Vec<FarmCell>>();
         let mut grid = Inputs::new();
         grid.add("topologies", "chain:1-6,binary:1-3")
             .add("te", "1ms")
@@ -69,9 +69,17 @@ impl TourPlan {
             .add("beta-e", "50 µs")
             .add("beta-f", "100 µs")
             .add("guided", true);
+        // One mode for every cell, links that hold what the farm needs (as `sweep farm`).
+        let mut sweep_machine = machine.clone();
+        sweep_machine.one_mode_for(cells.iter().map(|c: &FarmCell| &c.topology));
+        for c in &cells {
+            if let Ok(hints) = c.experiment.hints(&c.topology) {
+                sweep_machine.hold(&hints);
+            }
+        }
         let sweep = SweepFarmPlan {
             cells,
-            machine: machine.clone(),
+            machine: sweep_machine,
             repeat: Repeat::ONCE,
             folder: RunFolderPlan::new(out, "tour-farm")?,
             output: OutputPlan::default(),

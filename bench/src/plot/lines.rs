@@ -37,8 +37,9 @@ pub(crate) struct Pair {
 }
 
 /// A straight reference line `y = intercept + slope · x` over the data's x range, dotted: the
-/// ideal speedup `S = P`, an efficiency of 1. It does not widen the axes: it is clipped to
-/// the data's range (no ideal speedup drawn at P < 1 because the axis is padded).
+/// ideal speedup `S = P`, an efficiency of 1. It spans the data's x range (no ideal speedup
+/// drawn at P < 1 because the axis is padded); the y axis takes it in whole unless that would
+/// flatten the data (see [`REFERENCE_STRETCH`]), and clips it then.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Reference {
     /// Legend label: "ideal (S = P)".
@@ -66,6 +67,44 @@ impl Reference {
             intercept: y,
             slope: 0.0,
         }
+    }
+}
+
+/// How far a reference line may stretch the y axis beyond the data's span: the ideal
+/// speedup over a few processors is drawn whole, over thousands (where the data reach a
+/// fraction of it) it is clipped rather than flatten the data.
+const REFERENCE_STRETCH: f64 = 4.0;
+
+/// The values of the reference lines at the ends of the x range that the y axis should include
+/// so that they are not clipped: all of them, unless the span they make exceeds
+/// [`REFERENCE_STRETCH`] times the data's span or largest value (`ys`).
+fn reference_ends(references: &[Reference], xs: impl Iterator<Item = f64>, ys: &[f64]) -> Vec<f64> {
+    let (x0, x1) = xs
+        .filter(|x| x.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+    let (y0, y1) = ys
+        .iter()
+        .filter(|y| y.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &y| {
+            (a.min(y), b.max(y))
+        });
+    if !(x0.is_finite() && y0.is_finite()) {
+        return Vec::new();
+    }
+    let ends: Vec<f64> = references
+        .iter()
+        .flat_map(|r| [r.intercept + r.slope * x0, r.intercept + r.slope * x1])
+        .filter(|v| v.is_finite())
+        .collect();
+    let lo = ends.iter().copied().fold(y0, f64::min);
+    let hi = ends.iter().copied().fold(y1, f64::max);
+    let span = (y1 - y0).max(y1.abs()).max(f64::MIN_POSITIVE);
+    if hi - lo <= REFERENCE_STRETCH * span {
+        ends
+    } else {
+        Vec::new()
     }
 }
 
@@ -291,13 +330,15 @@ impl LineChart {
             .map(|p| p.x)
             .chain(lines().map(|p| p.0))
             .chain(marks.iter().map(|k| k.x));
-        let ys = measured()
+        let mut ys: Vec<f64> = measured()
             .flat_map(|p| {
                 let (lo, hi) = p.error.and_then(|e| e.ends(p.y)).unwrap_or((p.y, p.y));
                 [p.y, lo, hi]
             })
             .chain(lines().map(|p| p.1))
-            .chain(marks.iter().map(|k| k.y));
+            .chain(marks.iter().map(|k| k.y))
+            .collect();
+        ys.extend(reference_ends(&self.references, xs.clone(), &ys));
         let data_x: Vec<f64> = measured().map(|p| p.x).collect();
 
         let legend = self.legend(&prepared);
@@ -317,7 +358,7 @@ impl LineChart {
             let notes_h = frame::notes_height(notes.len());
             let x_area = text::line_height(text::LABEL) + text::line_height(text::DESC) + 22.0;
             let plot_h = (f64::from(bh) - x_area - notes_h - 20.0).max(20.0);
-            let mut y_axis = Axis::new(&self.y, ys, &[], (plot_h / 45.0).max(4.0))?;
+            let mut y_axis = Axis::new(&self.y, ys.iter().copied(), &[], (plot_h / 45.0).max(4.0))?;
             let y_area = (m.widest(y_axis.tick_labels().iter().map(String::as_str), text::LABEL)
                 + text::line_height(text::DESC)
                 + 24.0)
@@ -1031,6 +1072,23 @@ mod tests {
             "y axis stays at the data: {:?}",
             texts(&svg)
         );
+        // Over a few processors the ideal line is drawn whole: the axis reaches S = 4 although
+        // the speedups stop at 1.5 (issue 22: a y axis stopping at 1.5 clipped it).
+        let few = LineChart::new("Speedup", "processors P", "speedup")
+            .pair(
+                "farm",
+                [(1.0, 0.95), (2.0, 1.3), (3.0, 1.5)].map(|(p, s)| Point::new(p, s)),
+                [],
+            )
+            .reference(Reference::ideal_speedup());
+        let svg = few.to_svg(800, 500).unwrap();
+        // The y axis's ticks come first: the last of them reaches S = 3.
+        let ticks: Vec<f64> = texts(&svg).iter().filter_map(|t| t.parse().ok()).collect();
+        let y_top = ticks
+            .windows(2)
+            .find(|w| w[1] < w[0])
+            .map_or(f64::NAN, |w| w[0]);
+        assert!(y_top >= 3.0, "{ticks:?}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use multicomputer_runtime::{ComputeCharge, Fidelity, RunSpec, WorkClock};
 use serde::Serialize;
 
 use super::document::{Block, Section, Table};
+use crate::exec::TieSpread;
 use crate::plan::{Inputs, LoadedProfile, MachinePlan, wait_name};
 use crate::units::{human_bytes, human_ns};
 
@@ -16,8 +17,83 @@ pub(crate) struct Host {
     pub(crate) name: String,
     /// Cores this process may use.
     pub(crate) cores: usize,
-    /// The machine profile used, if any.
-    pub(crate) profile: Option<ProfileSummary>,
+    /// The machine profile: used, missing (defaults used), written, or not a thing the
+    /// command uses.
+    pub(crate) profile: ProfileState,
+}
+
+/// What a command did with a machine profile, as it passed it to [`Meta::new`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ProfileUse<'a> {
+    /// The command uses no profile (a model, a fit of given data, a measurement of its own).
+    NotUsed,
+    /// The command uses the profile it found, or the defaults if there was none.
+    Read(Option<&'a LoadedProfile>),
+    /// The command measured the host and wrote this profile.
+    Written(&'a LoadedProfile),
+}
+
+/// The machine profile in a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ProfileState {
+    /// The command uses none.
+    NotUsed,
+    /// The command would use one; there was none, so it used the defaults.
+    Missing,
+    /// The profile it used.
+    Used(ProfileSummary),
+    /// The profile it measured and wrote.
+    Written(ProfileSummary),
+}
+
+impl ProfileSummary {
+    fn of(p: &LoadedProfile) -> Self {
+        Self {
+            path: p.path.display().to_string(),
+            message_parked_ns: p.profile.message_parked_ns,
+            wakeup_ns: p.profile.wakeup_ns,
+            wake_cpu_ns: p.profile.wake_cpu_ns,
+            warning: p.profile.other_host().map(|why| {
+                format!(
+                    "the machine profile {} was measured {why}: its costs may not be this \
+                     host's; run `multicomputer calibrate` here",
+                    p.path.display()
+                )
+            }),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{}: message (parked) {}, wake-up {}, wake CPU {}",
+            self.path,
+            human_ns(self.message_parked_ns),
+            human_ns(self.wakeup_ns),
+            human_ns(self.wake_cpu_ns)
+        )
+    }
+}
+
+impl ProfileState {
+    /// The profile used or written, if any.
+    pub(crate) fn summary(&self) -> Option<&ProfileSummary> {
+        match self {
+            Self::Used(p) | Self::Written(p) => Some(p),
+            Self::NotUsed | Self::Missing => None,
+        }
+    }
+}
+
+impl From<ProfileUse<'_>> for ProfileState {
+    fn from(u: ProfileUse<'_>) -> Self {
+        match u {
+            ProfileUse::NotUsed => Self::NotUsed,
+            ProfileUse::Read(None) => Self::Missing,
+            ProfileUse::Read(Some(p)) => Self::Used(ProfileSummary::of(p)),
+            ProfileUse::Written(p) => Self::Written(ProfileSummary::of(p)),
+        }
+    }
 }
 
 /// The parts of a machine profile that shape a run.
@@ -53,6 +129,8 @@ pub(crate) struct TimeInfo {
     /// Every run in virtual time: events in exact emulated-time order.
     #[serde(skip)]
     pub(crate) exact: bool,
+    /// The order of simultaneous events in virtual time (`--ties`).
+    pub(crate) ties: String,
 }
 
 /// The fidelity of a run: how late waits ended against their emulated deadlines (none in
@@ -114,6 +192,12 @@ pub(crate) struct Meta {
     pub(crate) fidelity: Option<FidelityInfo>,
     /// Files written, besides stdout.
     pub(crate) files: Vec<String>,
+    /// The headline figures over other orders of simultaneous events (virtual time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tie_spread: Option<TieSpread>,
+    /// Whether the spread was looked for (a run's own report; not a sweep's cells).
+    #[serde(skip)]
+    pub(crate) ties_looked_for: bool,
     /// The memory the run was planned to hold (the memory model), bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) memory_plan_bytes: Option<f64>,
@@ -131,8 +215,9 @@ fn host_name() -> String {
 }
 
 impl Meta {
-    /// The metadata of `command` with `inputs`, on this host, now.
-    pub(crate) fn new(command: &str, inputs: Inputs, profile: Option<&LoadedProfile>) -> Self {
+    /// The metadata of `command` with `inputs`, on this host, now, with what the command did
+    /// with a machine profile.
+    pub(crate) fn new(command: &str, inputs: Inputs, profile: ProfileUse<'_>) -> Self {
         Self {
             tool: "multicomputer",
             version: env!("CARGO_PKG_VERSION"),
@@ -144,23 +229,13 @@ impl Meta {
             host: Host {
                 name: host_name(),
                 cores: multicomputer_runtime::host_cores(),
-                profile: profile.map(|p| ProfileSummary {
-                    path: p.path.display().to_string(),
-                    message_parked_ns: p.profile.message_parked_ns,
-                    wakeup_ns: p.profile.wakeup_ns,
-                    wake_cpu_ns: p.profile.wake_cpu_ns,
-                    warning: p.profile.other_host().map(|why| {
-                        format!(
-                            "the machine profile {} was measured {why}: its costs may not be \
-                             this host's; run `multicomputer calibrate` here",
-                            p.path.display()
-                        )
-                    }),
-                }),
+                profile: profile.into(),
             },
             time: None,
             fidelity: None,
             files: Vec::new(),
+            tie_spread: None,
+            ties_looked_for: false,
             memory_plan_bytes: None,
         }
     }
@@ -174,9 +249,31 @@ impl Meta {
         ran: &RunSpec,
         fidelity: &Fidelity,
     ) -> Self {
-        Self::new(command, inputs, machine.profile.as_ref())
+        Self::new(command, inputs, ProfileUse::Read(machine.profile.as_ref()))
             .ran(machine, ran)
             .fidelity(fidelity)
+    }
+
+    /// With real execution timed by the command itself on the host's threads (pingpong,
+    /// calibrate, speedup): native time, no emulation, `wait` the threads' wait strategy.
+    pub(crate) fn native(mut self, wait: Option<&str>) -> Self {
+        self.time = Some(TimeInfo {
+            requested: "native".into(),
+            mode: "native".into(),
+            dilation: None,
+            wait: wait.map(str::to_string),
+            compute_charging: "none: real execution timed by the monotonic clock".into(),
+            exact: false,
+            ties: String::new(),
+        });
+        self
+    }
+
+    /// With the spread of the headline figures over tie orders, if measured.
+    pub(crate) fn ties(mut self, spread: Option<&TieSpread>) -> Self {
+        self.tie_spread = spread.cloned();
+        self.ties_looked_for = true;
+        self
     }
 
     /// With the run's seed.
@@ -194,6 +291,7 @@ impl Meta {
             wait: ran.waits().map(|w| wait_name(w).to_string()),
             compute_charging: charging(machine.work_costs.1, &[ran]),
             exact: ran.time.is_virtual(),
+            ties: ran.ties.to_string(),
         });
         self
     }
@@ -208,6 +306,7 @@ impl Meta {
             wait: ran.waits().map(|w| wait_name(w).to_string()),
             compute_charging: format!("{}{note}", charging("none", &[ran])),
             exact: ran.time.is_virtual(),
+            ties: ran.ties.to_string(),
         });
         self
     }
@@ -239,6 +338,7 @@ impl Meta {
             compute_charging: charging(machine.work_costs.1, &rans),
             exact: !rans.is_empty() && rans.iter().all(|r| r.time.is_virtual()),
             mode,
+            ties: machine.ties.to_string(),
         });
         self
     }
@@ -266,7 +366,7 @@ impl Meta {
         for (k, v) in &self.inputs.0 {
             inputs.row(vec![k.clone(), v.clone()]);
         }
-        let mut run = Table::new(&["", ""]);
+        let mut run = Table::new(&["property", "value"]);
         run.row(vec![
             "tool".into(),
             format!("{} {}", self.tool, self.version),
@@ -280,34 +380,32 @@ impl Meta {
         if let Some(s) = self.seed {
             run.row(vec!["seed".into(), s.to_string()]);
         }
-        match &self.host.profile {
-            Some(p) => run.row(vec![
-                "machine profile".into(),
-                format!(
-                    "{}: message (parked) {}, wake-up {}, wake CPU {}",
-                    p.path,
-                    human_ns(p.message_parked_ns),
-                    human_ns(p.wakeup_ns),
-                    human_ns(p.wake_cpu_ns)
-                ),
-            ]),
-            None => run.row(vec![
-                "machine profile".into(),
-                "none (defaults; run `multicomputer calibrate`)".into(),
-            ]),
+        let profile = match &self.host.profile {
+            ProfileState::NotUsed => None,
+            ProfileState::Missing => {
+                Some("none (defaults used; run `multicomputer calibrate`)".to_string())
+            }
+            ProfileState::Used(p) => Some(p.describe()),
+            ProfileState::Written(p) => Some(format!("measured by this run, {}", p.describe())),
         };
+        if let Some(p) = profile {
+            run.row(vec!["machine profile".into(), p]);
+        }
         match &self.time {
             Some(t) => {
                 let how = match (t.dilation, &t.wait) {
                     (Some(d), Some(w)) => format!(" (D = {d}), {w} waits"),
                     (Some(d), None) => format!(" (D up to {d})"),
-                    (None, _) if t.exact => " (exact event order)".into(),
-                    (None, _) => String::new(),
+                    (None, _) if t.exact => " (exact given its tie order)".into(),
+                    (None, Some(w)) => format!(", {w} waits"),
+                    (None, None) => String::new(),
                 };
-                run.row(vec![
-                    "time mode".into(),
-                    format!("{} → {}{how}", t.requested, t.mode),
-                ]);
+                let mode = if t.requested == t.mode {
+                    t.mode.clone()
+                } else {
+                    format!("{} → {}", t.requested, t.mode)
+                };
+                run.row(vec!["time mode".into(), format!("{mode}{how}")]);
                 run.row(vec!["compute charging".into(), t.compute_charging.clone()]);
             }
             None => {
@@ -316,10 +414,18 @@ impl Meta {
         }
         if let Some(f) = self.fidelity.as_ref().filter(|f| f.exact) {
             let _ = f;
+            let ties = self.time.as_ref().map_or("index", |t| t.ties.as_str());
             run.row(vec![
                 "fidelity".into(),
-                "exact: events taken in emulated-time order by construction (virtual time)".into(),
+                format!(
+                    "exact given the order of simultaneous events: events taken in emulated-time \
+                     order by construction (virtual time), processors acting at one instant in \
+                     {ties} order, one of several legal orders (--ties)"
+                ),
             ]);
+            if self.ties_looked_for {
+                run.row(vec!["tie order".into(), tie_text(self.tie_spread.as_ref())]);
+            }
         } else if let Some(f) = &self.fidelity {
             run.row(vec![
                 "fidelity".into(),
@@ -343,7 +449,7 @@ impl Meta {
             run.row(vec!["files".into(), self.files.join(", ")]);
         }
         let mut blocks = vec![Block::Table(run)];
-        if let Some(w) = self.host.profile.as_ref().and_then(|p| p.warning.clone()) {
+        if let Some(w) = self.host.profile.summary().and_then(|p| p.warning.clone()) {
             blocks.push(Block::Warning(w));
         }
         if let Some(w) = self.fidelity.as_ref().and_then(|f| f.warning.clone()) {
@@ -378,5 +484,75 @@ fn charging(model_costs: &str, rans: &[&RunSpec]) -> String {
             WorkClock::ThreadCpu => "measured: thread CPU time".into(),
         },
         ComputeCharge::Model => format!("model: declared units × cost per unit ({model_costs})"),
+    }
+}
+
+/// The spread over tie orders in words.
+fn tie_text(spread: Option<&TieSpread>) -> String {
+    let Some(s) = spread else {
+        return "spread over other orders not measured (the runs are too long to repeat \
+                cheaply): rerun with --ties reverse or --ties shuffle:1 to compare"
+            .into();
+    };
+    let ranges: Vec<String> = s
+        .ranges
+        .iter()
+        .map(|r| {
+            let show = |v: f64| super::runs::value(r.name, v);
+            let rel = 100.0 * (r.max - r.min) / r.min.abs();
+            format!("{} {} to {} ({rel:.2} %)", r.name, show(r.min), show(r.max))
+        })
+        .collect();
+    let verdict = if s.largest_relative() > 0.0 {
+        "the figures depend on the order"
+    } else {
+        "the figures do not depend on the order"
+    };
+    format!(
+        "over {}: {}; {verdict}",
+        s.orders.join(", "),
+        ranges.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_table(m: &Meta) -> Table {
+        let run = m.sections().pop().unwrap();
+        match &run.blocks[0] {
+            Block::Table(t) => t.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn row<'a>(t: &'a Table, name: &str) -> Option<&'a str> {
+        t.rows.iter().find(|r| r[0] == name).map(|r| r[1].as_str())
+    }
+
+    #[test]
+    fn the_run_table_has_a_header_and_names_only_the_profile_used() {
+        let t = run_table(&Meta::new(
+            "predict farm",
+            Inputs::new(),
+            ProfileUse::NotUsed,
+        ));
+        assert!(t.header.iter().all(|h| !h.is_empty()), "{:?}", t.header);
+        assert_eq!(row(&t, "machine profile"), None);
+        assert_eq!(row(&t, "time mode"), Some("none: the model alone"));
+        let t = run_table(&Meta::new("farm", Inputs::new(), ProfileUse::Read(None)));
+        assert!(
+            row(&t, "machine profile")
+                .unwrap()
+                .starts_with("none (defaults used")
+        );
+    }
+
+    #[test]
+    fn a_real_measurement_says_it_ran_natively() {
+        let m = Meta::new("pingpong", Inputs::new(), ProfileUse::NotUsed).native(Some("spin"));
+        let t = run_table(&m);
+        assert_eq!(row(&t, "time mode"), Some("native, spin waits"));
     }
 }

@@ -37,7 +37,7 @@ pub(crate) use bodies::{
     SpeedupReport, SweepOclReport, SweepOclRow, TourReport, sweep_report,
 };
 pub(crate) use document::{Block, Document, Figure, Section, Table};
-pub(crate) use meta::Meta;
+pub(crate) use meta::{Meta, ProfileUse};
 pub(crate) use runs::Repetitions;
 pub(crate) use trace::{Traced, last, stage_trace, worst};
 
@@ -62,8 +62,8 @@ pub(crate) trait Body: Serialize {
         false
     }
 
-    /// The rows of a CSV export, if the report is a table of cells; else the first results
-    /// table is exported.
+    /// The rows of a CSV export, if the report is a table of cells; else every value of the
+    /// body's JSON form is exported as `field,value` ([`csv::fields`]).
     fn csv(&self) -> Result<Option<Vec<u8>>> {
         Ok(None)
     }
@@ -116,19 +116,7 @@ impl<B: Body> Report<B> {
             Format::Markdown => markdown::render(&self.document()?).into_bytes(),
             Format::Csv => match self.body.csv()? {
                 Some(bytes) => bytes,
-                None => {
-                    let doc = self.document()?;
-                    let first = doc
-                        .sections
-                        .iter()
-                        .flat_map(|s| &s.blocks)
-                        .find_map(|b| match b {
-                            Block::Table(t) => Some(t.clone()),
-                            _ => None,
-                        })
-                        .unwrap_or_default();
-                    csv::table(&first)?
-                }
+                None => csv::fields(&serde_json::to_value(&self.body)?)?,
             },
         })
     }
@@ -166,7 +154,7 @@ impl<B: Body> Report<B> {
             .meta
             .host
             .profile
-            .as_ref()
+            .summary()
             .and_then(|p| p.warning.as_ref())
         {
             eprintln!("warning: {w}");

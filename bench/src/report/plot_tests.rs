@@ -130,6 +130,7 @@ fn figure4_runs_past_each_peak_and_marks_it_on_a_log_axis_for_a_tree() {
         predicted: tree.predict().unwrap(),
         drain: None,
         peak: None,
+        min_marginal_efficiency: 0.1,
         figure4: Some(curves),
         figure5: None,
         family: "2-ary tree".into(),
@@ -137,7 +138,8 @@ fn figure4_runs_past_each_peak_and_marks_it_on_a_log_axis_for_a_tree() {
     let figures = report.figures().unwrap();
     let svg = figure(&figures, "figure4.svg");
     for (p, levels) in &peaks {
-        let label = format!("peak: P = {p} ({levels} levels),");
+        // The curve's maximum, named so: not the peak operating point of the table.
+        let label = format!("maximum: P = {p} ({levels} levels),");
         assert!(
             texts(svg).iter().any(|t| t.starts_with(&label)),
             "no {label:?} in {:?}",

@@ -3,7 +3,7 @@
 use multicomputer_workloads::repetitions::{Quantities, QuantitySummary, summarise};
 use serde::Serialize;
 
-use super::document::Table;
+use super::document::{Block, Table};
 use crate::plan::Repeat;
 use crate::units::human_s;
 
@@ -14,18 +14,57 @@ pub(crate) struct Repetitions {
     pub(crate) runs: u32,
     /// Discarded warm-up runs.
     pub(crate) warmup: u32,
+    /// The seed of each measured run's random draws (`--seed` + run index; empty if the
+    /// program draws none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) seeds: Vec<u64>,
     /// Each quantity over the measured runs.
     pub(crate) quantities: Vec<QuantitySummary>,
+    /// Whether every run gave the same value of every quantity (virtual time, nothing drawn
+    /// at random): the runs then say so once instead of showing ± 0.
+    pub(crate) identical: bool,
 }
 
 impl Repetitions {
-    /// The summary of `runs`, or `None` for a single run with no warm-up.
-    pub(crate) fn of<T: Quantities>(r: Repeat, runs: &[T]) -> Option<Self> {
-        (r != Repeat::ONCE).then(|| Self {
-            runs: r.runs,
-            warmup: r.warmup,
-            quantities: summarise(runs),
+    /// The summary of `runs`, whose random draws came from `seeds` (empty if none), or `None`
+    /// for a single run with no warm-up.
+    pub(crate) fn of<T: Quantities>(r: Repeat, runs: &[T], seeds: &[u64]) -> Option<Self> {
+        (r != Repeat::ONCE).then(|| {
+            let quantities = summarise(runs);
+            let identical = runs.len() > 1
+                && quantities
+                    .iter()
+                    .all(|q| q.summary.is_none_or(|s| s.min == s.max));
+            Self {
+                runs: r.runs,
+                warmup: r.warmup,
+                seeds: seeds.to_vec(),
+                quantities,
+                identical,
+            }
         })
+    }
+
+    /// The report's blocks about the runs: `intro` (e.g. `measured: the mean of`) and the
+    /// table of each quantity, or one sentence when the runs are identical.
+    pub(crate) fn blocks(&self, intro: &str) -> Vec<Block> {
+        let runs = format!("{} runs after {} warm-up", self.runs, self.warmup);
+        let seeds = match self.seeds.as_slice() {
+            [] => String::new(),
+            [first, .., last] => format!(" (seeds {first}..={last}: --seed + run index)"),
+            [one] => format!(" (seed {one})"),
+        };
+        if self.identical {
+            return vec![Block::Text(format!(
+                "The {runs} are identical{seeds}: in virtual time a run is reproducible \
+                 and this one draws nothing at random, so its figures are shown once \
+                 (repeat it with --mode native or dilated to measure the host's spread)."
+            ))];
+        }
+        vec![
+            Block::Text(format!("{intro} {runs}{seeds}; each quantity:")),
+            Block::Table(self.table()),
+        ]
     }
 
     /// `quantity | mean ± sd | min | max`.

@@ -10,7 +10,7 @@ use multicomputer_workloads::tree::Comparison;
 use serde_json::Value;
 
 use super::bodies::{CellInputs, SweepReport, sweep_rows};
-use super::{Body, FarmReport, Meta, Report, csv, markdown, text};
+use super::{Body, FarmReport, Meta, ProfileUse, Report, csv, markdown, text};
 use crate::exec::Runs;
 use crate::plan::{Format, Inputs, MachinePlan, Repeat};
 
@@ -29,7 +29,7 @@ fn schema(v: &Value) -> Value {
 fn meta(command: &str) -> Meta {
     let mut inputs = Inputs::new();
     inputs.add("topology", "tree:2:2").add("te", "1.000 ms");
-    let mut m = Meta::new(command, inputs, None)
+    let mut m = Meta::new(command, inputs, ProfileUse::NotUsed)
         .seed(1)
         .ran(
             &MachinePlan::from_parts(
@@ -142,10 +142,14 @@ pub(super) fn sweep() -> Report<SweepReport> {
         Runs {
             runs: vec![comparison(2.4), comparison(2.44)],
             ran: ran.clone(),
+            seeds: Vec::new(),
+            ties: None,
         },
         Runs {
             runs: vec![comparison(2.5)],
             ran,
+            seeds: Vec::new(),
+            ties: None,
         },
     ];
     let cells = [cell("tree:2:2"), cell("tree:3:2")];
@@ -176,7 +180,8 @@ fn sweep_table_csv_and_json_schema() {
 #[test]
 fn farm_table_and_json_schema() {
     let runs = [comparison(2.4), comparison(2.44)];
-    let body = FarmReport::of_runs("Processor farm", &runs, Repeat { runs: 2, warmup: 1 }).unwrap();
+    let body =
+        FarmReport::of_runs("Processor farm", &runs, Repeat { runs: 2, warmup: 1 }, &[]).unwrap();
     let r = Report::new(meta("farm"), body);
     insta::assert_snapshot!("farm_table", text::render(&r.document().unwrap()));
     let json: Value = serde_json::from_slice(&r.export(Format::Json).unwrap()).unwrap();
@@ -206,7 +211,7 @@ fn every_format_has_the_report_and_its_metadata() {
     let runs = [comparison(2.4)];
     let r = Report::new(
         meta("farm"),
-        FarmReport::of_runs("Processor farm", &runs, Repeat::ONCE).unwrap(),
+        FarmReport::of_runs("Processor farm", &runs, Repeat::ONCE, &[]).unwrap(),
     );
     let doc = r.document().unwrap();
     let md = markdown::render(&doc);
@@ -224,10 +229,10 @@ fn every_format_has_the_report_and_its_metadata() {
         r.body.figures().unwrap().len()
     );
     let csv = String::from_utf8(r.export(Format::Csv).unwrap()).unwrap();
-    assert!(
-        csv.starts_with("quantity,measured,predicted,error\n"),
-        "{csv}"
-    );
+    assert!(csv.starts_with("field,value\n"), "{csv}");
+    // Numbers, not the tables' display strings.
+    assert!(csv.contains("\nmeasured.speedup,2.4"), "{csv}");
+    assert!(!csv.contains(" ms") && !csv.contains('%'), "{csv}");
     // A single run reports no spread.
     assert!(r.body.repetitions.is_none());
 }

@@ -8,8 +8,8 @@ use multicomputer_workloads::unit_costs::measure_unit_costs;
 
 use crate::args::CalibrateArgs;
 use crate::files::Publication;
-use crate::plan::CalibratePlan;
-use crate::report::{CalibrateReport, Meta, Report};
+use crate::plan::{CalibratePlan, LoadedProfile};
+use crate::report::{CalibrateReport, Meta, ProfileUse, Report};
 
 pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     let plan = CalibratePlan::new(a, out)?;
@@ -19,9 +19,15 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     // The cost of each unit of work the programs declare, for model charging in virtual
     // time: measured by the programs' own kernels.
     profile.unit_costs = measure_unit_costs(5).ns_per_unit;
+    let profile = plan.to_save(profile);
     let mut files = Publication::new();
     files.stage(&plan.profile, &serde_json::to_vec_pretty(&profile)?)?;
-    let mut meta = Meta::new("calibrate", plan.inputs(), None);
+    let written = LoadedProfile {
+        path: plan.profile.clone(),
+        profile: profile.clone(),
+    };
+    let mut meta =
+        Meta::new("calibrate", plan.inputs(), ProfileUse::Written(&written)).native(None);
     meta.files.push(plan.profile.display().to_string());
     Report::new(meta, CalibrateReport { profile }).finish(&plan.output, files)
 }

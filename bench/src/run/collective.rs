@@ -26,7 +26,7 @@ pub(crate) fn run(a: &CollectiveArgs, out: &Path) -> Result<()> {
     let measured: Vec<_> = runs.runs.iter().map(|r| r.measured).collect();
     let body = CollectiveReport {
         run: last(&runs)?.clone(),
-        repetitions: Repetitions::of(plan.repeat, &measured),
+        repetitions: Repetitions::of(plan.repeat, &measured, &runs.seeds),
     };
     let what = format!(
         "{} by {} on {}",

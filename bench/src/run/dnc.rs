@@ -3,7 +3,6 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use multicomputer_workloads::dnc::{DncKernel, Splitting};
 
 use crate::args::DncArgs;
 use crate::exec::runs;
@@ -16,17 +15,14 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     let e = &plan.experiment;
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let inputs = plan.inputs(dnc_inputs(e));
-    let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?);
+    let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
+        .ties(runs.ties.as_ref());
     meta.memory_plan_bytes = Some(plan.memory.bytes());
-    // Only random splits and mergesort's keys are drawn.
-    let equal = DncKernel::Synthetic {
-        splitting: Splitting::Equal,
-    };
-    if e.kernel != equal {
-        meta = meta.seed(e.seed);
+    if let Some(seed) = e.seed() {
+        meta = meta.seed(seed);
     }
-    let body =
-        FarmReport::of_runs("Divide and conquer", &runs.runs, plan.repeat).context("no run")?;
+    let body = FarmReport::of_runs("Divide and conquer", &runs.runs, plan.repeat, &runs.seeds)
+        .context("no run")?;
     let what = format!("divide and conquer on {}", plan.topology);
     Report::new(meta, body).finish_run(
         &plan.output,

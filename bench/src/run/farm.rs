@@ -15,11 +15,17 @@ pub(crate) fn run(a: &FarmArgs, out: &Path) -> Result<()> {
     let e = &plan.experiment;
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let inputs = plan.inputs(farm_inputs(e));
-    let mut meta = Meta::for_run("farm", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?);
+    let mut meta = Meta::for_run("farm", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
+        .ties(runs.ties.as_ref());
     meta.memory_plan_bytes = Some(plan.memory.bytes());
-    let body = FarmReport::of_runs("Processor farm", &runs.runs, plan.repeat).context("no run")?;
+    let body = FarmReport::of_runs("Processor farm", &runs.runs, plan.repeat, &runs.seeds)
+        .context("no run")?;
     let what = format!("farm on {}", plan.topology);
-    Report::new(meta.seed(e.spec.seed), body).finish_run(
+    let meta = match e.seed() {
+        Some(seed) => meta.seed(seed),
+        None => meta,
+    };
+    Report::new(meta, body).finish_run(
         &plan.output,
         &plan.trace,
         (last(&runs)?, &what),

@@ -11,7 +11,7 @@ use crate::args::FitFarmArgs;
 use crate::exec::{Estimate, FIT_ROW_S, admit};
 use crate::files::Publication;
 use crate::plan::{ArgError, FitFarmPlan};
-use crate::report::{FitFarmReport, Meta, Report};
+use crate::report::{FitFarmReport, Meta, ProfileUse, Report};
 
 pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
     let plan = FitFarmPlan::new(a, out)?;
@@ -48,7 +48,11 @@ pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
         source: plan.csv.display().to_string(),
     };
     Report::new(
-        Meta::new("fit farm", plan.inputs(), plan.profile.as_ref()),
+        Meta::new(
+            "fit farm",
+            plan.inputs(),
+            ProfileUse::Read(plan.profile.as_ref()),
+        ),
         body,
     )
     .finish(&plan.output, Publication::new())

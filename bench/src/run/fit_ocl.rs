@@ -7,7 +7,7 @@ use multicomputer_workloads::ocl::fit_table;
 use crate::args::FitOclArgs;
 use crate::files::Publication;
 use crate::plan::{ArgError, FitOclPlan};
-use crate::report::{FitOclReport, Meta, Report};
+use crate::report::{FitOclReport, Meta, ProfileUse, Report};
 
 pub(crate) fn run(a: &FitOclArgs) -> Result<()> {
     let plan = FitOclPlan::new(a)?;
@@ -18,6 +18,9 @@ pub(crate) fn run(a: &FitOclArgs) -> Result<()> {
         source: plan.source.clone(),
         weighting: plan.weighting_name(),
     };
-    Report::new(Meta::new("fit ocl", plan.inputs(), None), body)
-        .finish(&plan.output, Publication::new())
+    Report::new(
+        Meta::new("fit ocl", plan.inputs(), ProfileUse::NotUsed),
+        body,
+    )
+    .finish(&plan.output, Publication::new())
 }

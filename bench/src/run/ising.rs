@@ -28,7 +28,7 @@ pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
     meta.memory_plan_bytes = Some(plan.memory.bytes());
     let what = format!("ising, {} mechanism", run.mechanism);
     let body = IsingReport {
-        repetitions: Repetitions::of(plan.repeat, &runs.runs),
+        repetitions: Repetitions::of(plan.repeat, &runs.runs, &runs.seeds),
         run,
     };
     Report::new(meta, body).finish_run(

@@ -43,7 +43,7 @@ pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
         dilation: last.run.report.fidelity.dilation,
         wall_s: last.run.report.wall_s(),
         fidelity,
-        repetitions: Repetitions::of(plan.repeat, &measured),
+        repetitions: Repetitions::of(plan.repeat, &measured, &runs.seeds),
     };
     Report::new(meta, body).finish_run(&plan.output, &plan.trace, (&last.run, &what), files)
 }

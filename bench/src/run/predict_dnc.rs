@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::args::PredictDncArgs;
 use crate::files::Publication;
 use crate::plan::{PredictDncPlan, model_error};
-use crate::report::{Meta, PredictDncReport, Report};
+use crate::report::{Meta, PredictDncReport, ProfileUse, Report};
 
 pub(crate) fn run(a: &PredictDncArgs) -> Result<()> {
     let plan = PredictDncPlan::new(a)?;
@@ -18,6 +18,9 @@ pub(crate) fn run(a: &PredictDncArgs) -> Result<()> {
         topology: plan.topology.to_string(),
         predicted,
     };
-    Report::new(Meta::new("predict dnc", plan.inputs(), None), body)
-        .finish(&plan.output, Publication::new())
+    Report::new(
+        Meta::new("predict dnc", plan.inputs(), ProfileUse::NotUsed),
+        body,
+    )
+    .finish(&plan.output, Publication::new())
 }

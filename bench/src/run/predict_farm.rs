@@ -8,7 +8,7 @@ use multicomputer_workloads::farm::{FarmTopology, figure4, figure5};
 use crate::args::PredictFarmArgs;
 use crate::files::Publication;
 use crate::plan::{PredictFarmPlan, model_error};
-use crate::report::{Meta, PredictFarmReport, Report};
+use crate::report::{Meta, PredictFarmReport, ProfileUse, Report};
 
 /// Figure 4's task times, in units of T_e.
 const FIGURE4_FACTORS: [f64; 3] = [1.0, 5.0, 10.0];
@@ -41,12 +41,16 @@ pub(crate) fn run(a: &PredictFarmArgs, out: &Path) -> Result<()> {
         peak: e
             .peak(t, plan.min_marginal_efficiency)
             .map_err(|err| model_error(&err, &[], "--min-marginal-efficiency"))?,
+        min_marginal_efficiency: plan.min_marginal_efficiency,
         predicted,
         figure4,
         figure5,
         family,
     };
-    let report = Report::new(Meta::new("predict farm", plan.inputs(), None), body);
+    let report = Report::new(
+        Meta::new("predict farm", plan.inputs(), ProfileUse::NotUsed),
+        body,
+    );
     match &plan.figures {
         Some(folder) => report.finish_in_folder(&plan.output, folder, Vec::new()),
         None => report.finish(&plan.output, Publication::new()),

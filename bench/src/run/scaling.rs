@@ -27,7 +27,9 @@ use crate::args::ScalingArgs;
 
 use crate::exec::{ScalingRow, scaling_runs};
 use crate::plan::{ArgError, ScalingPlan, ScalingSource};
-use crate::report::{AlternativeFit, Analysis, LoopCountRow, Meta, Report, ScalingReport, csv};
+use crate::report::{
+    AlternativeFit, Analysis, LoopCountRow, Meta, ProfileUse, Report, ScalingReport, csv,
+};
 
 pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
     let plan = ScalingPlan::new(a, out)?;
@@ -80,7 +82,12 @@ pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
         source,
         rows,
     );
-    let mut meta = Meta::new("scaling", plan.inputs(), None);
+    // A sweep's machines charge with the profile its plan loaded; data from --csv use none.
+    let profile = match &plan.source {
+        ScalingSource::Sweep(s) => ProfileUse::Read(s.machine.profile.as_ref()),
+        _ => ProfileUse::NotUsed,
+    };
+    let mut meta = Meta::new("scaling", plan.inputs(), profile);
     if let ScalingSource::Sweep(s) = &plan.source {
         // How every run's machine ran.
         meta = meta.cells(&s.machine, report.rows.iter().map(|r| &r.spec));

@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::args::SpeedupArgs;
 use crate::exec::{Estimate, Progress, admit, refuse_endless};
 use crate::plan::SpeedupCommandPlan;
-use crate::report::{Meta, SpeedupReport};
+use crate::report::{Meta, ProfileUse, SpeedupReport};
 
 pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
     let plan = SpeedupCommandPlan::new(a, out)?;
@@ -47,6 +47,9 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
         progress.inc();
     })?;
     drop(progress);
-    let (report, files) = SpeedupReport::report(Meta::new("speedup", plan.inputs(), None), result)?;
+    let (report, files) = SpeedupReport::report(
+        Meta::new("speedup", plan.inputs(), ProfileUse::NotUsed),
+        result,
+    )?;
     report.finish_in_folder(&plan.output, &plan.folder, files)
 }

@@ -14,7 +14,6 @@ pub(crate) fn run(a: &SweepDncArgs, out: &Path) -> Result<()> {
     let plan = SweepDncPlan::dnc(a, out)?;
     let cells = cells(&plan, "sweep dnc")?;
     let inputs: Vec<CellInputs> = plan.cells.iter().map(CellInputs::dnc).collect();
-    let profile = plan.machine.profile.as_ref();
-    let (report, rows) = sweep_report("sweep dnc", "dnc", &plan, &inputs, &cells, profile, a.seed)?;
+    let (report, rows) = sweep_report("sweep dnc", "dnc", &plan, &inputs, &cells, a.seed)?;
     report.finish_in_folder(&plan.output, &plan.folder, rows)
 }

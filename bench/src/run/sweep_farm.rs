@@ -14,15 +14,6 @@ pub(crate) fn run(a: &SweepFarmArgs, out: &Path) -> Result<()> {
     let plan = SweepFarmPlan::farm(a, out)?;
     let cells = cells(&plan, "sweep farm")?;
     let inputs: Vec<CellInputs> = plan.cells.iter().map(CellInputs::farm).collect();
-    let profile = plan.machine.profile.as_ref();
-    let (report, rows) = sweep_report(
-        "sweep farm",
-        "farm",
-        &plan,
-        &inputs,
-        &cells,
-        profile,
-        a.seed,
-    )?;
+    let (report, rows) = sweep_report("sweep farm", "farm", &plan, &inputs, &cells, a.seed)?;
     report.finish_in_folder(&plan.output, &plan.folder, rows)
 }

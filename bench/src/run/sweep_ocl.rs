@@ -10,7 +10,7 @@ use multicomputer_workloads::repetitions::Summary;
 use crate::args::SweepOclArgs;
 use crate::exec::ocl_cells;
 use crate::plan::SweepOclPlan;
-use crate::report::{Meta, Report, SweepOclReport, SweepOclRow};
+use crate::report::{Meta, ProfileUse, Report, SweepOclReport, SweepOclRow};
 
 pub(crate) fn run(a: &SweepOclArgs, out: &Path) -> Result<()> {
     let plan = SweepOclPlan::new(a, out)?;
@@ -88,9 +88,13 @@ pub(crate) fn run(a: &SweepOclArgs, out: &Path) -> Result<()> {
             tables.push((format!("{}.csv", t.name()), body.table_csv(t)?));
         }
     }
-    let meta = Meta::new("sweep ocl", plan.inputs(), plan.machine.profile.as_ref())
-        .seed(plan.seed)
-        .cells(&plan.machine, cells.iter().map(|c| &c.ran));
+    let meta = Meta::new(
+        "sweep ocl",
+        plan.inputs(),
+        ProfileUse::Read(plan.machine.profile.as_ref()),
+    )
+    .seed(plan.seed)
+    .cells(&plan.machine, cells.iter().map(|c| &c.ran));
     let report = Report::new(meta, body);
     report.finish_in_folder(&plan.output, &plan.folder, tables)
 }

@@ -16,7 +16,7 @@ use crate::exec::{cells, runs};
 use crate::files::Publication;
 use crate::plan::{LoadedProfile, TourPlan};
 use crate::report::{
-    CalibrateReport, CellInputs, EmulateReport, Meta, Report, TourReport, sweep_report,
+    CalibrateReport, CellInputs, EmulateReport, Meta, ProfileUse, Report, TourReport, sweep_report,
 };
 
 pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
@@ -29,9 +29,10 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
     };
     say("multicomputer tour: an emulated transputer-style network on this host's threads.");
     say("1. Calibrating this host ...");
-    let profile = calibrate(CalibrateOptions {
+    // Merged over the profile already there: `calibrate`'s unit costs survive the tour.
+    let profile = plan.calibrate.to_save(calibrate(CalibrateOptions {
         samples: plan.calibrate.samples as usize,
-    });
+    }));
     let mut files = Publication::new();
     files.stage(
         &plan.calibrate.profile,
@@ -49,15 +50,8 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
     say("2. Processor farms on chains and binary trees ...");
     let cells = cells(&plan.sweep, "tour: farms")?;
     let inputs: Vec<CellInputs> = plan.sweep.cells.iter().map(CellInputs::farm).collect();
-    let (mut farm_report, rows) = sweep_report(
-        "sweep farm",
-        "farm",
-        &plan.sweep,
-        &inputs,
-        &cells,
-        Some(&loaded),
-        1,
-    )?;
+    let (mut farm_report, rows) =
+        sweep_report("sweep farm", "farm", &plan.sweep, &inputs, &cells, 1)?;
     let folder = format!(
         "{}/",
         farm_report
@@ -69,7 +63,7 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
     let e = &plan.emulate;
     let runs = runs(&e.machine, &e.topology, &e.experiment, e.repeat, true)?;
     let emulated = runs.runs.last().context("no run")?.clone();
-    let mut meta = Meta::new("tour", plan.inputs(), Some(&loaded))
+    let mut meta = Meta::new("tour", plan.inputs(), ProfileUse::Written(&loaded))
         .ran(&plan.emulate.machine, &runs.ran)
         .fidelity(&emulated.report.fidelity);
     meta.files

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::TieOrder;
 use crate::clock::{DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation};
 use crate::engines::{self, Engine};
 use crate::error::{ConfigError, ProcessorError, RunError};
@@ -57,6 +58,8 @@ pub struct MachineConfig {
     pub wakeup: Duration,
     /// For dilation: the CPU time of one sleep/wake cycle (from `calibrate`).
     pub wake_cpu: Duration,
+    /// Which processor acts first among simultaneous events (virtual time; [`TieOrder`]).
+    pub ties: TieOrder,
 }
 
 impl Default for MachineConfig {
@@ -76,6 +79,7 @@ impl Default for MachineConfig {
             stall_timeout: None,
             wakeup: DEFAULT_WAKEUP,
             wake_cpu: DEFAULT_WAKE_CPU,
+            ties: TieOrder::Index,
         }
     }
 }
@@ -196,6 +200,7 @@ impl MachineConfig {
             stack_bytes: self.stack_bytes,
             deadlock_check: self.deadlock_check,
             stall_timeout: self.stall_timeout,
+            ties: self.ties,
         })
     }
 

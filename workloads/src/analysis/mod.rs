@@ -36,8 +36,9 @@ mod overhead_model;
 pub use basis::BasisTerm;
 pub use consistency::{
     CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit,
-    DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, InconclusiveReason, LoopCountFits,
-    NestedTest, PowerGuard, TestKind, Verdict, Warning, consistency_test, fit_loop_counts,
+    DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, FEW_REPLICATE_DOF, InconclusiveReason,
+    LoopCountFits, NestedTest, PowerGuard, TestKind, Verdict, Warning, consistency_test,
+    fit_loop_counts,
 };
 pub use definitions::{
     Work, amdahl_bound, ideal_run_time, scaled_speedup, sequential_run_time, speedup,
@@ -50,6 +51,7 @@ pub use measurements::{Cell, Measurement, cells};
 pub use noise::{
     AppliedWeighting, NoiseEstimate, NoiseSource, ScatterCheck, Weighting, WeightingChoice,
     WeightingRule, cell_weights, check_scatter, choose_weighting, estimate_noise,
+    plausible_exponents,
 };
 pub use overhead_fit::{
     Estimate, OverheadFit, TermEstimate, UncertaintySource, fit_each_loop_count, fit_overhead,

@@ -15,7 +15,11 @@
 //!   `d_c = n_c − 1` degrees of freedom (`D = Σ d_c`) under `σ_c = σ·ȳ_c^γ` have the profile
 //!   log-likelihood `ℓ(γ) = −(D/2)·ln(Σ_c SS_c·ȳ_c^{−2γ}/D) − γ·Σ_c d_c·ln ȳ_c`; the
 //!   likelihood ratio `2·[ℓ(γ̂) − ℓ(1)]` is χ² on 1 degree of freedom when the noise is
-//!   proportional. Uniform weights are used only when it rejects at 1 % and `ℓ(0) > ℓ(1)`.
+//!   proportional. When it rejects at 1 %, the cells are weighted by the estimated exponent,
+//!   `1/ȳ_c^{2γ̂}` ([`AppliedWeighting::Power`]): noise growing as the square of the run time
+//!   (γ̂ ≈ 2) is then weighted as such, not as if it were proportional, and constant noise
+//!   (γ̂ ≈ 0) nearly uniformly. (Weighting relative whenever `ℓ(0) < ℓ(1)`, as an earlier rule
+//!   did, weighted T²-noise as T-noise and refuted a correct candidate in 4 % of tables.)
 //!   Relative is the default because timing noise mostly is, and because choosing freely
 //!   between the two by whichever fits the scatter better would pick, table by table, the
 //!   noise model that happens to make the noise look smaller, and the tests would refute too
@@ -62,24 +66,41 @@ pub enum Weighting {
 }
 
 /// The weighting applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AppliedWeighting {
     /// Constant noise.
     Uniform,
     /// Noise proportional to the value.
     Relative,
+    /// Noise growing as the value to the power `exponent` (`σ_c = σ·ȳ_c^γ`, weights
+    /// `1/ȳ_c^{2γ}`), the exponent estimated from the replicates.
+    Power {
+        /// `γ`.
+        exponent: f64,
+    },
     /// Weights `1/se²` from standard errors taken as exact.
     StdErrors,
 }
 
 impl AppliedWeighting {
-    /// `uniform`, `relative` or `std errors`.
+    /// `uniform`, `relative`, `power` or `std errors`.
     pub fn as_str(self) -> &'static str {
         match self {
             AppliedWeighting::Uniform => "uniform",
             AppliedWeighting::Relative => "relative",
+            AppliedWeighting::Power { .. } => "power",
             AppliedWeighting::StdErrors => "std errors",
+        }
+    }
+
+    /// The exponent `γ` of `σ ∝ ȳ^γ` the weights assume (none for standard errors).
+    pub fn exponent(self) -> Option<f64> {
+        match self {
+            AppliedWeighting::Uniform => Some(0.0),
+            AppliedWeighting::Relative => Some(1.0),
+            AppliedWeighting::Power { exponent } => Some(exponent),
+            AppliedWeighting::StdErrors => None,
         }
     }
 }
@@ -90,7 +111,8 @@ impl AppliedWeighting {
 pub enum WeightingRule {
     /// Asked for.
     Requested,
-    /// [`Weighting::Auto`] with replicates: relative unless they reject proportional noise.
+    /// [`Weighting::Auto`] with replicates: relative unless they reject proportional noise,
+    /// else by the exponent they estimate.
     Replicates {
         /// `γ̂`, the maximum-likelihood exponent of `σ ∝ ȳ^γ` (1 proportional, 0 constant).
         exponent: f64,
@@ -98,6 +120,8 @@ pub enum WeightingRule {
         likelihood_ratio: f64,
         /// Its p-value (χ² on 1 degree of freedom).
         p_value: f64,
+        /// Whether proportional noise was rejected (`p_value` below 1 %).
+        proportional_rejected: bool,
     },
     /// [`Weighting::Auto`] without (usable) replicates: relative, the usual timing noise.
     NoReplicates,
@@ -226,18 +250,46 @@ pub fn choose_weighting(
         Weighting::Relative => return fixed(AppliedWeighting::Relative),
         Weighting::Auto => {}
     }
-    let replicated: Vec<&Cell> = cells.iter().filter(|c| c.runs >= 2).collect();
-    let dof: usize = replicated.iter().map(|c| c.pure_error_dof()).sum();
-    let absolute: f64 = replicated.iter().map(|c| c.within_ss).sum();
+    let absolute: f64 = cells
+        .iter()
+        .filter(|c| c.runs >= 2)
+        .map(|c| c.within_ss)
+        .sum();
+    let (log_likelihood, dof) = exponent_likelihood(cells);
     if !use_replicates || dof == 0 || absolute <= 0.0 {
         return WeightingChoice {
             applied: AppliedWeighting::Relative,
             rule: WeightingRule::NoReplicates,
         };
     }
-    // Profile log-likelihood of the within-cell scatter under σ_c = σ·ȳ_c^γ.
+    let exponent = golden_section_max(&log_likelihood, EXPONENT_RANGE.0, EXPONENT_RANGE.1);
+    let likelihood_ratio = (2.0 * (log_likelihood(exponent) - log_likelihood(1.0))).max(0.0);
+    let p_value = chi_square_sf(likelihood_ratio, 1);
+    let proportional_rejected = p_value < PROPORTIONAL_REJECTED;
+    WeightingChoice {
+        // Rejected: weight as the replicates say the noise grows, whether more slowly
+        // (towards constant, γ̂ ≈ 0) or faster (γ̂ ≈ 2) than the value.
+        applied: if proportional_rejected {
+            AppliedWeighting::Power { exponent }
+        } else {
+            AppliedWeighting::Relative
+        },
+        rule: WeightingRule::Replicates {
+            exponent,
+            likelihood_ratio,
+            p_value,
+            proportional_rejected,
+        },
+    }
+}
+
+/// The profile log-likelihood `ℓ(γ)` of the replicates' scatter under `σ_c = σ·ȳ_c^γ`
+/// (module docs), and the replicated cells' pure-error degrees of freedom.
+fn exponent_likelihood(cells: &[Cell]) -> (impl Fn(f64) -> f64 + '_, usize) {
+    let replicated: Vec<&Cell> = cells.iter().filter(|c| c.runs >= 2).collect();
+    let dof: usize = replicated.iter().map(|c| c.pure_error_dof()).sum();
     let d = dof as f64;
-    let log_likelihood = |gamma: f64| -> f64 {
+    let f = move |gamma: f64| -> f64 {
         let ss: f64 = replicated
             .iter()
             .map(|c| c.within_ss * c.mean.abs().powf(-2.0 * gamma))
@@ -248,29 +300,32 @@ pub fn choose_weighting(
             .sum();
         -0.5 * d * (ss / d).ln() - gamma * levels
     };
-    let exponent = golden_section_max(&log_likelihood, EXPONENT_RANGE.0, EXPONENT_RANGE.1);
-    let likelihood_ratio = (2.0 * (log_likelihood(exponent) - log_likelihood(1.0))).max(0.0);
-    let p_value = chi_square_sf(likelihood_ratio, 1);
-    let uniform = p_value < PROPORTIONAL_REJECTED && log_likelihood(0.0) > log_likelihood(1.0);
-    WeightingChoice {
-        applied: if uniform {
-            AppliedWeighting::Uniform
-        } else {
-            AppliedWeighting::Relative
-        },
-        rule: WeightingRule::Replicates {
-            exponent,
-            likelihood_ratio,
-            p_value,
-        },
+    (f, dof)
+}
+
+/// The exponents `γ` of `σ ∝ ȳ^γ` among 0 (constant), 1 (proportional) and 2 (∝ T²) that the
+/// replicates do not reject at 1 % (profile likelihood ratio against `γ̂`): the noise shapes a
+/// refutation must hold under ([`consistency_test`](super::consistency_test)).
+pub fn plausible_exponents(cells: &[Cell]) -> Vec<f64> {
+    let (log_likelihood, dof) = exponent_likelihood(cells);
+    if dof == 0 {
+        return Vec::new();
     }
+    let best = golden_section_max(&log_likelihood, EXPONENT_RANGE.0, EXPONENT_RANGE.1);
+    let top = log_likelihood(best);
+    [0.0, 1.0, 2.0]
+        .into_iter()
+        .filter(|&g| {
+            chi_square_sf((2.0 * (top - log_likelihood(g))).max(0.0), 1) >= PROPORTIONAL_REJECTED
+        })
+        .collect()
 }
 
 /// Where the exponent `γ` of `σ ∝ ȳ^γ` is looked for.
 const EXPONENT_RANGE: (f64, f64) = (-2.0, 4.0);
 
 /// Level at which the replicates must reject proportional noise before [`Weighting::Auto`]
-/// falls back to uniform weights.
+/// weights by the exponent they estimate instead.
 const PROPORTIONAL_REJECTED: f64 = 0.01;
 
 /// The maximum of a concave function on `[lo, hi]` by golden-section search.
@@ -303,6 +358,7 @@ fn run_weight(cell: &Cell, weighting: AppliedWeighting) -> f64 {
     match weighting {
         AppliedWeighting::Uniform => 1.0,
         AppliedWeighting::Relative => 1.0 / (cell.mean * cell.mean),
+        AppliedWeighting::Power { exponent } => cell.mean.abs().powf(-2.0 * exponent),
         AppliedWeighting::StdErrors => 1.0 / cell.known_variance.unwrap_or(f64::NAN),
     }
 }
@@ -396,18 +452,20 @@ mod tests {
             panic!("{rel:?}")
         };
         assert!((exponent - 1.0).abs() < 1e-6, "{exponent}");
-        // The same absolute scatter at every level, over two decades: uniform, γ̂ = 0.
+        // The same absolute scatter at every level, over two decades: weighted by γ̂ = 0.
         let abs = choose_weighting(&levels(|_| 0.5), Weighting::Auto, true);
-        assert_eq!(abs.applied, AppliedWeighting::Uniform, "{abs:?}");
         let WeightingRule::Replicates {
             exponent,
             likelihood_ratio,
             p_value,
+            proportional_rejected,
         } = abs.rule
         else {
             panic!("{abs:?}")
         };
         assert!(exponent.abs() < 1e-6, "{exponent}");
+        assert!(proportional_rejected);
+        assert_eq!(abs.applied, AppliedWeighting::Power { exponent }, "{abs:?}");
         // ℓ(0) − ℓ(1) = Σ d_c·ln ȳ_c − (D/2)·ln(Σ SS_c/Σ(SS_c/ȳ_c²)) with SS_c = 0.5 each.
         let ys = [10.0_f64, 30.0, 100.0, 300.0, 1000.0];
         let want = 2.0
@@ -418,6 +476,15 @@ mod tests {
             "{likelihood_ratio} {want}"
         );
         assert!(p_value < 0.01);
+        // Scatter growing as the square of the level: weighted by γ̂ = 2, not as relative.
+        let square = choose_weighting(&levels(|y| 1e-4 * y * y), Weighting::Auto, true);
+        let AppliedWeighting::Power { exponent } = square.applied else {
+            panic!("{square:?}")
+        };
+        assert!((exponent - 2.0).abs() < 1e-6, "{exponent}");
+        let c = levels(|y| 1e-4 * y * y);
+        let w = cell_weights(&c, square.applied);
+        assert!((w[0] / w[4] - (1000.0f64 / 10.0).powf(2.0 * exponent)).abs() < 1e-3 * w[0] / w[4]);
         // Two cells of one run pair each cannot reject proportional noise: relative.
         let few = choose_weighting(&pairs(10.0, 0.4, 70.0, 0.4), Weighting::Auto, true);
         assert_eq!(few.applied, AppliedWeighting::Relative);

@@ -258,6 +258,33 @@ pub fn mergesort_keys(tasks: usize, keys: usize, seed: u64) -> Vec<Vec<i64>> {
 }
 
 impl DncExperiment {
+    /// The seed of this program's random draws, if it draws any: mergesort's keys or random
+    /// splitting. (Repeated runs draw afresh from `seed + run index`.)
+    pub fn seed(&self) -> Option<u64> {
+        match self.kernel {
+            DncKernel::Mergesort { .. } => Some(self.seed),
+            DncKernel::Synthetic {
+                splitting: Splitting::Random { seed },
+            } => Some(seed),
+            DncKernel::Synthetic {
+                splitting: Splitting::Equal,
+            } => None,
+        }
+    }
+
+    /// This program with its draws (keys and random splits) from `seed`.
+    pub fn reseeded(&self, seed: u64) -> Self {
+        let mut e = self.clone();
+        e.seed = seed;
+        if let DncKernel::Synthetic {
+            splitting: Splitting::Random { seed: s },
+        } = &mut e.kernel
+        {
+            *s = seed;
+        }
+        e
+    }
+
     /// The tree's `(k, levels)`: divide and conquer needs a balanced tree or a chain.
     pub fn shape(topology: &Topology) -> Result<TreeShape, ModelError> {
         TreeShape::of(topology).ok_or(ModelError::NeedsTreeShape("divide and conquer"))

@@ -237,6 +237,20 @@ impl FarmComparison {
 }
 
 impl FarmExperiment {
+    /// The seed of this farm's random draws, if it draws any: synthetic task times other than
+    /// constant. (Repeated runs draw afresh from `seed + run index`.)
+    pub fn seed(&self) -> Option<u64> {
+        (self.spec.kernel == Kernel::Synthetic && self.spec.times != TaskTimes::Constant)
+            .then_some(self.spec.seed)
+    }
+
+    /// This farm with its draws from `seed`.
+    pub fn reseeded(&self, seed: u64) -> Self {
+        let mut e = self.clone();
+        e.spec.seed = seed;
+        e
+    }
+
     /// The model of this farm on `topology`, with the spec's `T_e`.
     pub fn model(&self, topology: &Topology) -> FarmModel {
         FarmModel {

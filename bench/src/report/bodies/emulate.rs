@@ -97,11 +97,7 @@ impl Body for EmulateReport {
     fn results(&self) -> Vec<Section> {
         let mut blocks = vec![Block::Table(self.table())];
         if let Some(r) = &self.repetitions {
-            blocks.push(Block::Text(format!(
-                "{} runs after {} warm-up:",
-                r.runs, r.warmup
-            )));
-            blocks.push(Block::Table(r.table()));
+            blocks.extend(r.blocks("measured over"));
         }
         vec![Section::results("Emulated against wall time", blocks)]
     }

@@ -124,7 +124,12 @@ pub(crate) struct FarmReport {
 
 impl FarmReport {
     /// The report of `runs`: their mean beside the model, and each quantity's spread.
-    pub(crate) fn of_runs<T: TreeRun>(what: &'static str, runs: &[T], r: Repeat) -> Option<Self> {
+    pub(crate) fn of_runs<T: TreeRun>(
+        what: &'static str,
+        runs: &[T],
+        r: Repeat,
+        seeds: &[u64],
+    ) -> Option<Self> {
         let measured: Vec<_> = runs
             .iter()
             .map(|r| r.comparison().measured.clone())
@@ -138,7 +143,7 @@ impl FarmReport {
                 .filter_map(|m| m.fractions_by_level.get(i).copied())
                 .collect()
         };
-        let repetitions = Repetitions::of(r, &measured);
+        let repetitions = Repetitions::of(r, &measured, seeds);
         Some(Self {
             what,
             comparison,
@@ -265,11 +270,7 @@ impl Body for FarmReport {
             )),
         ];
         if let Some(r) = &self.repetitions {
-            blocks.push(Block::Text(format!(
-                "measured: the mean of {} runs after {} warm-up; each quantity:",
-                r.runs, r.warmup
-            )));
-            blocks.push(Block::Table(r.table()));
+            blocks.extend(r.blocks("measured: the mean of"));
         }
         vec![Section::results("Measured beside predicted", blocks)]
     }

@@ -124,11 +124,7 @@ impl Body for IsingReport {
             )),
         ];
         if let Some(rep) = &self.repetitions {
-            blocks.push(Block::Text(format!(
-                "{} runs after {} warm-up (the native sample time is measured around each):",
-                rep.runs, rep.warmup
-            )));
-            blocks.push(Block::Table(rep.table()));
+            blocks.extend(rep.blocks("the native sample time is measured around each of"));
         }
         vec![Section::results("Run", blocks)]
     }

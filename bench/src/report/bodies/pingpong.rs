@@ -44,6 +44,52 @@ fn spread(s: Option<Summary>) -> [String; 2] {
     }
 }
 
+/// What makes a pingpong figure unreliable, and what to do (hyperfine's warnings, for
+/// messages): a spread larger than the median, a slowest measurement far beyond it, or the
+/// runtime, which does more per message, measured faster than the bare channel.
+pub(crate) fn noise_warnings(r: &PingpongReport) -> Vec<String> {
+    let mut w = Vec::new();
+    let mut noisy = Vec::new();
+    for (what, median, summary) in [
+        ("bare", r.bare_one_way_ns, r.bare),
+        ("runtime", r.runtime_one_way_ns, r.runtime),
+    ] {
+        let Some(s) = summary else { continue };
+        if s.sd.is_some_and(|sd| sd > median) {
+            noisy.push(format!(
+                "the {what} times' sd ({}) exceeds their median ({})",
+                human_ns(s.sd.unwrap_or(f64::NAN)),
+                human_ns(median)
+            ));
+        } else if s.max > OUTLIER_FACTOR * median {
+            noisy.push(format!(
+                "the slowest {what} measurement ({}) is over {OUTLIER_FACTOR}× the median ({})",
+                human_ns(s.max),
+                human_ns(median)
+            ));
+        }
+    }
+    if !noisy.is_empty() {
+        w.push(format!(
+            "{}: other processes interrupted the measurements, and the figures are unreliable. \
+             Run pingpong on a quiet host (stop builds and other jobs), or with more --runs and \
+             --warmup, and compare the medians",
+            noisy.join("; ")
+        ));
+    }
+    if r.ratio < 1.0 {
+        w.push(format!(
+            "the runtime measured {:.2}× the bare channel, faster than the channel it is built \
+             on: host noise, not a real difference. Re-run on a quiet host before quoting it",
+            r.ratio
+        ));
+    }
+    w
+}
+
+/// A slowest measurement this many times the median is an outlier worth a warning.
+const OUTLIER_FACTOR: f64 = 3.0;
+
 impl Body for PingpongReport {
     fn title(&self) -> String {
         "Per-message cost: runtime against bare crossbeam".into()
@@ -73,16 +119,68 @@ impl Body for PingpongReport {
             rr,
             format!("{:.2}", self.ratio),
         ]);
-        vec![Section::results(
-            "One-way message time",
-            vec![
-                Block::Table(t),
-                Block::Text(format!(
-                    "{} measurements of {} round trips each, alternating, after {} warm-up; \
-                     times depend on this host's load.",
-                    self.repeat, self.round_trips, self.warmup
-                )),
+        let mut blocks = vec![
+            Block::Table(t),
+            Block::Text(format!(
+                "{} measurements of {} round trips each, alternating, after {} warm-up; \
+                 times depend on this host's load.",
+                self.repeat, self.round_trips, self.warmup
+            )),
+        ];
+        blocks.extend(noise_warnings(self).into_iter().map(Block::Warning));
+        vec![Section::results("One-way message time", blocks)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(bare: &[f64], runtime: &[f64]) -> PingpongReport {
+        let median = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        PingpongReport {
+            round_trips: 1000,
+            repeat: bare.len() as u32,
+            warmup: 0,
+            bare_one_way_ns: median(bare),
+            runtime_one_way_ns: median(runtime),
+            ratio: median(runtime) / median(bare),
+            bare_samples_ns: bare.to_vec(),
+            runtime_samples_ns: runtime.to_vec(),
+            bare: Summary::of(bare),
+            runtime: Summary::of(runtime),
+        }
+    }
+
+    #[test]
+    fn a_quiet_measurement_has_no_warning() {
+        let r = report(&[100.0, 101.0, 99.0], &[150.0, 152.0, 149.0]);
+        assert!(noise_warnings(&r).is_empty());
+    }
+
+    #[test]
+    fn spread_outliers_and_an_impossible_ratio_are_warned_about() {
+        // The issue's run: sd 4.54 µs over a median of 2.32 µs, runtime 0.72× bare.
+        let r = report(&[3200.0, 3300.0, 3250.0], &[2320.0, 2300.0, 12_000.0]);
+        let w = noise_warnings(&r);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("exceeds their median") && w[0].contains("quiet host"));
+        assert!(w[1].contains("faster than the channel"));
+        // One slow measurement among steady ones: an outlier.
+        let r = report(
+            &[100.0; 9],
+            &[
+                150.0, 150.0, 150.0, 150.0, 150.0, 150.0, 150.0, 150.0, 600.0,
             ],
-        )]
+        );
+        assert!(
+            noise_warnings(&r)[0].contains("over 3×"),
+            "{:?}",
+            noise_warnings(&r)
+        );
     }
 }

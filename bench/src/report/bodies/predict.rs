@@ -46,6 +46,8 @@ pub(crate) struct PredictFarmReport {
     pub(crate) drain: Option<Drain>,
     /// The peak operating point of the tree family.
     pub(crate) peak: Option<PeakOperatingPoint>,
+    /// Its criterion: the marginal efficiency below which growing stops.
+    pub(crate) min_marginal_efficiency: f64,
     /// Figure 4's data (with `--figures`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) figure4: Option<Vec<SpeedupCurve>>,
@@ -95,7 +97,10 @@ impl PredictFarmReport {
             chart = chart.mark(
                 p.processors as f64,
                 p.speedup,
-                format!("peak: {n} = {}{levels}, S = {:.1}", p.processors, p.speedup),
+                format!(
+                    "maximum: {n} = {}{levels}, S = {:.1}",
+                    p.processors, p.speedup
+                ),
             );
         }
         let peaks: Vec<String> = curves
@@ -114,8 +119,11 @@ impl PredictFarmReport {
             file: "figure4.svg".into(),
             caption: format!(
                 "Figure 4: speedup (start-up included) against processors for T_e, 5 T_e and \
-                 10 T_e, drawn past each curve's peak and marking it: {}.",
-                peaks.join("; ")
+                 10 T_e, drawn past each curve's maximum and marking it: {}. The maximum is not \
+                 the peak operating point of the results table, which stops where one more \
+                 processor buys less than {} of a processor's worth of speedup.",
+                peaks.join("; "),
+                self.min_marginal_efficiency
             ),
             svg: chart.to_svg(960, 600)?,
         })
@@ -164,13 +172,17 @@ impl Body for PredictFarmReport {
             }
         }
         if let Some(peak) = &self.peak {
+            // The criterion stops before the speedup's maximum (η > 0 there).
             let reached = if peak.next_marginal_efficiency.is_none() {
                 " (the search's limit: still growing)"
             } else {
-                ""
+                "; the speedup's maximum lies further (Figure 4 marks it)"
             };
             t.row(vec![
-                "peak operating point".into(),
+                format!(
+                    "peak operating point (marginal efficiency < {})",
+                    self.min_marginal_efficiency
+                ),
                 format!(
                     "{} levels, {} processors, speedup {:.2}{reached}",
                     peak.levels, peak.processors, peak.speedup

@@ -484,10 +484,13 @@ fn noise_text(noise: &NoiseEstimate, weighting: AppliedWeighting, units: Units) 
             "noise from {} degrees of freedom of replicates in {} cells ({})",
             dof_text(noise.dof),
             noise.replicated_cells,
-            if weighting == AppliedWeighting::Relative {
-                format!("relative sd {:.2} %", 100.0 * noise.variance.sqrt())
-            } else {
-                format!("sd {}", units.show(noise.variance.sqrt()))
+            match weighting {
+                AppliedWeighting::Relative => {
+                    format!("relative sd {:.2} %", 100.0 * noise.variance.sqrt())
+                }
+                AppliedWeighting::Power { exponent } =>
+                    format!("sd {:.3} × mean^{exponent:.2}", noise.variance.sqrt()),
+                _ => format!("sd {}", units.show(noise.variance.sqrt())),
             }
         ),
     }
@@ -501,17 +504,27 @@ fn weighting_text(w: &WeightingChoice) -> String {
             exponent,
             likelihood_ratio,
             p_value,
-        } => format!(
-            "{name} weighting (auto: the replicates' scatter grows as the value to the power \
-             {exponent:.2}; proportional noise {}: likelihood ratio {likelihood_ratio:.2} on 1 \
-             dof, p = {})",
-            if w.applied == AppliedWeighting::Relative {
-                "not rejected"
+            proportional_rejected,
+        } => {
+            let test = format!(
+                "likelihood ratio {likelihood_ratio:.2} on 1 dof, p = {}",
+                p_text(p_value)
+            );
+            if proportional_rejected {
+                format!(
+                    "weights 1/mean^{:.2} (auto: the replicates' scatter grows as the value to \
+                     the power {exponent:.2}, and they reject noise proportional to the run \
+                     time at 1 %: {test}; the cells are weighted by that power)",
+                    2.0 * exponent
+                )
             } else {
-                "rejected at 1 %"
-            },
-            p_text(p_value)
-        ),
+                format!(
+                    "{name} weighting (auto: the replicates' scatter grows as the value to the \
+                     power {exponent:.2}, which does not reject noise proportional to the run \
+                     time at 1 %: {test})"
+                )
+            }
+        }
         WeightingRule::NoReplicates => format!(
             "{name} weighting (auto without usable replicates: timing noise is mostly \
              proportional to the run time)"
@@ -546,6 +559,23 @@ fn warning_text(w: &Warning) -> String {
              tick is close to the noise, which makes the noise look smaller than it is and the \
              tests refute too often. Make each run longer so that it spans many ticks, or give \
              --timer-resolution so that the check is exact"
+        ),
+        Warning::FewReplicates {
+            dof,
+            replicated_cells,
+        } => format!(
+            "the noise rests on {dof} degrees of freedom of replicates ({replicated_cells} \
+             replicated (P, loop_count)): the tests' 1 % then holds only if the noise is normal \
+             and grows with the run time as the weighting assumes, which so few replicates \
+             cannot check (one outlier can refute a correct model). Repeat every P at least \
+             twice (--runs 2) for a verdict that does not rest on that"
+        ),
+        Warning::RefutedUnderOneNoiseShape { spared_by } => format!(
+            "the tests refute under the weighting chosen, but none does with weights for noise \
+             growing as the run time to the power {spared_by} (constant noise at 0, proportional \
+             at 1), which the replicates do not rule out: a refutation must hold under every \
+             such shape, so the verdict is inconclusive. More replicates per point tell the \
+             shapes apart"
         ),
         Warning::StdErrorsTakenAsKnown => "standard errors without a runs column are taken as \
              exact; if each comes from a few runs the tests refute too often: add a runs column \
@@ -710,6 +740,13 @@ fn explain(r: &ConsistencyReport, units: Units) -> String {
                     "inconclusive: the replicates' scatter is at or below the timer's \
                      resolution (see the warning), so it cannot stand for the noise{}",
                     tail()
+                ),
+                Some(InconclusiveReason::DependsOnNoiseShape) => format!(
+                    "inconclusive: {} under {} ({level}), but not under another shape of the \
+                     noise that the replicates do not rule out (see the warning). Run more \
+                     replicates (--repeats) so that they tell the noise's shape",
+                    tests.join("; "),
+                    weighting_text(&r.weighting)
                 ),
                 _ => {
                     let (term, fraction, power, mdt) = guard.unwrap_or_default();

@@ -12,8 +12,10 @@ use super::farm::{TreeRun, bound_name};
 use super::sweep_plots::SweepPlots;
 use super::sweep_row::SweepRow;
 use crate::exec::Runs;
-use crate::plan::{LoadedProfile, SweepPlan};
-use crate::report::{Block, Body, Figure, FolderFiles, Meta, Report, Section, Table, csv};
+use crate::plan::SweepPlan;
+use crate::report::{
+    Block, Body, Figure, FolderFiles, Meta, ProfileUse, Report, Section, Table, Traced, csv, worst,
+};
 use crate::units::human_s;
 
 /// What a sweep's cell was run with.
@@ -153,18 +155,20 @@ pub(crate) fn sweep_rows<T: TreeRun>(cells: &[CellInputs], runs: &[Runs<T>]) -> 
 
 /// The report of a farm or divide-and-conquer sweep (`kind`) run as `command`, with the
 /// table its run folder holds beside the plots and the report (`rows.csv`).
-pub(crate) fn sweep_report<E, T: TreeRun>(
+pub(crate) fn sweep_report<E, T: TreeRun + Traced>(
     command: &str,
     kind: &'static str,
     plan: &SweepPlan<E>,
     inputs: &[CellInputs],
     cells: &[Runs<T>],
-    profile: Option<&LoadedProfile>,
     seed: u64,
 ) -> Result<(Report<SweepReport>, FolderFiles)> {
+    let profile = ProfileUse::Read(plan.machine.profile.as_ref());
     let meta = Meta::new(command, plan.inputs(), profile)
         .seed(seed)
-        .cells(&plan.machine, cells.iter().map(|c| &c.ran));
+        .cells(&plan.machine, cells.iter().map(|c| &c.ran))
+        // The worst cell's fidelity, with its warning if it was poor.
+        .fidelity(worst(cells.iter().flat_map(|c| &c.runs))?);
     let rows = sweep_rows(inputs, cells);
     let table = csv::rows(&rows)?;
     let report = Report::new(meta, SweepReport { kind, rows });

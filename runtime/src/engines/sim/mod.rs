@@ -105,7 +105,7 @@ where
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
-    let mut scheduler = Scheduler::<M>::new(topology, spec.capacity);
+    let mut scheduler = Scheduler::<M>::new(topology, spec.capacity, spec.ties);
     // The slots outlive the coroutines (declared first, dropped last): each coroutine writes
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();

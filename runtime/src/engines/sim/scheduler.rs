@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use super::queue::EventQueue;
+use crate::TieOrder;
 
 use crate::error::{WaitReport, Waiting};
 use crate::link::Envelope;
@@ -84,6 +85,9 @@ pub(crate) struct Scheduler<M> {
     reverse: Vec<u32>,
     /// For each global out-link, the processor at its far end.
     peer: Vec<u32>,
+    /// Each processor's rank among simultaneous events ([`TieOrder`]), and its inverse.
+    rank: Vec<u32>,
+    by_rank: Vec<u32>,
     /// Queue entries taken, simcalls handled, messages delivered, timed waits completed.
     pub(crate) queue_pops: u64,
     pub(crate) simcalls: u64,
@@ -94,8 +98,14 @@ pub(crate) struct Scheduler<M> {
 impl<M> Scheduler<M> {
     /// The links of `topology` as bounded queues of `capacity`, every processor ready to start
     /// at time 0 (step 1).
-    pub(crate) fn new(topology: &Topology, capacity: usize) -> Self {
+    pub(crate) fn new(topology: &Topology, capacity: usize, ties: TieOrder) -> Self {
         let n = topology.len();
+        // Among simultaneous events the queue takes the smallest rank first.
+        let rank = ties.ranks(n);
+        let mut by_rank = vec![0u32; n];
+        for (pid, &r) in rank.iter().enumerate() {
+            by_rank[r as usize] = pid as u32;
+        }
         let mut first_link = Vec::with_capacity(n + 1);
         let mut peer = Vec::with_capacity(2 * topology.links());
         first_link.push(0u32);
@@ -141,6 +151,8 @@ impl<M> Scheduler<M> {
             first_link,
             reverse,
             peer,
+            rank,
+            by_rank,
             queue_pops: 0,
             simcalls: 0,
             delivered: 0,
@@ -168,14 +180,14 @@ impl<M> Scheduler<M> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.procs[pid].pending = Some((at_ns, seq));
-        self.queue.push(at_ns, pid as u32, seq);
+        self.queue.push(at_ns, self.rank[pid], seq);
     }
 
-    /// Step 5: the next live event, in (time, processor) order; the clock moves to its time.
+    /// Step 5: the next live event, in (time, tie rank) order; the clock moves to its time.
     /// Events superseded by an earlier one for the same processor are skipped.
     pub(crate) fn next_event(&mut self) -> Option<usize> {
-        while let Some((t, pid, seq)) = self.queue.pop() {
-            let pid = pid as usize;
+        while let Some((t, rank, seq)) = self.queue.pop() {
+            let pid = self.by_rank[rank as usize] as usize;
             if self.procs[pid].pending.is_some_and(|(_, s)| s == seq) {
                 self.procs[pid].pending = None;
                 self.now_ns = t;

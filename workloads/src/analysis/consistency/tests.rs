@@ -202,10 +202,12 @@ fn replicates_at_the_timer_resolution_are_not_used() {
         x.run_time = 80.0;
     }
     let r = test(&m, &Default::default());
-    assert!(matches!(
-        r.warnings[..],
-        [Warning::IdenticalReplicates { cells: 1, of: 32 }]
-    ));
+    assert!(
+        r.warnings
+            .contains(&Warning::IdenticalReplicates { cells: 1, of: 32 }),
+        "{:?}",
+        r.warnings
+    );
     assert!(r.noise.is_available());
 }
 
@@ -366,4 +368,39 @@ fn exact_data_are_judged_by_the_candidates_deviation() {
     // Without `exact`, the same identical replicates cannot decide.
     let blind = consistency_test(&model, &table(0.0), &ConsistencyOptions::default()).unwrap();
     assert_eq!(blind.verdict, Verdict::Inconclusive);
+}
+
+#[test]
+fn a_refutation_must_hold_under_every_noise_shape_the_replicates_allow() {
+    // A missing c·P growing with the loop count: refuted under every shape.
+    let bad = test(&runs(drifting, &[-0.005, 0.0, 0.005]), &Default::default());
+    assert_eq!(bad.verdict, Verdict::Refuted);
+    // Two runs per point over a narrow range cannot tell constant from proportional noise.
+    let cells = crate::analysis::cells(&runs(table_2, &[-0.01, 0.01])).unwrap();
+    let shapes = crate::analysis::plausible_exponents(&cells);
+    assert!(shapes.contains(&1.0), "{shapes:?}");
+}
+
+#[test]
+fn few_replicates_are_warned_about() {
+    // One duplicated P per loop count: 4 degrees of freedom.
+    let mut m = runs(table_2, &[0.0]);
+    let extra: Vec<Measurement> = m
+        .iter()
+        .filter(|x| x.processors == 16)
+        .map(|x| Measurement::run(x.processors, x.loop_count, x.run_time * 1.004))
+        .collect();
+    m.extend(extra);
+    let r = test(&m, &Default::default());
+    assert!(
+        r.warnings.iter().any(|w| matches!(
+            w,
+            Warning::FewReplicates {
+                dof: 4,
+                replicated_cells: 4
+            }
+        )),
+        "{:?}",
+        r.warnings
+    );
 }

@@ -1,0 +1,138 @@
+//! Numbers a user can trust (issue 22): repeated runs draw fresh seeds, a report's metadata
+//! says what the run used, bad input is refused, files hold numbers.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use common::{folder, json, refused, run_in};
+
+/// The output folder of the commands whose files no test reads.
+fn scratch() -> PathBuf {
+    std::env::temp_dir().join(format!("mc-trust-{}", std::process::id()))
+}
+
+fn run(line: &str) -> Output {
+    run_in(&scratch(), line, &[])
+}
+
+#[test]
+fn repeated_randomised_runs_draw_fresh_recorded_seeds() {
+    let v = json(&run(
+        "farm -t chain:4 --te 1ms --times exponential --tasks 60 --runs 3 --warmup 1 \
+         --mode virtual --seed 7 --json",
+    ));
+    let r = &v["repetitions"];
+    assert_eq!(r["seeds"], serde_json::json!([7, 8, 9]));
+    assert_eq!(r["identical"], false);
+    let makespan = r["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == "makespan_s")
+        .unwrap();
+    let s = &makespan["summary"];
+    assert!(s["min"].as_f64() < s["max"].as_f64(), "{s}");
+}
+
+#[test]
+fn identical_virtual_runs_say_so_once() {
+    let dir = folder("trust-identical");
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("r.md");
+    let o = run_in(
+        &dir,
+        "farm -t chain:4 --te 1ms --tasks 60 --runs 3 --mode virtual --json --report",
+        &[report.to_str().unwrap()],
+    );
+    let v = json(&o);
+    assert_eq!(v["repetitions"]["identical"], true);
+    assert!(v["repetitions"].get("seeds").is_none());
+    let md = std::fs::read_to_string(&report).unwrap();
+    assert!(md.contains("are identical"), "{md}");
+    assert!(!md.contains("± 0.0000"), "{md}");
+}
+
+#[test]
+fn a_report_says_only_what_the_run_used() {
+    // A model uses no profile: the report says nothing about one, and no time mode it
+    // did not have.
+    let v = json(&run("predict farm -t chain:4 --te 1ms --json"));
+    assert_eq!(v["meta"]["host"]["profile"], "not_used");
+    // The farm's links hold its queue + 2 messages: the inputs say the capacity it ran with.
+    let v = json(&run(
+        "farm -t chain:4 --te 1ms --tasks 50 --queue 1 --capacity 2 --mode virtual --json",
+    ));
+    assert_eq!(v["meta"]["inputs"]["capacity"], "3");
+    assert_eq!(v["meta"]["inputs"]["queue"], "1");
+}
+
+#[test]
+fn flags_the_run_would_ignore_are_refused() {
+    refused(&run("farm -t chain:4 --grain 5000"), "--grain");
+    refused(&run("dnc -t chain:4 --keys 100000"), "--keys");
+    // With their kernel they are taken.
+    json(&run(
+        "farm -t chain:2 --kernel primes --grain 50 --tasks 4 --mode virtual --json",
+    ));
+}
+
+#[test]
+fn a_named_file_in_a_missing_folder_is_refused_and_nothing_is_created() {
+    let dir = folder("trust-missing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("no/such");
+    let report = missing.join("x.html");
+    let o = run_in(
+        &dir,
+        "predict farm -t chain:4 --te 1ms --report",
+        &[report.to_str().unwrap()],
+    );
+    refused(&o, "does not exist");
+    assert!(!dir.join("no").exists(), "a refused run created a folder");
+}
+
+#[test]
+fn the_peak_operating_point_names_its_criterion_apart_from_the_maximum() {
+    let text = common::ok(&run("predict farm -t chain:16 --te 10ms"));
+    assert!(
+        text.contains("peak operating point (marginal efficiency < 0.1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the speedup's maximum lies further"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_virtual_run_reports_its_spread_over_tie_orders() {
+    // Costs on a common grid: several processors finish at the same emulated instant, and
+    // which acts first changes the makespan (issue 22, item 10).
+    let line = "farm -t chain:4 --te 1ms --beta-e 50us --beta-f 100us --tasks 50 --mode virtual \
+                --json";
+    let v = json(&run(line));
+    let spread = &v["meta"]["tie_spread"];
+    assert_eq!(
+        spread["orders"],
+        serde_json::json!(["index", "reverse", "shuffle:1", "shuffle:2"])
+    );
+    let makespan = &spread["ranges"][0];
+    assert_eq!(makespan["name"], "makespan_s");
+    assert!(
+        makespan["min"].as_f64() < makespan["max"].as_f64(),
+        "{spread}"
+    );
+    // The reverse order alone gives the largest makespan of the four.
+    let reverse = json(&run(&format!("{line} --ties reverse")));
+    assert_eq!(reverse["measured"]["makespan_s"], makespan["max"]);
+    assert_eq!(reverse["meta"]["inputs"]["ties"], "reverse");
+    common::refused(&run("farm -t chain:4 --ties sideways"), "--ties");
+}
+
+#[test]
+fn an_emulated_ocl_run_says_its_agreement_is_a_self_check() {
+    let text = common::ok(&run("ocl --window 8 --transform kk:4"));
+    assert!(text.contains("a self-check, not a validation"), "{text}");
+}
