@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
+use multicomputer_runtime::Machine;
 use multicomputer_workloads::speedup::{
-    DEFAULT_OCL_WINDOW, Kernel, SpeedupPlan, Workload, WorkloadError, usable_cores,
+    DEFAULT_OCL_WINDOW, Kernel, SpeedupPlan, Workload, WorkloadError, machine_config, usable_cores,
 };
 
 use super::budget::Footprint;
@@ -190,6 +191,23 @@ impl SpeedupCommandPlan {
             folder: RunFolderPlan::new(out, &a.name)?,
             output: OutputPlan::new(&a.output)?,
         })
+    }
+
+    /// The runtime's machines, one for every P (the grain sweep's included: OCL's array is
+    /// the same at every packet size), built once before the inputs are made and the rounds
+    /// run, as the rayon pools are. A machine the host cannot hold names `--processors`.
+    pub(crate) fn machines(&self) -> Result<Vec<Machine>, ArgError> {
+        let e = &self.experiment;
+        e.processors
+            .iter()
+            .map(|&p| {
+                let refused =
+                    |why: String| ArgError::new("--processors", format!("P = {p}: {why}"));
+                let (topology, config) =
+                    machine_config(&e.workload, p).map_err(|w| refused(w.to_string()))?;
+                Machine::new(topology, config).map_err(|w| refused(w.to_string()))
+            })
+            .collect()
     }
 
     /// Every input.

@@ -13,6 +13,7 @@ use crate::report::{Meta, ProfileUse, SpeedupReport};
 
 pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
     let plan = SpeedupCommandPlan::new(a, out)?;
+    let machines = plan.machines()?;
     let e = &plan.experiment;
     let detail = format!(
         "{} rounds after {} warm-up, P = 1 to {}, three variants each{}",
@@ -34,7 +35,7 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
         Estimate::native(e.estimate_s(e.workload.rough_sequential_s())),
         &format!("{detail}; rough, before the first sequential run"),
     )?;
-    let prepared = e.prepare()?;
+    let prepared = e.prepare(&machines)?;
     admit(
         "speedup",
         flags,

@@ -32,6 +32,14 @@ pub enum SpeedupError {
         /// Rayon's reason.
         message: String,
     },
+    /// No runtime machine was given for a P of the plan.
+    #[error(
+        "no runtime machine of {processors} processors was given (see speedup::machine_config)"
+    )]
+    NoMachine {
+        /// P.
+        processors: usize,
+    },
     /// A result differs from the sequential reference (a bug).
     #[error(
         "{variant} on {processors} processors (grain {grain}): the result differs from the sequential reference"

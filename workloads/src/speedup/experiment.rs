@@ -7,7 +7,8 @@
 //!    average, the cores idle over half a second.
 //! 2. **Prepare** ([`SpeedupPlan::prepare`]): the inputs, the reference result (a first,
 //!    unmeasured sequential run, which also tells how long the rest will take), a rayon pool of
-//!    exactly P threads for every P.
+//!    exactly P threads for every P; the runtime's machine for every P is the caller's, built
+//!    once beforehand ([`crate::speedup::machine_config`]).
 //! 3. **Rounds**: `warmup` discarded, then `rounds` measured; each runs the sequential program
 //!    and, for every P, the runtime, rayon and scoped threads in an order rotated by the round
 //!    (see `rounds`). Every result is checked against the reference.
@@ -24,7 +25,7 @@
 
 use std::cell::OnceCell;
 
-use multicomputer_runtime::RunSpec;
+use multicomputer_runtime::{Machine, RunSpec};
 use rayon::ThreadPool;
 use serde::Serialize;
 
@@ -35,7 +36,7 @@ use crate::speedup::host::Host;
 use crate::speedup::kernel::{Inputs, Kernel, Output};
 use crate::speedup::model::{ModelFit, Observation, WorkCosts, fit, predict_s};
 use crate::speedup::plan::SpeedupPlan;
-use crate::speedup::rounds::{Bench, Round, Timing, ratios, time_sequential};
+use crate::speedup::rounds::{Bench, Round, Timing, machine, ratios, time_sequential};
 use crate::speedup::spread::Spread;
 
 /// Where the experiment is, for a progress display.
@@ -115,6 +116,7 @@ pub struct Prepared<'a> {
     reference: Output,
     first_sequential_s: f64,
     pools: Vec<(usize, ThreadPool)>,
+    machines: &'a [Machine],
 }
 
 /// Rayon pools of exactly P threads, one for every P of `processors`.
@@ -139,12 +141,16 @@ impl SpeedupPlan {
     }
 
     /// Steps 1 and 2: describes the host, makes the inputs and the reference (timed), builds
-    /// the pools.
-    pub fn prepare(&self) -> Result<Prepared<'_>, SpeedupError> {
+    /// the pools. The runtime runs on `machines`, built by the caller once for every P
+    /// ([`machine_config`](crate::speedup::machine_config)); a P without one is refused first.
+    pub fn prepare<'a>(&'a self, machines: &'a [Machine]) -> Result<Prepared<'a>, SpeedupError> {
         if self.rounds == 0 || !self.processors.contains(&1) {
             return Err(SpeedupError::EmptyPlan);
         }
         self.workload.check(&self.processors)?;
+        for &p in &self.processors {
+            machine(machines, p)?;
+        }
         let host = Host::before(self.max_processors());
         let inputs = self.workload.inputs()?;
         let (reference, first_sequential_s) = time_sequential(&self.workload, &inputs)?;
@@ -161,6 +167,7 @@ impl SpeedupPlan {
             reference,
             first_sequential_s,
             pools: pools(&all)?,
+            machines,
         })
     }
 
@@ -211,6 +218,7 @@ impl Prepared<'_> {
             inputs: self.inputs,
             reference: self.reference,
             pools: &self.pools,
+            machines: self.machines,
             runtime: OnceCell::new(),
         };
         // Step 3: rounds.
@@ -254,7 +262,8 @@ impl Prepared<'_> {
         // Step 5: the grain sweep.
         let (mut grain, grain_observations) = match &plan.grains {
             Some(grains) => {
-                let (sweep, obs) = sweep_grains(plan, grains, &self.pools, &mut step)?;
+                let (sweep, obs) =
+                    sweep_grains(plan, grains, &self.pools, self.machines, &mut step)?;
                 (Some(sweep), obs)
             }
             None => (None, Vec::new()),
@@ -304,5 +313,53 @@ impl Prepared<'_> {
             host: self.host.after(),
             runtime: bench.runtime.into_inner(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use multicomputer_runtime::{MachineConfig, WaitStrategy};
+
+    use super::*;
+    use crate::speedup::kernel::Workload;
+    use crate::speedup::machine_config;
+
+    /// A plan of one round at P = 1 of a tiny farm.
+    fn tiny() -> SpeedupPlan {
+        let mut workload = Workload::new(Kernel::PrimesChain);
+        (workload.tasks, workload.grain) = (12, 200);
+        SpeedupPlan {
+            workload,
+            processors: vec![1],
+            rounds: 1,
+            warmup: 0,
+            grains: None,
+        }
+    }
+
+    #[test]
+    fn a_p_without_a_machine_is_refused_before_anything_runs() {
+        let err = tiny().prepare(&[]).err().expect("refused");
+        assert!(
+            matches!(err, SpeedupError::NoMachine { processors: 1 }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_runtime_runs_on_the_machines_it_is_given() {
+        let plan = tiny();
+        let (topology, config) = machine_config(&plan.workload, 1).unwrap();
+        // Sleeping waits: not what the workload's own configuration asks for (spinning).
+        assert_eq!(config.wait, WaitStrategy::Spin);
+        let given = MachineConfig {
+            wait: WaitStrategy::Sleep,
+            ..config
+        };
+        let machines = [Machine::new(topology, given).unwrap()];
+        let result = plan.prepare(&machines).unwrap().run(&mut |_| {}).unwrap();
+        let ran = result.runtime.expect("the runtime ran");
+        assert_eq!(ran.wait, WaitStrategy::Sleep);
+        assert_eq!(ran.capacity, machines[0].spec().capacity);
     }
 }

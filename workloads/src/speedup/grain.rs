@@ -5,6 +5,7 @@
 
 use std::cell::OnceCell;
 
+use multicomputer_runtime::Machine;
 use rayon::ThreadPool;
 use serde::Serialize;
 
@@ -101,6 +102,7 @@ pub(crate) fn sweep_grains(
     plan: &SpeedupPlan,
     grains: &[u64],
     pools: &[(usize, ThreadPool)],
+    machines: &[Machine],
     step: &mut dyn FnMut(&str),
 ) -> Result<(GrainSweep, Vec<Observation>), SpeedupError> {
     let p = plan.max_processors();
@@ -119,6 +121,7 @@ pub(crate) fn sweep_grains(
             inputs,
             reference,
             pools,
+            machines,
             runtime: OnceCell::new(),
         };
         let mut rounds = Vec::with_capacity(plan.rounds);

@@ -33,7 +33,10 @@
 //! # Example
 //!
 //! ```no_run
-//! use multicomputer_workloads::speedup::{Kernel, SpeedupPlan, Workload};
+//! use multicomputer_runtime::Machine;
+//! use multicomputer_workloads::speedup::{
+//!     Kernel, RuntimeError, SpeedupPlan, Workload, machine_config,
+//! };
 //!
 //! let plan = SpeedupPlan {
 //!     workload: Workload::new(Kernel::PrimesChain),
@@ -42,7 +45,13 @@
 //!     warmup: 1,
 //!     grains: None,
 //! };
-//! let result = plan.prepare()?.run(&mut |_| {})?;
+//! // One machine per P, built before the rounds (as the rayon pools are).
+//! let mut machines = Vec::new();
+//! for &p in &plan.processors {
+//!     let (topology, config) = machine_config(&plan.workload, p)?;
+//!     machines.push(Machine::new(topology, config).map_err(RuntimeError::from)?);
+//! }
+//! let result = plan.prepare(&machines)?.run(&mut |_| {})?;
 //! for p in &result.points {
 //!     println!("P = {}: speedup {:.2}, rayon {:.2}", p.processors,
 //!              p.runtime.speedup.median, p.rayon.speedup.median);
@@ -74,5 +83,5 @@ pub use kernel::{
 pub use model::{ModelFit, Overheads, Parameter, WorkCosts};
 pub use plan::SpeedupPlan;
 pub use rounds::Timing;
-pub use runtime::{RuntimeError, RuntimeRun, native_config, run as run_on_runtime};
+pub use runtime::{RuntimeError, RuntimeRun, machine_config, native_config, run as run_on_runtime};
 pub use spread::Spread;

@@ -6,7 +6,7 @@
 use std::cell::OnceCell;
 use std::time::{Duration, Instant};
 
-use multicomputer_runtime::RunSpec;
+use multicomputer_runtime::{Machine, RunSpec};
 
 use rayon::ThreadPool;
 use serde::Serialize;
@@ -41,15 +41,24 @@ impl Variant {
     }
 }
 
-/// What a workload needs to be measured: its inputs, the reference result and a rayon pool
-/// for every P.
+/// What a workload needs to be measured: its inputs, the reference result, a rayon pool and a
+/// runtime machine for every P.
 pub(crate) struct Bench<'a> {
     pub(crate) workload: Workload,
     pub(crate) inputs: Inputs,
     pub(crate) reference: Output,
     pub(crate) pools: &'a [(usize, ThreadPool)],
+    pub(crate) machines: &'a [Machine],
     /// How the runtime's first machine resolved its run (they all run natively alike).
     pub(crate) runtime: OnceCell<RunSpec>,
+}
+
+/// The machine of `machines` with `processors` processors.
+pub(crate) fn machine(machines: &[Machine], processors: usize) -> Result<&Machine, SpeedupError> {
+    machines
+        .iter()
+        .find(|m| m.topology().len() == processors)
+        .ok_or(SpeedupError::NoMachine { processors })
 }
 
 /// Times of one round at one P, seconds.
@@ -115,7 +124,8 @@ impl Bench<'_> {
         let w = &self.workload;
         let (out, wall_s, setup_s) = match variant {
             Variant::Runtime => {
-                let r = runtime::run(w, input, processors, &self.reference)?;
+                let m = machine(self.machines, processors)?;
+                let r = runtime::run(w, input, m, &self.reference)?;
                 self.runtime.get_or_init(|| r.spec);
                 (r.output, r.wall_s, r.setup_s)
             }

@@ -15,7 +15,8 @@ use crate::dnc::{DncError, MIN_SPLIT, run_mergesort};
 use crate::farm::{self, FarmError, FarmSpec, Kernel as FarmKernel};
 use crate::ising::{Mechanism, ParallelError, Workload as Samples, run_parallel};
 use crate::ocl::{
-    Grain, OclError, PipelineCosts, PipelineError, pipeline_machine, run_pipeline_against,
+    Grain, OclError, PipelineCosts, PipelineError, pipeline_config, pipeline_topology,
+    run_pipeline_against,
 };
 use crate::speedup::kernel::{Inputs, Kernel, Output, Workload};
 use crate::tree::EngineConfig;
@@ -47,6 +48,14 @@ pub enum RuntimeError {
     /// The machine failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The machine given is not the workload's (see [`machine_config`]).
+    #[error("the machine given is not {kernel}'s on {processors} processors")]
+    Shape {
+        /// The kernel.
+        kernel: &'static str,
+        /// The machine's processors.
+        processors: usize,
+    },
 }
 
 /// A finished run on the runtime.
@@ -77,25 +86,58 @@ pub fn native_config(queue: usize) -> MachineConfig {
     }
 }
 
-/// Runs `workload` on `inputs` on the runtime with `processors` processors. The OCL array
-/// checks its output against `reference` itself; the caller checks every other output.
+/// The machine a run of `workload` on `processors` processors needs: its topology (for OCL
+/// the linear array `[N/P, K]`, see [`pipeline_topology`]) and its configuration
+/// ([`native_config`]; OCL's with free links and its hints, see [`pipeline_config`]). The
+/// caller builds it once per P and hands it to every [`run`]: OCL's array is the same at
+/// every packet size K, so one machine serves every grain.
+pub fn machine_config(
+    workload: &Workload,
+    processors: usize,
+) -> Result<(Topology, MachineConfig), RuntimeError> {
+    let config = native_config(workload.queue);
+    Ok(match workload.kernel {
+        Kernel::Ocl => {
+            let grain = ocl_grain(workload, processors)?;
+            let config = pipeline_config(grain, PipelineCosts::Native, &config);
+            (pipeline_topology(grain)?, config)
+        }
+        kernel => (kernel.topology(processors)?, config),
+    })
+}
+
+/// OCL's grain on P processors: `[N/P, K]`.
+fn ocl_grain(workload: &Workload, processors: usize) -> Result<Grain, OclError> {
+    let n = workload.window;
+    Grain::new(n, n / processors.max(1), workload.grain as usize)
+}
+
+/// Runs `workload` on `inputs` on `machine` (see [`machine_config`]), with as many processors
+/// as it has. The OCL array checks its output against `reference` itself; the caller checks
+/// every other output. A machine of another shape than the workload's on that many
+/// processors is refused before it runs.
 pub fn run(
     workload: &Workload,
     inputs: Inputs,
-    processors: usize,
+    machine: &Machine,
     reference: &Output,
 ) -> Result<RuntimeRun, RuntimeError> {
-    let topology = workload.kernel.topology(processors)?;
-    let config = native_config(workload.queue);
+    let processors = machine.topology().len();
+    let (topology, _) = machine_config(workload, processors)?;
+    if *machine.topology() != topology {
+        return Err(RuntimeError::Shape {
+            kernel: workload.kernel.name(),
+            processors,
+        });
+    }
     let engine = EngineConfig {
         beta_e: Duration::ZERO,
         beta_f: Duration::ZERO,
         queue: workload.queue,
         split_limits: None,
     };
-    let (output, report, spec): (Output, RunReport, RunSpec) = match (workload.kernel, inputs) {
+    let (output, report): (Output, RunReport) = match (workload.kernel, inputs) {
         (Kernel::PrimesChain | Kernel::PrimesTree, _) => {
-            let machine = Machine::new(topology.clone(), config)?;
             let spec = FarmSpec {
                 tasks: workload.tasks as usize,
                 kernel: FarmKernel::Primes {
@@ -103,49 +145,29 @@ pub fn run(
                 },
                 ..FarmSpec::default()
             };
-            let run = farm::run(&machine, &spec, &engine)?;
-            (
-                Output::Counts(run.values),
-                run.engine.report,
-                machine.spec().clone(),
-            )
+            let run = farm::run(machine, &spec, &engine)?;
+            (Output::Counts(run.values), run.engine.report)
         }
         (Kernel::Mergesort, Inputs::Lists(lists)) => {
-            let machine = Machine::new(topology.clone(), config)?;
-            let run = run_mergesort(&machine, lists, MIN_SPLIT, &engine)?;
+            let run = run_mergesort(machine, lists, MIN_SPLIT, &engine)?;
             let sorted = run.engine.outputs.into_iter().map(|k| k.0).collect();
-            (
-                Output::Sorted(sorted),
-                run.engine.report,
-                machine.spec().clone(),
-            )
+            (Output::Sorted(sorted), run.engine.report)
         }
         (Kernel::Ising, Inputs::Ising(config_ising)) => {
-            let machine = Machine::new(topology.clone(), config)?;
             let samples = Samples::Fixed {
                 samples: workload.tasks,
             };
-            let run = run_parallel(&machine, &config_ising, samples, Mechanism::Tree)?;
-            (
-                Output::Summary(Box::new(run.summary)),
-                run.report,
-                machine.spec().clone(),
-            )
+            let run = run_parallel(machine, &config_ising, samples, Mechanism::Tree)?;
+            (Output::Summary(Box::new(run.summary)), run.report)
         }
         (Kernel::Ocl, Inputs::Stream(a)) => {
-            let n = workload.window;
-            let grain = Grain::new(n, n / processors.max(1), workload.grain as usize)?;
+            let grain = ocl_grain(workload, processors)?;
             let want = match reference {
                 Output::Stream(b) => b.as_slice(),
                 _ => &[],
             };
-            let machine = pipeline_machine(grain, PipelineCosts::Native, &config)?;
-            let run = run_pipeline_against(grain, &a, PipelineCosts::Native, &machine, want)?;
-            (
-                Output::Stream(run.output),
-                run.report,
-                machine.spec().clone(),
-            )
+            let run = run_pipeline_against(grain, &a, PipelineCosts::Native, machine, want)?;
+            (Output::Stream(run.output), run.report)
         }
         (kernel, _) => unreachable!("inputs made for another kernel than {}", kernel.name()),
     };
@@ -154,7 +176,7 @@ pub fn run(
         wall_s: report.wall.run_s,
         setup_s: report.wall.setup_s,
         topology,
-        spec,
+        spec: machine.spec().clone(),
     })
 }
 
@@ -177,6 +199,12 @@ mod tests {
         w
     }
 
+    /// The machine a run of `w` on P processors needs, built.
+    fn machine(w: &Workload, p: usize) -> Machine {
+        let (topology, config) = machine_config(w, p).unwrap();
+        Machine::new(topology, config).unwrap()
+    }
+
     #[test]
     fn every_variant_equals_the_sequential_reference_at_every_p() {
         for kernel in Kernel::ALL {
@@ -185,7 +213,7 @@ mod tests {
             let reference = sequential::run(&w, inputs.clone()).unwrap();
             // The runtime runs natively: one pinned processor per core at most.
             for p in 1..=usable_cores().min(4) {
-                let r = run(&w, inputs.clone(), p, &reference).unwrap();
+                let r = run(&w, inputs.clone(), &machine(&w, p), &reference).unwrap();
                 assert_eq!(r.output, reference, "{} runtime, P = {p}", kernel.name());
                 assert_eq!(r.topology.len(), p);
             }
@@ -201,16 +229,39 @@ mod tests {
     }
 
     #[test]
-    fn more_processors_than_cores_are_refused_natively() {
-        let w = small(Kernel::PrimesChain);
+    fn a_run_uses_the_machine_it_is_given() {
+        for kernel in Kernel::ALL {
+            let w = small(kernel);
+            let inputs = w.inputs().unwrap();
+            let reference = sequential::run(&w, inputs.clone()).unwrap();
+            // Unlike the workload's own configuration: sleeping waits, a larger capacity.
+            let (topology, config) = machine_config(&w, 1).unwrap();
+            let own = Machine::new(topology.clone(), config.clone()).unwrap();
+            let given = MachineConfig {
+                wait: WaitStrategy::Sleep,
+                capacity: config.capacity + 5,
+                ..config
+            };
+            let given = Machine::new(topology, given).unwrap();
+            assert_eq!(own.spec().wait, WaitStrategy::Spin);
+            let r = run(&w, inputs, &given, &reference).unwrap();
+            assert_eq!(r.output, reference, "{}", kernel.name());
+            assert_eq!(r.spec.wait, WaitStrategy::Sleep, "{}", kernel.name());
+            assert_eq!(r.spec.capacity, given.spec().capacity, "{}", kernel.name());
+            assert_ne!(r.spec.capacity, own.spec().capacity, "{}", kernel.name());
+        }
+    }
+
+    #[test]
+    fn a_machine_of_another_shape_is_refused_before_it_runs() {
+        // OCL's array against the farm's chain, both of one processor.
+        let w = small(Kernel::Ocl);
         let inputs = w.inputs().unwrap();
         let reference = sequential::run(&w, inputs.clone()).unwrap();
-        let err = run(&w, inputs, usable_cores() + 1, &reference).unwrap_err();
+        let chain = machine(&small(Kernel::PrimesChain), 1);
+        let err = run(&w, inputs, &chain, &reference).unwrap_err();
         assert!(
-            matches!(
-                err,
-                RuntimeError::Config(ConfigError::NotEnoughCores { .. })
-            ),
+            matches!(err, RuntimeError::Shape { processors: 1, .. }),
             "{err}"
         );
     }
