@@ -212,9 +212,40 @@ fn command_line() -> clap::Command {
     negatives(<Cli as clap::CommandFactory>::command())
 }
 
+/// Clap's refusal of a negative value for an unsigned flag ("invalid digit found in string")
+/// said instead as what it is: the value must be non-negative. Any other error is kept.
+fn negative_refused(e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let unsigned = std::error::Error::source(&e)
+        .and_then(|s| s.downcast_ref::<std::num::ParseIntError>())
+        .is_some_and(|p| *p.kind() == std::num::IntErrorKind::InvalidDigit);
+    match (
+        text(ContextKind::InvalidArg),
+        text(ContextKind::InvalidValue),
+    ) {
+        (Some(arg), Some(value))
+            if e.kind() == ErrorKind::ValueValidation && unsigned && value.starts_with('-') =>
+        {
+            cmd.error(
+                ErrorKind::ValueValidation,
+                format!("invalid value '{value}' for '{arg}': the value must be non-negative"),
+            )
+        }
+        _ => e,
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&command_line().get_matches())
-        .unwrap_or_else(|e| e.exit());
+    let mut cmd = command_line();
+    let matches = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .unwrap_or_else(|e| negative_refused(e, &mut cmd).exit());
+    let cli =
+        <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     stop_on_signals();
     match dispatch(&cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -255,6 +286,33 @@ mod tests {
         assert_eq!(
             stopped_text(2, None, &some),
             "stopped by SIGINT: published before the signal, each whole: results/sweep-farm/run"
+        );
+    }
+
+    #[test]
+    fn a_negative_count_is_refused_as_negative_naming_its_flag() {
+        let mut cmd = command_line();
+        for line in [
+            "multicomputer farm --tasks -1",
+            "multicomputer farm --seed -3",
+        ] {
+            let e = cmd
+                .try_get_matches_from_mut(line.split(' '))
+                .expect_err("a negative count");
+            let text = negative_refused(e, &mut cmd).to_string();
+            let flag = line.split(' ').nth(2).unwrap();
+            assert!(text.contains(flag), "{text}");
+            assert!(text.contains("must be non-negative"), "{text}");
+            assert!(!text.contains("invalid digit"), "{text}");
+        }
+        // Another bad number keeps clap's own words.
+        let e = cmd
+            .try_get_matches_from_mut(["multicomputer", "farm", "--tasks", "ten"])
+            .expect_err("not a number");
+        assert!(
+            negative_refused(e, &mut cmd)
+                .to_string()
+                .contains("invalid digit")
         );
     }
 

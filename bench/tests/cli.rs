@@ -37,6 +37,8 @@ fn bad_input_exits_2_naming_the_argument() {
     );
     usage_error("emulate --topology tree:0:3", "arity");
     usage_error("emulate --occupy -1ms", "negative");
+    usage_error("farm --tasks -1", "--tasks");
+    usage_error("farm --tasks -1", "must be non-negative");
     usage_error("emulate --occupy 250", "no unit");
     usage_error("emulate --rounds 0", "--rounds");
     usage_error("emulate --mode virtual --dilation 2", "--dilation");

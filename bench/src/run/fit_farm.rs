@@ -8,7 +8,7 @@ use multicomputer_workloads::estimate::Interval;
 use multicomputer_workloads::farm::{error_pct, fit_betas};
 
 use crate::args::FitFarmArgs;
-use crate::exec::{Estimate, FIT_ROW_S, admit};
+use crate::exec::{Estimate, FIT_ROW_S, Ticker, admit};
 use crate::files::Publication;
 use crate::plan::{ArgError, FitFarmPlan};
 use crate::report::{FitFarmReport, Meta, ProfileUse, Report};
@@ -16,14 +16,19 @@ use crate::report::{FitFarmReport, Meta, ProfileUse, Report};
 pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
     let plan = FitFarmPlan::new(a, out)?;
     let rows = plan.observations.len();
+    let estimate_s = rows as f64 * FIT_ROW_S;
     admit(
         "fit farm",
         "--csv",
-        Estimate::native(rows as f64 * FIT_ROW_S),
+        Estimate::native(estimate_s),
         &format!("a nonlinear fit over {rows} rows"),
     )?;
+    // The fit's iterations are not visible from here: its progress is elapsed time against
+    // the estimate announced above (nothing for a fit too short to be announced).
+    let ticker = Ticker::start("fit farm", estimate_s);
     let fit = fit_betas(&plan.observations)
         .map_err(|e| ArgError::new(format!("--csv {}", plan.csv.display()), e))?;
+    drop(ticker);
     let err =
         |fitted: f64, inj: Option<f64>| inj.filter(|v| *v > 0.0).map(|v| error_pct(fitted, v));
     let body = FitFarmReport {
