@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{folder, json, refused, run_in};
+use common::{folder, json, ok, refused, run_in, stderr};
 
 #[test]
 fn farm_runs_on_the_spanning_tree_of_a_mesh_and_names_its_links() {
@@ -94,6 +94,30 @@ fn collective_choices_that_cannot_run_are_refused_naming_the_flag() {
             &[],
         ),
         "--bytes",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_collective_on_free_links_warns_that_it_compares_nothing() {
+    let dir = folder("collective-free");
+    let free = run_in(&dir, "collective broadcast -t hypercube:3 --bytes 64", &[]);
+    ok(&free);
+    assert!(
+        stderr(&free).contains("warning: every cost of this collective is zero"),
+        "{}",
+        stderr(&free)
+    );
+    let costed = run_in(
+        &dir,
+        "collective broadcast -t hypercube:3 --bytes 64 --send-overhead 10us",
+        &[],
+    );
+    ok(&costed);
+    assert!(
+        !stderr(&costed).contains("every cost"),
+        "{}",
+        stderr(&costed)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -100,6 +100,14 @@ impl Body for CollectiveReport {
 
     fn results(&self) -> Vec<Section> {
         let mut blocks = vec![Block::Table(self.table())];
+        if self.run.predicted.makespan_s == 0.0 && self.run.measured.makespan_s == 0.0 {
+            blocks.push(Block::Warning(
+                "every cost of this collective is zero (links are free by default), so it takes \
+                 0 s and compares nothing: give the machine its costs, e.g. --send-overhead 10us \
+                 --per-byte 1ns --latency 500ns --gamma 1ns"
+                    .to_string(),
+            ));
+        }
         if let Some(why) = self.explanation() {
             blocks.push(Block::Text(why));
         }
