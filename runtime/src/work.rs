@@ -167,20 +167,24 @@ impl WorkCosts {
 
     /// The emulated time a block's declared work costs, rounded to whole ns.
     pub fn charge_ns(&self, work: &Work) -> Result<u64, UnknownUnit> {
-        let mut total = 0.0;
-        for &(unit, n) in work.counts() {
-            let per = self
-                .unit_ns(unit)
-                .ok_or_else(|| UnknownUnit(unit.0.to_string()))?;
-            total += per * n as f64;
-        }
-        Ok(round_ns(total))
+        charge(work, |unit| self.unit_ns(unit))
     }
 
     /// The emulated time of `iterations` of the degradation loop, rounded to whole ns.
     pub fn loop_ns(&self, iterations: u64) -> u64 {
         round_ns(self.loop_iteration_ns * iterations as f64)
     }
+}
+
+/// The emulated time of `work` at the cost per unit `unit_ns` gives, rounded to whole ns: the
+/// one sum behind [`WorkCosts::charge_ns`] and [`CostTable::charge_ns`].
+fn charge(work: &Work, unit_ns: impl Fn(WorkUnit) -> Option<f64>) -> Result<u64, UnknownUnit> {
+    let mut total = 0.0;
+    for &(unit, n) in work.counts() {
+        let per = unit_ns(unit).ok_or_else(|| UnknownUnit(unit.0.to_string()))?;
+        total += per * n as f64;
+    }
+    Ok(round_ns(total))
 }
 
 /// The costs of one machine's run, resolved before it starts: the units its workload
@@ -229,14 +233,7 @@ impl CostTable {
 
     /// The emulated time a block's declared work costs, rounded to whole ns.
     pub fn charge_ns(&self, work: &Work) -> Result<u64, UnknownUnit> {
-        let mut total = 0.0;
-        for &(unit, n) in work.counts() {
-            let per = self
-                .unit_ns(unit)
-                .ok_or_else(|| UnknownUnit(unit.0.to_string()))?;
-            total += per * n as f64;
-        }
-        Ok(round_ns(total))
+        charge(work, |unit| self.unit_ns(unit))
     }
 
     /// The emulated time of `iterations` of the degradation loop, rounded to whole ns.
