@@ -273,17 +273,24 @@ fn files_at_the_edges_name_the_file_row_and_line() {
         std::fs::write(&p, text).unwrap();
         p.display().to_string()
     };
+    // Not a regular file: a FIFO of our own (never a system path such as /dev/zero); it is
+    // refused on its type, before anything opens it (opening would wait for a writer).
+    let fifo = dir.0.join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads the zero-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let fifo = fifo.display().to_string();
     refused(
-        &["fit", "farm", "--csv", "/dev/zero"],
-        &["--csv /dev/zero", "not a regular file"],
+        &["fit", "farm", "--csv", &fifo],
+        &[&format!("--csv {fifo}"), "not a regular file"],
     );
     refused(
-        &["ocl", "-n", "4", "--input", "/dev/zero"],
-        &["--input /dev/zero", "not a regular file"],
+        &["ocl", "-n", "4", "--input", &fifo],
+        &[&format!("--input {fifo}"), "not a regular file"],
     );
     refused(
-        &["scaling", "--csv", "/dev/zero"],
-        &["--csv /dev/zero", "not a regular file"],
+        &["scaling", "--csv", &fifo],
+        &[&format!("--csv {fifo}"), "not a regular file"],
     );
     let head = "k,levels,te_s,tau_s,steady_throughput_per_s\n";
     let frac = file(
