@@ -636,7 +636,7 @@ fn a_profile_passes_the_flags_limits_and_one_from_another_host_is_named() {
 #[test]
 fn a_dilated_run_stops_on_sigterm() {
     let out = Out::new("sigterm-dilated");
-    let child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
         .args([
             "emulate",
             "-t",
@@ -658,11 +658,19 @@ fn a_dilated_run_stops_on_sigterm() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The run's announcement comes after the signal handlers are installed: waiting for it
+    // (not for a fixed time, which a loaded host may overrun) makes sure the signal is the
+    // program's to handle. A little more, so that it lands while the processors wait.
+    use std::io::{BufRead, Read};
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut err = String::new();
+    stderr.read_line(&mut err).unwrap();
+    assert!(err.contains("expected to take"), "{err}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
     // SAFETY: kill(2) on our own child's pid.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let o = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(143), "{err}");
+    stderr.read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{err}");
     assert!(err.contains("stopped by SIGTERM"), "{err}");
 }
