@@ -1,20 +1,18 @@
 //! Numbers a user can trust (issue 22): repeated runs draw fresh seeds, a report's metadata
 //! says what the run used, bad input is refused, files hold numbers.
 
+// Each test file uses some of the shared helpers; this one makes its folders with tempfile.
+#[allow(dead_code)]
 mod common;
 
-use std::path::PathBuf;
 use std::process::Output;
 
-use common::{folder, json, refused, run_in};
+use common::{json, refused, run_in};
 
-/// The output folder of the commands whose files no test reads.
-fn scratch() -> PathBuf {
-    std::env::temp_dir().join(format!("mc-trust-{}", std::process::id()))
-}
-
+/// Runs a command whose files no test reads, in a temporary folder removed after it.
 fn run(line: &str) -> Output {
-    run_in(&scratch(), line, &[])
+    let scratch = tempfile::tempdir().unwrap();
+    run_in(scratch.path(), line, &[])
 }
 
 #[test]
@@ -38,11 +36,11 @@ fn repeated_randomised_runs_draw_fresh_recorded_seeds() {
 
 #[test]
 fn identical_virtual_runs_say_so_once() {
-    let dir = folder("trust-identical");
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let report = dir.join("r.md");
     let o = run_in(
-        &dir,
+        dir,
         "farm -t chain:4 --te 1ms --tasks 60 --runs 3 --mode virtual --json --report",
         &[report.to_str().unwrap()],
     );
@@ -80,12 +78,12 @@ fn flags_the_run_would_ignore_are_refused() {
 
 #[test]
 fn a_named_file_in_a_missing_folder_is_refused_and_nothing_is_created() {
-    let dir = folder("trust-missing");
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let missing = dir.join("no/such");
     let report = missing.join("x.html");
     let o = run_in(
-        &dir,
+        dir,
         "predict farm -t chain:4 --te 1ms --report",
         &[report.to_str().unwrap()],
     );
