@@ -48,5 +48,6 @@ pub const STALL_WARNING: Duration = Duration::from_secs(10);
 pub const START_MARGIN: Duration = Duration::from_micros(500);
 
 /// Partitioned virtual time: how many times a part looks at the window barrier before it
-/// sleeps on it (the other parts usually arrive within microseconds).
+/// sleeps on it (the other parts usually arrive within microseconds), when there are no
+/// more parts than cores (else it sleeps at once).
 pub const EXCHANGE_SPINS: u32 = 20_000;

@@ -28,6 +28,9 @@ pub(crate) struct ThreadsExchange<E> {
 
 struct Shared<E> {
     parts: usize,
+    /// How many times a part looks at the barrier before it sleeps on it: spinning pays only
+    /// when every part has a core.
+    spins: u32,
     /// `mail[parity][from * parts + to]`.
     mail: [Vec<Mutex<Vec<E>>>; 2],
     summaries: [Mutex<Vec<Summary>>; 2],
@@ -47,8 +50,10 @@ struct Barrier {
 pub(crate) fn connect<E>(parts: usize) -> Vec<ThreadsExchange<E>> {
     let mailboxes = || (0..parts * parts).map(|_| Mutex::new(Vec::new())).collect();
     let summaries = || Mutex::new(vec![Summary::default(); parts]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let shared = Arc::new(Shared {
         parts,
+        spins: if parts <= cores { EXCHANGE_SPINS } else { 0 },
         mail: [mailboxes(), mailboxes()],
         summaries: [summaries(), summaries()],
         barrier: Mutex::new(Barrier {
@@ -88,7 +93,7 @@ impl<E> ThreadsExchange<E> {
         }
         drop(b);
         // The other parts are usually a few microseconds away: spin a little first.
-        for _ in 0..EXCHANGE_SPINS {
+        for _ in 0..s.spins {
             if s.generation.load(Ordering::Acquire) > self.round {
                 return Ok(());
             }
