@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+#[allow(dead_code)] // the shared helpers this file does not use
 mod common;
 
 use common::{json, refused, run_in};

@@ -10,6 +10,7 @@ pub use crate::limits::{
     MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS, RESIDENT_BYTES_PER_COROUTINE,
 };
 pub use crate::topology::{MAX_DIMENSIONS, MAX_FILE_BYTES, MAX_LINKS, MAX_PROCESSORS};
+pub use crate::transport::threads::EXCHANGE_SPINS;
 
 /// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
 pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);
@@ -46,8 +47,3 @@ pub const STALL_WARNING: Duration = Duration::from_secs(10);
 /// wakes within 30–100 µs on the development host (a fixed 2 ms before the threads said they
 /// were ready).
 pub const START_MARGIN: Duration = Duration::from_micros(500);
-
-/// Partitioned virtual time: how many times a part looks at the window barrier before it
-/// sleeps on it (the other parts usually arrive within microseconds), when there are no
-/// more parts than cores (else it sleeps at once).
-pub const EXCHANGE_SPINS: u32 = 20_000;

@@ -17,7 +17,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::{Condvar, Mutex};
 
 use super::{Exchange, Summary, TransportError};
-use crate::tuning::EXCHANGE_SPINS;
+
+/// Partitioned virtual time: how many times a part looks at the window barrier before it
+/// sleeps on it (the other parts usually arrive within microseconds), when there are no
+/// more parts than cores (else it sleeps at once).
+pub const EXCHANGE_SPINS: u32 = 20_000;
 
 /// One part's end of the exchange.
 pub(crate) struct ThreadsExchange<E> {
