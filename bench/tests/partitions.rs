@@ -133,5 +133,13 @@ fn parts_flag_is_refused_where_it_cannot_apply() {
         "--partitions",
     );
     refused(&run_in(out, "farm --partitions 0", &[]), "--partitions");
+    refused(
+        &run_in(
+            out,
+            "collective all-reduce --topology ring:4 --mode virtual --partitions 2 --latency 1us",
+            &[],
+        ),
+        "routed messages",
+    );
     assert!(!out.join("latest").exists(), "nothing was written");
 }

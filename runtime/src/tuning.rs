@@ -32,6 +32,16 @@ pub const DEFAULT_WAKEUP: Duration = Duration::from_micros(60);
 /// CPU time of one sleep/wake cycle assumed when no profile is given.
 pub const DEFAULT_WAKE_CPU: Duration = Duration::from_micros(5);
 
+/// Partitioned virtual time: bytes every part's scheduler holds per directed link of the
+/// whole machine (its queue, its room and closure books, its place in the link tables), as
+/// the structures' sizes add up on 64-bit hosts; every part keeps the tables of the whole
+/// machine.
+pub const PART_BYTES_PER_LINK: u64 = 160;
+
+/// Partitioned virtual time: bytes every part's scheduler holds per processor of the whole
+/// machine (its wait, its event, its routed inbox, its ranks and place among the parts).
+pub const PART_BYTES_PER_PROCESSOR: u64 = 80;
+
 /// The smallest stack a virtual-time processor may be given, bytes.
 pub const MIN_STACK_BYTES: usize = 16 * 1024;
 
