@@ -9,7 +9,8 @@
 #      sequential engine, emulate --pattern reduce on binary:14, same run, best of RUNS
 #      (target: within 5 %);
 #   4. speedup over parts: events per second at K = 1, 2 (and up to the host's cores) for
-#      emulate --pattern reduce on binary:14, same run, best of RUNS;
+#      emulate --pattern reduce on binary:14, same run, best of RUNS; and for PHOLD
+#      (emulate --pattern phold) where the binary has it;
 #   5. the farm's windows: windows and events per window for farm binary:8 at L = 1 µs.
 #
 # Sections 1, 2 and 5 are exact and do not depend on the host; 3 and 4 are wall-clock
@@ -42,7 +43,8 @@ def run(args, trace=None):
 def strip(v):
     if isinstance(v, dict):
         return {k: strip(x) for k, x in v.items()
-                if k not in ("wall", "wall_s", "parts", "date", "command_line", "files", "partitions")}
+                if k not in ("wall", "wall_s", "parts", "date", "command_line", "files", "partitions",
+                              "memory_plan_bytes")}
     if isinstance(v, list):
         return [strip(x) for x in v]
     return v
@@ -122,6 +124,24 @@ for k in ks:
     r1 = r1 or r
     print(f"| {k} | {r / 1e6:.2f} | {r / r1:.2f}× | {parts['windows']} | {parts['events_per_window']:.1f} | {parts['cut_links']} |")
 print()
+
+phold = subprocess.run([mc, "emulate", "--help"], capture_output=True, text=True).stdout
+if "phold" in phold:
+    print("## 4b. Events per second against K: emulate --pattern phold, binary:14, L = 1 µs")
+    print()
+    print("| K | M events/s (best of %d) | against K = 1 | windows | events per window |" % runs)
+    print("|---|---|---|---|---|")
+    ph = ["emulate", "--topology", "binary:14", "--pattern", "phold", "--mode", "virtual",
+          "--latency", "1us"]
+    r1 = None
+    for k in ks:
+        r, ev, parts = rate(ph + ["--partitions", str(k)])
+        r1 = r1 or r
+        print(f"| {k} | {r / 1e6:.2f} | {r / r1:.2f}× | {parts['windows']} | {parts['events_per_window']:.1f} |")
+    print()
+else:
+    print("(This build has no `emulate --pattern phold`: PHOLD is measured by scripts/validate-distributed.sh.)")
+    print()
 
 print("## 5. The farm's windows: farm binary:8, 1000 tasks, L = 1 µs")
 print()

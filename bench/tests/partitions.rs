@@ -12,12 +12,21 @@ mod common;
 use common::{json, refused, run_in};
 
 /// The report without what may differ between runs of different K: wall-clock times, the
-/// date, the command line and the files it names, the partitioning and its input.
+/// date, the command line and the files it names, the partitioning and its input, and the
+/// memory plan (which counts each part's scheduler tables).
 fn without_run_details(mut v: Value) -> Value {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(fields) => {
-                for key in ["wall", "wall_s", "parts", "date", "command_line", "files"] {
+                for key in [
+                    "wall",
+                    "wall_s",
+                    "parts",
+                    "date",
+                    "command_line",
+                    "files",
+                    "memory_plan_bytes",
+                ] {
                     fields.remove(key);
                 }
                 fields.values_mut().for_each(strip);

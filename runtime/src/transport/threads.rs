@@ -21,7 +21,7 @@ use super::{Exchange, Summary, TransportError};
 /// Partitioned virtual time: how many times a part looks at the window barrier before it
 /// sleeps on it (the other parts usually arrive within microseconds), when there are no
 /// more parts than cores (else it sleeps at once).
-pub const EXCHANGE_SPINS: u32 = 20_000;
+pub const EXCHANGE_SPINS: u32 = 4_096;
 
 /// One part's end of the exchange.
 pub(crate) struct ThreadsExchange<E> {
@@ -96,12 +96,17 @@ impl<E> ThreadsExchange<E> {
             return Ok(());
         }
         drop(b);
-        // The other parts are usually a few microseconds away: spin a little first.
-        for _ in 0..s.spins {
+        // The other parts are usually a few microseconds away: spin a little first, letting
+        // them have the core now and then (a loaded host may run them on this one).
+        for i in 0..s.spins {
             if s.generation.load(Ordering::Acquire) > self.round {
                 return Ok(());
             }
-            std::hint::spin_loop();
+            if i % 64 == 63 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
         }
         let mut b = s.barrier.lock();
         while s.generation.load(Ordering::Acquire) <= self.round {
