@@ -2,8 +2,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+use crate::transport::TransportError;
 
 /// A topology that cannot be built.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -184,7 +186,7 @@ pub enum ConfigError {
 }
 
 /// What a processor was blocked on when a deadlock was detected.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Waiting {
     /// Blocked in a receive on links from these processors.
@@ -205,7 +207,7 @@ pub enum Waiting {
 }
 
 /// One processor's state in a deadlock report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaitReport {
     /// Processor index.
     pub processor: usize,
@@ -312,6 +314,9 @@ pub enum RunError {
         /// Its stack size.
         stack_bytes: usize,
     },
+    /// The parts of a partitioned run could not exchange their cut-link effects.
+    #[error(transparent)]
+    Exchange(#[from] TransportError),
     /// A processor could not be started (its thread or its stack).
     #[error("could not start processor P{processor}: {message}")]
     Spawn {
@@ -323,7 +328,7 @@ pub enum RunError {
 }
 
 /// An error a processor's program sees from a send or receive.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[derive(Debug, Error, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ProcessorError {
     /// The run is being stopped (another processor panicked or a deadlock was found).
     #[error("the run was aborted")]

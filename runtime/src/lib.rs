@@ -88,6 +88,7 @@ mod spec;
 mod ties;
 mod topology;
 mod trace;
+mod transport;
 pub mod tuning;
 mod work;
 
@@ -109,4 +110,5 @@ pub use spec::{Hints, Resolved, RunSpec};
 pub use ties::TieOrder;
 pub use topology::{Direction, Grid, Topology, TopologyKind};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
+pub use transport::TransportError;
 pub use work::{Charging, ComputeCharge, CostTable, UnknownUnit, Work, WorkCosts, WorkUnit};

@@ -46,3 +46,7 @@ pub const STALL_WARNING: Duration = Duration::from_secs(10);
 /// wakes within 30–100 µs on the development host (a fixed 2 ms before the threads said they
 /// were ready).
 pub const START_MARGIN: Duration = Duration::from_micros(500);
+
+/// Partitioned virtual time: how many times a part looks at the window barrier before it
+/// sleeps on it (the other parts usually arrive within microseconds).
+pub const EXCHANGE_SPINS: u32 = 20_000;

@@ -15,6 +15,7 @@
 //! beside these, an implementation of [`Engine`], and a line in `Machine::run`.
 
 mod body;
+pub(crate) mod parts;
 pub(crate) mod sim;
 pub(crate) mod threads;
 

@@ -204,7 +204,7 @@ impl LinkId {
 }
 
 /// A message on a link, stamped with emulated times.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Envelope<M> {
     pub(crate) payload: M,
     /// The processor that sent it.
