@@ -111,4 +111,6 @@ pub use ties::TieOrder;
 pub use topology::{Direction, Grid, Topology, TopologyKind};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
 pub use transport::TransportError;
+#[cfg(feature = "mpi")]
+pub use transport::mpi::Ranks;
 pub use work::{Charging, ComputeCharge, CostTable, UnknownUnit, Work, WorkCosts, WorkUnit};

@@ -50,3 +50,12 @@ pub const START_MARGIN: Duration = Duration::from_micros(500);
 /// Partitioned virtual time: how many times a part looks at the window barrier before it
 /// sleeps on it (the other parts usually arrive within microseconds).
 pub const EXCHANGE_SPINS: u32 = 20_000;
+
+/// MPI ranks (feature `mpi`): how long a rank waits for another's packet in one window
+/// before it names it lost and the job ends (`MULTICOMPUTER_MPI_TIMEOUT` overrides it, in
+/// seconds). Far above any window of a live run; a dead or hung rank is found this late.
+pub const MPI_EXCHANGE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// MPI ranks: the pause between two polls of the other ranks while a rank waits for their
+/// packets (short: windows are microseconds apart on one host).
+pub const MPI_POLL_INTERVAL: Duration = Duration::from_micros(20);
