@@ -99,6 +99,37 @@ fn phold_executes_the_sequential_references_events_and_conserves_its_population(
     assert_ne!(w["phold"]["digest"], p["digest"]);
 }
 
+/// A binary without MPI, started as one of several ranks (the launcher's variables set in
+/// its environment, no mpirun needed), refuses before any work; as one rank of one, it runs.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn without_mpi_a_process_started_as_one_of_several_ranks_exits_2_saying_so() {
+    let out = folder("mpi-refused");
+    for variable in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+            .args([
+                "emulate", "-t", "chain:2", "--rounds", "1", "--json", "--out",
+            ])
+            .arg(&out)
+            .env(variable, "4")
+            .output()
+            .expect("the binary runs");
+        refused(&o, &format!("one of 4 MPI ranks ({variable}=4)"));
+        assert!(common::stderr(&o).contains("--features mpi"));
+        assert!(!out.exists(), "nothing written");
+    }
+    let alone = std::process::Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args([
+            "emulate", "-t", "chain:2", "--rounds", "1", "--json", "--out",
+        ])
+        .arg(&out)
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(json(&alone)["processors"], 2);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn reduce_pattern_counts_every_message() {
     let v = json(&run(

@@ -29,9 +29,9 @@ use std::time::{Duration, Instant};
 
 use mpi::Rank;
 use mpi::environment::Universe;
+use mpi::point_to_point::MatchedReceiveVec;
 use mpi::request::Request;
 use mpi::topology::SimpleCommunicator;
-use mpi::point_to_point::MatchedReceiveVec;
 use mpi::traits::{Communicator, Destination, Source};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
