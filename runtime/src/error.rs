@@ -180,6 +180,33 @@ pub enum ConfigError {
         /// The cost given.
         ns: f64,
     },
+    /// Partitioned time in a mode other than virtual.
+    #[error(
+        "--partitions runs virtual time only, not {mode} time: native and dilated runs across \
+         parts (or MPI ranks) are not supported yet; use --mode virtual"
+    )]
+    PartitionsNotVirtual {
+        /// The mode it resolved to.
+        mode: &'static str,
+    },
+    /// More parts than processors.
+    #[error("--partitions {partitions}: more parts than the {processors} processors")]
+    TooManyPartitions {
+        /// Parts asked for.
+        partitions: usize,
+        /// Processors in the topology.
+        processors: usize,
+    },
+    /// Several parts with no lookahead.
+    #[error(
+        "--partitions {partitions} needs --latency > 0: parts run windows as long as the link \
+         latency (the lookahead, the least time an effect takes to cross between parts), and \
+         with --latency 0 a window holds no time (zero lookahead)"
+    )]
+    NoLookahead {
+        /// Parts asked for.
+        partitions: usize,
+    },
     /// A unit of work the workload declared, with no cost to charge it by (model charging).
     #[error(transparent)]
     UnknownUnit(#[from] UnknownUnit),
@@ -348,6 +375,12 @@ pub enum ProcessorError {
     /// A program-level failure, with its message.
     #[error("{0}")]
     Program(String),
+    /// A routed message in a partitioned run.
+    #[error(
+        "routed messages (send_to, recv_routed) are not supported with --partitions yet: run \
+         without it"
+    )]
+    RoutedInParts,
 }
 
 /// A declared unit with no known cost.

@@ -104,11 +104,13 @@ pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload};
 pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
-pub use report::{ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport};
+pub use report::{
+    PartsReport, ProcessorReport, RunRecord, RunReport, SimStats, WallClock, WorkReport,
+};
 pub use routing::Switching;
 pub use spec::{Hints, Resolved, RunSpec};
 pub use ties::TieOrder;
-pub use topology::{Direction, Grid, Topology, TopologyKind};
+pub use topology::{Direction, Grid, Partition, Topology, TopologyKind};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
 pub use transport::TransportError;
 #[cfg(feature = "mpi")]

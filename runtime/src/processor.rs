@@ -66,6 +66,8 @@ pub(crate) struct ProcessorParts<M> {
     pub(crate) cost: LinkCost,
     pub(crate) charging: Charging,
     pub(crate) trace: bool,
+    /// Whether routed messages may be sent (not in partitioned virtual time).
+    pub(crate) routes: bool,
     pub(crate) port: Port<M>,
 }
 
@@ -129,6 +131,7 @@ pub struct Processor<M> {
     clock_ns: u64,
     /// Routes, and when each link's previous transfer has left it.
     network: Arc<Network>,
+    routes: bool,
     pub(crate) acct: Accounting,
     pub(crate) tally: WorkTally,
     pub(crate) trace: Option<Vec<TraceEvent>>,
@@ -167,6 +170,7 @@ impl<M: Payload> Processor<M> {
             work: Work::default(),
             clock_ns: 0,
             network: p.network,
+            routes: p.routes,
             acct: Accounting::default(),
             tally: WorkTally::default(),
             trace: p.trace.then(Vec::new),
@@ -427,6 +431,9 @@ impl<M: Payload> Processor<M> {
         if to >= self.processors {
             return Err(ProcessorError::NoSuchProcessor(to));
         }
+        if !self.routes {
+            return Err(ProcessorError::RoutedInParts);
+        }
         let bytes = message.size_bytes();
         let mut arrive_ns = self.clock_ns;
         if !self.free && to != self.id {
@@ -468,6 +475,9 @@ impl<M: Payload> Processor<M> {
     pub fn recv_routed(&mut self, from: Option<usize>) -> Result<(usize, M), ProcessorError> {
         if let Some(f) = from.filter(|&f| f >= self.processors) {
             return Err(ProcessorError::NoSuchProcessor(f));
+        }
+        if !self.routes {
+            return Err(ProcessorError::RoutedInParts);
         }
         let envelope = self
             .port

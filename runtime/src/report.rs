@@ -59,7 +59,9 @@ pub struct SimStats {
     /// Simcalls handled (every operation of the processor API that reached the scheduler).
     pub simcalls: u64,
     /// Entries taken from the event queue (each resumes a processor or looks again at its
-    /// wait).
+    /// wait). In partitioned virtual time (`--partitions`), only those that resumed a
+    /// processor: how often a processor looks again at its wait depends on when cut-link
+    /// effects reach its part, and so on K.
     pub queue_pops: u64,
     /// Stack reserved per processor, bytes (mapped lazily: only touched pages use memory).
     pub stack_bytes: usize,
@@ -76,6 +78,20 @@ pub struct WallClock {
     /// Virtual time only: events ([`SimStats::events`]) per second of wall time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events_per_s: Option<f64>,
+}
+
+/// How a partitioned run (`--partitions`) was shared out: the only part of a virtual-time
+/// report besides the wall clock that depends on K.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartsReport {
+    /// The parts K.
+    pub parts: usize,
+    /// Links between processors of different parts.
+    pub cut_links: usize,
+    /// Windows run (each ends with an exchange between the parts).
+    pub windows: u64,
+    /// Events ([`SimStats::events`]) per window.
+    pub events_per_window: f64,
 }
 
 /// What a run measured, without the programs' results (serialisable as JSON).
@@ -104,6 +120,9 @@ pub struct RunReport {
     pub sim: Option<SimStats>,
     /// Wall-clock times: host-dependent, unlike everything else here in virtual time.
     pub wall: WallClock,
+    /// How a partitioned run was shared out (`--partitions` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<PartsReport>,
 }
 
 impl RunReport {
@@ -269,6 +288,7 @@ pub(crate) fn assemble<R>(
         work,
         sim,
         wall,
+        parts: None,
     };
     Ok(RunRecord {
         results,

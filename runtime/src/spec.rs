@@ -4,6 +4,7 @@
 //! the only place the `auto` rules live; the engines, the workloads and the command line read
 //! the spec and never work it out again.
 
+use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use serde::{Serialize, Serializer};
@@ -118,6 +119,10 @@ pub struct RunSpec {
     pub stall_timeout: Option<Duration>,
     /// Which processor acts first among simultaneous events (virtual time).
     pub ties: TieOrder,
+    /// Partitioned virtual time: the run's parts (`None`: the sequential engine, today's
+    /// semantics; see [`MachineConfig::partitions`](crate::MachineConfig::partitions)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<NonZeroUsize>,
 }
 
 impl RunSpec {

@@ -1,6 +1,7 @@
 //! Flags shared by several commands: the topology, time mode, link costs, trace files,
 //! repetitions and output formats.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -93,6 +94,12 @@ pub(crate) struct TimeArgs {
     /// convention), reverse or shuffle:SEED (other legal orders, to see what depends on it).
     #[arg(long, value_name = "ORDER", value_parser = parse_ties, default_value = "index")]
     pub(crate) ties: TieOrder,
+    /// Partitioned virtual time: cut the processors into K parts, each run on a thread of its
+    /// own, every effect crossing a link taking at least --latency (which must be > 0 for
+    /// K > 1). Any K gives the same results; K = 1 is their sequential reference. Virtual
+    /// time only.
+    #[arg(long, value_name = "K")]
+    pub(crate) partitions: Option<NonZeroUsize>,
 }
 
 /// Overlapped link costs, which the models charge too: `--latency`, `--per-byte`, and the

@@ -13,6 +13,7 @@
 //! the profile's (measured by `calibrate`), then the development host's reference costs, which
 //! the report names as such.
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use multicomputer_runtime::tuning::{DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP};
@@ -242,6 +243,8 @@ pub(crate) struct MachinePlan {
     pub(crate) stack_bytes: usize,
     /// The order of simultaneous events in virtual time (`--ties`).
     pub(crate) ties: TieOrder,
+    /// Partitioned virtual time (`--partitions`).
+    pub(crate) partitions: Option<NonZeroUsize>,
 }
 
 impl MachinePlan {
@@ -262,6 +265,7 @@ impl MachinePlan {
         plan.work_costs = work_costs(plan.profile.as_ref().map(|p| &p.profile), &time.unit_cost);
         plan.stack_bytes = time.stack_size.unwrap_or(DEFAULT_STACK_BYTES);
         plan.ties = time.ties;
+        plan.partitions = time.partitions;
         Ok(plan)
     }
 
@@ -287,6 +291,7 @@ impl MachinePlan {
             compute: None,
             stack_bytes: DEFAULT_STACK_BYTES,
             ties: TieOrder::Index,
+            partitions: None,
         })
     }
 
@@ -383,6 +388,7 @@ impl MachinePlan {
             work_costs: self.work_costs.0.clone(),
             stack_bytes: self.stack_bytes,
             ties: self.ties,
+            partitions: self.partitions,
             ..MachineConfig::default()
         }
     }
@@ -397,6 +403,9 @@ impl MachinePlan {
             ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => self.size_flag,
             ConfigError::StackTooSmall { .. } => "--stack-size",
             ConfigError::BadUnitCost { .. } | ConfigError::UnknownUnit(_) => "--unit-cost",
+            ConfigError::PartitionsNotVirtual { .. }
+            | ConfigError::TooManyPartitions { .. }
+            | ConfigError::NoLookahead { .. } => "--partitions",
         };
         ArgError::new(flag, e)
     }
@@ -448,6 +457,9 @@ impl MachinePlan {
                     .as_ref()
                     .map_or("none (defaults)".into(), |p| p.path.display().to_string()),
             );
+        if let Some(k) = self.partitions {
+            i.add("partitions", k);
+        }
         i
     }
 }

@@ -41,6 +41,7 @@ fn handle<M: Payload>(
         cost: spec.link,
         charging: spec.charging.clone(),
         trace: spec.trace,
+        routes: spec.partitions.is_none(),
         port,
     })
 }

@@ -9,12 +9,16 @@
 //!
 //! - [`threads`]: one OS thread per processor, waiting in real time (native and dilated time);
 //! - [`sim`]: one coroutine per processor under a sequential discrete-event scheduler
-//!   (virtual time).
+//!   (virtual time);
+//! - [`parts`]: the processors cut into parts, each part run by `sim`'s scheduler on a thread
+//!   of its own, the parts exchanging cut-link effects ([`effect`]) at window boundaries
+//!   through an exchange (`transport/`: threads, or MPI ranks) — partitioned virtual time.
 //!
-//! A new engine (virtual time partitioned over threads, runs over MPI ranks) is a folder
-//! beside these, an implementation of [`Engine`], and a line in `Machine::run`.
+//! A new engine is a folder beside these, an implementation of [`Engine`], and a line in
+//! `Machine::run`.
 
 mod body;
+pub(crate) mod effect;
 pub(crate) mod parts;
 pub(crate) mod sim;
 pub(crate) mod threads;
@@ -27,6 +31,7 @@ use crate::spec::RunSpec;
 use crate::topology::Topology;
 
 use body::run_body;
+pub(crate) use parts::Parts;
 pub(crate) use sim::Sim;
 pub(crate) use threads::Threads;
 

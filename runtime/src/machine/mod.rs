@@ -5,6 +5,7 @@
 //! the same spec and program, runs each processor through the one body of `engines/body.rs`,
 //! and returns the same record.
 
+use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -60,6 +61,16 @@ pub struct MachineConfig {
     pub wake_cpu: Duration,
     /// Which processor acts first among simultaneous events (virtual time; [`TieOrder`]).
     pub ties: TieOrder,
+    /// Partitioned virtual time (`--partitions K`): the processors cut into K parts
+    /// ([`Partition`](crate::Partition)), each run by its own scheduler on its own thread,
+    /// under the partitioned semantics: every effect that crosses a link (a message, room
+    /// freed on a full link, a closure) takes at least the link latency L, and equal
+    /// arrivals are taken by (arrival, send time, sender). `Some(1)` is the sequential
+    /// reference of these semantics; any K gives the same results, bit for bit. K > 1 needs
+    /// L > 0 (the lookahead). `None`: today's sequential engine and semantics. Virtual time
+    /// only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<NonZeroUsize>,
 }
 
 impl Default for MachineConfig {
@@ -80,6 +91,7 @@ impl Default for MachineConfig {
             wakeup: DEFAULT_WAKEUP,
             wake_cpu: DEFAULT_WAKE_CPU,
             ties: TieOrder::Index,
+            partitions: None,
         }
     }
 }
@@ -157,12 +169,14 @@ impl MachineConfig {
                 events_per_s: self.hints.events_per_s,
             })),
             TimeMode::Virtual => Resolved::Virtual,
+            TimeMode::Auto if self.partitions.is_some() => Resolved::Virtual,
             // Native only with a core to spare: a processor spinning on every core shares its
             // core with the OS and anything else the host runs, and each preemption goes
             // straight into emulated time. Ask for `Native` to use them all.
             TimeMode::Auto if p < cores || p == 1 => Resolved::Native,
             TimeMode::Auto => Resolved::Virtual,
         };
+        self.check_partitions(time, p)?;
         if time.is_virtual() && self.stack_bytes < MIN_STACK_BYTES {
             return Err(ConfigError::StackTooSmall {
                 given: self.stack_bytes,
@@ -201,7 +215,31 @@ impl MachineConfig {
             deadlock_check: self.deadlock_check,
             stall_timeout: self.stall_timeout,
             ties: self.ties,
+            partitions: self.partitions,
         })
+    }
+
+    /// Partitioned time asks for virtual time, a part per processor at most, and a lookahead
+    /// when there is more than one part.
+    fn check_partitions(&self, time: Resolved, processors: usize) -> Result<(), ConfigError> {
+        let Some(k) = self.partitions else {
+            return Ok(());
+        };
+        if !time.is_virtual() {
+            return Err(ConfigError::PartitionsNotVirtual { mode: time.name() });
+        }
+        if k.get() > processors {
+            return Err(ConfigError::TooManyPartitions {
+                partitions: k.get(),
+                processors,
+            });
+        }
+        if k.get() > 1 && self.link.latency.is_zero() {
+            return Err(ConfigError::NoLookahead {
+                partitions: k.get(),
+            });
+        }
+        Ok(())
     }
 
     /// The smallest emulated cost known: the links' or the program's.
@@ -288,6 +326,9 @@ impl Machine {
             cores: &self.cores,
         };
         match self.spec.time {
+            Resolved::Virtual if self.spec.partitions.is_some() => {
+                engines::Parts::run(&run, &program)
+            }
             Resolved::Virtual => engines::Sim::run(&run, &program),
             Resolved::Native | Resolved::Dilated(_) => engines::Threads::run(&run, &program),
         }

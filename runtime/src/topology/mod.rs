@@ -37,6 +37,7 @@
 mod files;
 mod graph;
 mod grid;
+mod partition;
 
 use std::fmt;
 use std::str::FromStr;
@@ -50,6 +51,7 @@ use graph::SpanningTree;
 pub use files::MAX_FILE_BYTES;
 pub use graph::MAX_LINKS;
 pub use grid::{Direction, Grid, MAX_DIMENSIONS};
+pub use partition::Partition;
 
 /// The most processors a topology may have. Each time mode has its own, lower limit, set by
 /// the host (see [`HostLimits`](crate::HostLimits)): OS threads in native and dilated time,

@@ -40,7 +40,7 @@ pub(crate) struct Summary {
 
 /// Carries cut-link effects between the parts of a run once per window.
 ///
-/// `E` is the engine's cut-link effect (`engines::parts::Effect<M>`); a transport across
+/// `E` is the engine's cut-link effect (`engines::effect::Effect<M>`); a transport across
 /// processes needs `E: Serialize + DeserializeOwned`, the threads transport moves it.
 pub(crate) trait Exchange<E> {
     /// This part's index, 0 to `parts() - 1`.

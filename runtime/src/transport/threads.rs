@@ -6,9 +6,10 @@
 //! arrived at the barrier of round r + 1, that is after each has read round r. One barrier
 //! per window is all the synchronisation there is.
 //!
-//! A part whose thread unwinds (a bug in the engine: a processor's panic is caught long
-//! before) marks the exchange lost as it drops its end; every other part's exchange then
-//! returns [`TransportError::PartLost`] naming it instead of waiting for it forever.
+//! A part that leaves the exchange (its end dropped: a part that returned early, a thread that
+//! could not start or that unwound from a bug in the engine, a processor's panic being caught
+//! long before) marks it lost; every other part's exchange then returns
+//! [`TransportError::PartLost`] naming it instead of waiting for it forever.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -72,7 +73,7 @@ impl<E> ThreadsExchange<E> {
         let s = &self.shared;
         let lost = |part| TransportError::PartLost {
             part,
-            reason: "its thread ended in the middle of the run".into(),
+            reason: "it left the exchange in the middle of the run".into(),
         };
         let mut b = s.barrier.lock();
         if let Some(p) = b.lost {
@@ -140,12 +141,12 @@ impl<E> Exchange<E> for ThreadsExchange<E> {
 }
 
 impl<E> Drop for ThreadsExchange<E> {
+    /// A part leaves the exchange: every part still waiting at a barrier, or arriving at a
+    /// new one, is told (after the last round of a run, nobody is).
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            let mut b = self.shared.barrier.lock();
-            b.lost.get_or_insert(self.part);
-            self.shared.released.notify_all();
-        }
+        let mut b = self.shared.barrier.lock();
+        b.lost.get_or_insert(self.part);
+        self.shared.released.notify_all();
     }
 }
 

@@ -50,6 +50,7 @@
 //! without a simcall. Thread-local variables are shared by all processors. A stack overflow is
 //! caught ([`RunError::StackOverflow`]); raise the stack size if a program needs more.
 
+mod lookahead;
 mod queue;
 mod scheduler;
 mod stack;
@@ -73,8 +74,11 @@ use crate::spec::RunSpec;
 use crate::topology::Topology;
 use crate::tuning::STALL_WARNING;
 
-use scheduler::Scheduler;
-use stack::{ColouredStack, Exit};
+pub(super) use lookahead::Lookahead;
+pub(super) use scheduler::Scheduler;
+pub(super) use stack::{Exit, install_overflow_trap};
+
+use stack::ColouredStack;
 
 /// The virtual-time engine.
 pub(crate) struct Sim;
@@ -90,7 +94,7 @@ impl Engine for Sim {
     }
 }
 
-type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, ColouredStack>;
+pub(super) type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, ColouredStack>;
 
 /// Runs `program` on every processor of `topology` in virtual time.
 fn run_virtual<M, R, F>(
@@ -111,7 +115,7 @@ where
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
     let network = Arc::new(Network::new(topology));
-    let (mut coroutines, guards) = build(topology, spec, program, slots_ptr, &network)?;
+    let (mut coroutines, guards) = build(topology, spec, program, 0..n, slots_ptr, &network)?;
     let setup_wall_s = setup_start.elapsed().as_secs_f64();
 
     let watchdog = Watchdog::start();
@@ -134,18 +138,9 @@ where
             Some(exit) => {
                 scheduler.finish(pid);
                 finished += 1;
-                let failed = match exit {
-                    Exit::StackOverflow => Some(RunError::StackOverflow {
-                        processor: pid,
-                        stack_bytes: spec.stack_bytes,
-                    }),
-                    // SAFETY: the coroutine has returned, so it wrote its slot and will not
-                    // touch it again; nothing else holds a reference to it.
-                    Exit::Returned => match unsafe { &(*slots_ptr.add(pid)) } {
-                        Some(Outcome { result: Err(f), .. }) => failure_of(pid, f),
-                        _ => None,
-                    },
-                };
+                // SAFETY: the coroutine has returned, so it wrote its slot and will not touch it
+                // again; nothing else holds a reference to it.
+                let failed = failure_at(spec, pid, exit, unsafe { &*slots_ptr.add(pid) });
                 if failed.is_some() {
                     failure = failed;
                     break;
@@ -188,12 +183,34 @@ where
     )
 }
 
-/// Step 1: a coroutine per processor, each on its own stack, and its guard page's range.
+/// The failure processor `pid`'s body ended with, if it is one to report: its stack
+/// overflowed, or its program failed (its `slot`).
+pub(super) fn failure_at<R>(
+    spec: &RunSpec,
+    pid: usize,
+    exit: Exit,
+    slot: &Option<Outcome<R>>,
+) -> Option<RunError> {
+    match exit {
+        Exit::StackOverflow => Some(RunError::StackOverflow {
+            processor: pid,
+            stack_bytes: spec.stack_bytes,
+        }),
+        Exit::Returned => match slot {
+            Some(Outcome { result: Err(f), .. }) => failure_of(pid, f),
+            _ => None,
+        },
+    }
+}
+
+/// Step 1: a coroutine for each processor of `members`, each on its own stack, and its guard
+/// page's range; `slots` has one slot per member, in the same order.
 #[allow(clippy::type_complexity)]
-fn build<M, R, F>(
+pub(super) fn build<M, R, F>(
     topology: &Topology,
     spec: &RunSpec,
     program: &F,
+    members: impl ExactSizeIterator<Item = usize>,
     slots: *mut Option<Outcome<R>>,
     network: &Arc<Network>,
 ) -> Result<(Vec<Co<M>>, Vec<(usize, usize)>), RunError>
@@ -201,10 +218,10 @@ where
     M: Payload,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
 {
-    let n = topology.len();
+    let n = members.len();
     let mut coroutines = Vec::with_capacity(n);
     let mut guards = Vec::with_capacity(n);
-    for i in 0..n {
+    for (k, i) in members.enumerate() {
         let (stack, guard) =
             stack::new_stack(spec.stack_bytes, i).map_err(|e| RunError::Spawn {
                 processor: i,
@@ -212,12 +229,12 @@ where
                     "cannot map its {} KiB stack: {e} (the processors so far hold {} MiB of \
                  address space)",
                     spec.stack_bytes / 1024,
-                    (i * spec.stack_bytes) >> 20
+                    (k * spec.stack_bytes) >> 20
                 ),
             })?;
         let network = Arc::clone(network);
         // SAFETY: `slots` has `n` elements and outlives the coroutines.
-        let slot = unsafe { slots.add(i) };
+        let slot = unsafe { slots.add(k) };
         let body = move |yielder: &SimYielder<M>, _start: Reply<M>| -> Exit {
             // SAFETY: the yielder is this coroutine's, alive for the whole body, which the
             // processor (and its port) does not outlive.
@@ -247,7 +264,7 @@ where
 
 /// Steps 4 and 5 for one processor: resume it with `reply`, carry out its simcalls that can
 /// be answered at once, until it waits (`None`) or its body ends.
-fn step<M>(
+pub(super) fn step<M>(
     scheduler: &mut Scheduler<M>,
     coroutine: &mut Co<M>,
     guard: (usize, usize),
@@ -274,14 +291,14 @@ fn step<M>(
 
 /// Says on stderr when one processor has run for [`STALL_WARNING`] without a simcall: it
 /// cannot be pre-empted, so a program blocked outside the API would hang the run silently.
-struct Watchdog {
+pub(super) struct Watchdog {
     shared: Arc<(AtomicU64, AtomicU32)>,
     stop: Option<crossbeam_channel::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Watchdog {
-    fn start() -> Self {
+    pub(super) fn start() -> Self {
         let shared = Arc::new((AtomicU64::new(0), AtomicU32::new(0)));
         let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
         let seen = Arc::clone(&shared);

@@ -72,6 +72,16 @@ impl EventQueue {
         Some((self.now, pid, seq))
     }
 
+    /// The time of the next event (a lower bound, where superseded entries are queued), if
+    /// any.
+    pub(crate) fn next_time(&self) -> Option<u64> {
+        if !self.batch.is_empty() || !self.late.is_empty() {
+            return Some(self.now);
+        }
+        let b = (1..=64).find(|&b| !self.buckets[b].is_empty())?;
+        self.buckets[b].iter().map(|e| e.0).min()
+    }
+
     /// Moves to the next time that has events: empties the lowest non-empty bucket into the
     /// new batch and the buckets below. Returns false if no event is left.
     fn next_batch(&mut self) -> bool {

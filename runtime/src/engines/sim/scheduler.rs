@@ -3,8 +3,10 @@
 
 use std::collections::VecDeque;
 
+use super::lookahead::{Lookahead, OPEN};
 use super::queue::EventQueue;
 use crate::TieOrder;
+use crate::engines::effect::Effect;
 
 use crate::error::{WaitReport, Waiting};
 use crate::link::Envelope;
@@ -65,6 +67,17 @@ enum Pick {
     Closed,
 }
 
+/// Whether a receive's links can still bring anything, as far as it can see now.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Open {
+    /// All are closed and drained.
+    No,
+    /// The last of them will be seen closed at this time (partitioned semantics).
+    Until(u64),
+    /// Some may bring a message.
+    Yes,
+}
+
 /// The scheduler's state.
 pub(crate) struct Scheduler<M> {
     /// The current emulated time, ns.
@@ -88,6 +101,8 @@ pub(crate) struct Scheduler<M> {
     /// Each processor's rank among simultaneous events ([`TieOrder`]), and its inverse.
     rank: Vec<u32>,
     by_rank: Vec<u32>,
+    /// The partitioned semantics (`--partitions`), if this scheduler runs one part of them.
+    la: Option<Box<Lookahead<M>>>,
     /// Queue entries taken, simcalls handled, messages delivered, timed waits completed.
     pub(crate) queue_pops: u64,
     pub(crate) simcalls: u64,
@@ -99,6 +114,38 @@ impl<M> Scheduler<M> {
     /// The links of `topology` as bounded queues of `capacity`, every processor ready to start
     /// at time 0 (step 1).
     pub(crate) fn new(topology: &Topology, capacity: usize, ties: TieOrder) -> Self {
+        let mut s = Self::build(topology, capacity, ties, None);
+        for i in 0..topology.len() {
+            s.schedule(i, 0);
+        }
+        s
+    }
+
+    /// As [`Scheduler::new`], for the processors of one part under the partitioned semantics
+    /// (`la`); the others' links are seen only through the effects they send.
+    pub(crate) fn partitioned(
+        topology: &Topology,
+        capacity: usize,
+        ties: TieOrder,
+        la: Lookahead<M>,
+    ) -> Self {
+        let mut s = Self::build(topology, capacity, ties, Some(Box::new(la)));
+        for i in 0..topology.len() {
+            if s.la.as_ref().is_some_and(|la| la.is_here(i)) {
+                s.schedule(i, 0);
+            } else {
+                s.procs[i].wait = Wait::Done;
+            }
+        }
+        s
+    }
+
+    fn build(
+        topology: &Topology,
+        capacity: usize,
+        ties: TieOrder,
+        la: Option<Box<Lookahead<M>>>,
+    ) -> Self {
         let n = topology.len();
         // Among simultaneous events the queue takes the smallest rank first.
         let rank = ties.ranks(n);
@@ -135,7 +182,7 @@ impl<M> Scheduler<M> {
                 }
             })
             .collect();
-        let mut s = Self {
+        Self {
             now_ns: 0,
             queue: EventQueue::new(),
             next_seq: 0,
@@ -153,15 +200,17 @@ impl<M> Scheduler<M> {
             peer,
             rank,
             by_rank,
+            la,
             queue_pops: 0,
             simcalls: 0,
             delivered: 0,
             timed_waits: 0,
-        };
-        for i in 0..n {
-            s.schedule(i, 0);
         }
-        s
+    }
+
+    /// The partitioned semantics' state (a partitioned scheduler only).
+    pub(crate) fn lookahead(&mut self) -> Option<&mut Lookahead<M>> {
+        self.la.as_deref_mut()
     }
 
     fn out_link(&self, pid: usize, local: usize) -> usize {
@@ -198,6 +247,31 @@ impl<M> Scheduler<M> {
         None
     }
 
+    /// As [`Scheduler::next_event`], for an event before `limit_ns` only (a window's end).
+    pub(crate) fn next_event_before(&mut self, limit_ns: u64) -> Option<usize> {
+        if limit_ns == u64::MAX {
+            return self.next_event();
+        }
+        loop {
+            if self.queue.next_time()? >= limit_ns {
+                return None;
+            }
+            let (t, rank, seq) = self.queue.pop()?;
+            let pid = self.by_rank[rank as usize] as usize;
+            if self.procs[pid].pending.is_some_and(|(_, s)| s == seq) {
+                self.procs[pid].pending = None;
+                self.now_ns = t;
+                self.queue_pops += 1;
+                return Some(pid);
+            }
+        }
+    }
+
+    /// A lower bound of the next event's time (superseded events count), if any is queued.
+    pub(crate) fn next_time(&self) -> Option<u64> {
+        self.queue.next_time()
+    }
+
     /// The reply that an event wakes `pid` with, or `None` if what it waits on is not there
     /// yet (it stays blocked; a new event has been queued if one is due).
     pub(crate) fn wake(&mut self, pid: usize) -> Option<Reply<M>> {
@@ -213,6 +287,7 @@ impl<M> Scheduler<M> {
                 Some(self.go(pid))
             }
             Wait::Start => Some(self.go(pid)),
+            Wait::Send { link } if self.la.is_some() => self.room_seen(pid, link),
             Wait::Send { link } if self.links[self.out_link(pid, link)].blocked.is_some() => None,
             Wait::Send { .. } => Some(self.go(pid)),
             Wait::Recv { links } => self.recv(pid, links),
@@ -250,8 +325,13 @@ impl<M> Scheduler<M> {
             }
             Simcall::OccupyOrRecv { links, end_ns } => self.occupy(pid, links, end_ns),
             Simcall::IsClosed { link } => {
-                let l = &self.links[self.in_link(pid, link)];
-                Some(Reply::Flag(l.sender_done && l.queue.is_empty()))
+                let g = self.in_link(pid, link);
+                let l = &self.links[g];
+                let closed = match &self.la {
+                    Some(la) => la.closed_at[g] <= self.now_ns,
+                    None => l.sender_done,
+                };
+                Some(Reply::Flag(closed && l.queue.is_empty()))
             }
             Simcall::Route { to, envelope } => {
                 self.route(to, envelope);
@@ -311,6 +391,9 @@ impl<M> Scheduler<M> {
 
     fn send(&mut self, pid: usize, local: usize, envelope: Envelope<M>) -> Option<Reply<M>> {
         let g = self.out_link(pid, local);
+        if self.la.is_some() {
+            return self.send_ahead(pid, local, g, envelope);
+        }
         if self.links[g].queue.len() < self.capacity {
             self.enqueue(g, envelope);
             Some(Reply::Go {
@@ -324,6 +407,99 @@ impl<M> Scheduler<M> {
             self.links[g].blocked = Some(envelope);
             self.procs[pid].wait = Wait::Send { link: local };
             None
+        }
+    }
+
+    /// A send under the partitioned semantics: the message goes at once (to its receiver's
+    /// queue, or to its part); the sender goes on if the link's room it has seen allows,
+    /// else waits until it sees a take.
+    fn send_ahead(
+        &mut self,
+        pid: usize,
+        local: usize,
+        g: usize,
+        envelope: Envelope<M>,
+    ) -> Option<Reply<M>> {
+        let to = self.links[g].to as usize;
+        let now = self.now_ns;
+        let la = self.la.as_deref_mut()?;
+        la.sent[g] += 1;
+        let full = la.in_flight(g, now) > self.capacity as u64;
+        if la.is_here(to) {
+            self.enqueue(g, envelope);
+        } else {
+            la.owe(
+                to,
+                Effect::Message {
+                    link: g as u32,
+                    envelope,
+                },
+            );
+        }
+        if full {
+            self.procs[pid].wait = Wait::Send { link: local };
+            self.room_seen(pid, local)
+        } else {
+            Some(Reply::Go { now_ns: now })
+        }
+    }
+
+    /// A sender blocked on its out-link `local` (partitioned semantics): goes on if it now
+    /// sees room; else waits for the next take it will see.
+    fn room_seen(&mut self, pid: usize, local: usize) -> Option<Reply<M>> {
+        let g = self.out_link(pid, local);
+        let now = self.now_ns;
+        let la = self.la.as_deref_mut()?;
+        if la.in_flight(g, now) <= self.capacity as u64 {
+            return Some(self.go(pid));
+        }
+        if let Some(&at) = la.room_at[g].front() {
+            self.schedule(pid, at);
+        }
+        None
+    }
+
+    /// Takes an effect another part sent this one (partitioned semantics).
+    pub(crate) fn apply(&mut self, effect: Effect<M>) {
+        let Some(la) = self.la.as_deref_mut() else {
+            return;
+        };
+        la.effects_received += 1;
+        match effect {
+            Effect::Message { link, envelope } => self.enqueue(link as usize, envelope),
+            Effect::Room { link, at_ns } => {
+                la.room_at[link as usize].push_back(at_ns);
+                self.room_made(link as usize, at_ns);
+            }
+            Effect::Closed { link, at_ns } => {
+                la.closed_at[link as usize] = at_ns;
+                let l = &self.links[link as usize];
+                let (to, at) = (l.to as usize, l.at_receiver as usize);
+                self.notify_closed(to, at, at_ns);
+            }
+            Effect::Ended(_) => {}
+        }
+    }
+
+    /// The sender of out-link `g` will see a take at `at_ns`: it looks then if it waits on
+    /// that link.
+    fn room_made(&mut self, g: usize, at_ns: u64) {
+        let sender = self.peer[self.reverse[g] as usize] as usize;
+        if let Wait::Send { link } = self.procs[sender].wait {
+            if self.out_link(sender, link) == g {
+                self.schedule(sender, at_ns);
+            }
+        }
+    }
+
+    /// In-link `at` of `pid` will be seen closed at `at_ns` (partitioned semantics): a
+    /// receive waiting on it looks then (an occupation does not care).
+    fn notify_closed(&mut self, pid: usize, at: usize, at_ns: u64) {
+        // SAFETY: the processor is suspended in the simcall that lent `links`.
+        if let Wait::Recv { links } = self.procs[pid].wait {
+            if unsafe { links.contains(at) } {
+                self.schedule(pid, at_ns);
+            }
         }
     }
 
@@ -358,18 +534,35 @@ impl<M> Scheduler<M> {
     /// # Safety
     ///
     /// `pid` is suspended in the simcall that lent `links`.
-    unsafe fn earliest(&self, pid: usize, links: LinkSet) -> (Option<(u64, usize)>, bool) {
-        let mut best: Option<(u64, u64, usize)> = None;
-        let mut open = false;
+    unsafe fn earliest(&self, pid: usize, links: LinkSet) -> (Option<(u64, usize)>, Open) {
+        let mut best: Option<((u64, u64, u64), usize)> = None;
+        let mut open = Open::No;
+        let now = self.now_ns;
         let mut look = |l: usize| {
-            let link = &self.links[self.in_link(pid, l)];
+            let g = self.in_link(pid, l);
+            let link = &self.links[g];
             if let Some((seq, e)) = link.queue.front() {
-                open = true;
-                if best.is_none_or(|(t, s, _)| (e.arrive_ns, *seq) < (t, s)) {
-                    best = Some((e.arrive_ns, *seq, l));
+                open = Open::Yes;
+                // Today's rule: equal arrivals to the message sent first in the run. The
+                // partitioned rule needs a key no part's order of events can change.
+                let key = match self.la {
+                    None => (e.arrive_ns, *seq, 0),
+                    Some(_) => (e.arrive_ns, e.sent_ns, e.from as u64),
+                };
+                if best.is_none_or(|(k, _)| key < k) {
+                    best = Some((key, l));
+                }
+            } else if let Some(la) = &self.la {
+                let closed = la.closed_at[g];
+                if closed > now {
+                    open = open.max(if closed == OPEN {
+                        Open::Yes
+                    } else {
+                        Open::Until(closed)
+                    });
                 }
             } else if !link.sender_done || link.blocked.is_some() {
-                open = true;
+                open = Open::Yes;
             }
         };
         match links.mask {
@@ -382,7 +575,7 @@ impl<M> Scheduler<M> {
             // SAFETY: the caller's guarantee.
             None => unsafe { links.links() }.iter().for_each(|l| look(l.0)),
         }
-        (best.map(|(t, _, link)| (t, link)), open)
+        (best.map(|((t, _, _), link)| (t, link)), open)
     }
 
     /// Which message a receive on `links` takes now.
@@ -395,8 +588,10 @@ impl<M> Scheduler<M> {
         match unsafe { self.earliest(pid, links) } {
             (Some((t, link)), _) if t <= self.now_ns => Pick::Ready { link },
             (Some((t, _)), _) => Pick::Later(t),
-            (None, true) => Pick::Empty,
-            (None, false) => Pick::Closed,
+            (None, Open::Yes) => Pick::Empty,
+            // Every link waited on will be seen closed then (partitioned semantics).
+            (None, Open::Until(t)) => Pick::Later(t),
+            (None, Open::No) => Pick::Closed,
         }
     }
 
@@ -458,7 +653,23 @@ impl<M> Scheduler<M> {
         let Some((_, envelope)) = self.links[g].queue.pop_front() else {
             unreachable!("take() is only called on a link with a message")
         };
-        if let Some(waiting) = self.links[g].blocked.take() {
+        if let Some(la) = self.la.as_deref_mut() {
+            // The sender sees the room one lookahead later.
+            let at_ns = self.now_ns.saturating_add(la.latency_ns);
+            let sender = self.peer[self.reverse[g] as usize] as usize;
+            if la.is_here(sender) {
+                la.room_at[g].push_back(at_ns);
+                self.room_made(g, at_ns);
+            } else {
+                la.owe(
+                    sender,
+                    Effect::Room {
+                        link: g as u32,
+                        at_ns,
+                    },
+                );
+            }
+        } else if let Some(waiting) = self.links[g].blocked.take() {
             self.enqueue(g, waiting);
             let sender = self.peer[self.reverse[g] as usize] as usize;
             self.schedule(sender, self.now_ns);
@@ -481,8 +692,25 @@ impl<M> Scheduler<M> {
         );
         for g in a..b {
             let link = &mut self.links[g];
-            link.sender_done = true;
             let (to, at) = (link.to as usize, link.at_receiver as usize);
+            if let Some(la) = self.la.as_deref_mut() {
+                // The receiver sees the closure one lookahead later.
+                let at_ns = self.now_ns.saturating_add(la.latency_ns);
+                if la.is_here(to) {
+                    la.closed_at[g] = at_ns;
+                    self.notify_closed(to, at, at_ns);
+                } else {
+                    la.owe(
+                        to,
+                        Effect::Closed {
+                            link: g as u32,
+                            at_ns,
+                        },
+                    );
+                }
+                continue;
+            }
+            link.sender_done = true;
             self.notify(to, at, self.now_ns);
         }
     }
