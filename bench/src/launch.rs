@@ -5,7 +5,9 @@
 //! several ranks cannot take part in a run over ranks: it exits 2 before any work, saying
 //! so, instead of K copies running the whole command side by side. With the feature, MPI is
 //! initialised, and every rank but rank 0 writes nothing: its output is discarded, and rank
-//! 0 alone prints, writes the report and publishes the run's folder.
+//! 0 alone prints, writes the report and publishes the run's folder ([`reports`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The variables that give the number of ranks: OpenMPI's `mpirun`, and PMI's (MPICH's
 /// Hydra, Intel MPI, Slurm's `srun`).
@@ -33,6 +35,15 @@ fn without_mpi(variable: &str, k: usize) -> String {
     )
 }
 
+/// Whether this process prints and writes its command's report: false on every MPI rank but
+/// rank 0, which reports for all (every rank computes the same results).
+static REPORTS: AtomicBool = AtomicBool::new(true);
+
+/// Whether this process reports (see [`REPORTS`]).
+pub(crate) fn reports() -> bool {
+    REPORTS.load(Ordering::Relaxed)
+}
+
 /// What this process is in a run over ranks.
 pub(crate) struct Launch {
     /// MPI, held for the whole process (finalised when dropped).
@@ -56,10 +67,33 @@ impl Launch {
             let _ = without_mpi;
             let ranks = started.and_then(|_| multicomputer_runtime::Ranks::initialize());
             if ranks.as_ref().is_some_and(|r| r.rank() != 0) {
+                REPORTS.store(false, Ordering::Relaxed);
                 discard_output();
             }
             Ok(Self { ranks })
         }
+    }
+}
+
+#[cfg(feature = "mpi")]
+impl Launch {
+    /// After a command that ended with `error`: if an exchange lost a rank, the whole job
+    /// ends here (exit code 3), as MPI cannot be finalised with a rank gone.
+    pub(crate) fn ended(&self, error: &anyhow::Error) -> Option<std::process::ExitCode> {
+        let ranks = self.ranks.as_ref()?;
+        if ranks.lost_a_rank() {
+            eprintln!("error: rank {}: {error:#}", ranks.rank());
+            ranks.abort(3);
+        }
+        None
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+impl Launch {
+    /// Without MPI, nothing but the command decides the exit code.
+    pub(crate) fn ended(&self, _: &anyhow::Error) -> Option<std::process::ExitCode> {
+        None
     }
 }
 

@@ -101,7 +101,7 @@ pub use clock::{
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::HostLimits;
-pub use link::{LinkCost, LinkId, Payload};
+pub use link::{LinkCost, LinkId, Payload, Wire};
 pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{

@@ -15,7 +15,7 @@ use crate::clock::{DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dil
 use crate::engines::{self, Engine};
 use crate::error::{ConfigError, ProcessorError, RunError};
 use crate::limits::HostLimits;
-use crate::link::{LinkCost, Payload};
+use crate::link::{LinkCost, Payload, Wire};
 use crate::processor::Processor;
 use crate::report::RunRecord;
 use crate::spec::{Hints, Resolved, RunSpec};
@@ -317,7 +317,7 @@ impl Machine {
     pub fn run<M, R, F>(&self, program: F) -> Result<RunRecord<R>, RunError>
     where
         M: Payload,
-        R: Send,
+        R: Send + Wire,
         F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
     {
         let run = engines::Run {
@@ -326,6 +326,10 @@ impl Machine {
             cores: &self.cores,
         };
         match self.spec.time {
+            #[cfg(feature = "mpi")]
+            Resolved::Virtual if self.spec.partitions.is_some() && engines::ranks::started() => {
+                engines::ranks::run(&run, &program)
+            }
             Resolved::Virtual if self.spec.partitions.is_some() => {
                 engines::Parts::run(&run, &program)
             }

@@ -25,6 +25,7 @@
 //!
 //! [`MPI_EXCHANGE_TIMEOUT`]: crate::tuning::MPI_EXCHANGE_TIMEOUT
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mpi::Rank;
@@ -38,6 +39,9 @@ use serde::de::DeserializeOwned;
 
 use super::{Exchange, Summary, TransportError};
 use crate::tuning::{MPI_EXCHANGE_TIMEOUT, MPI_POLL_INTERVAL};
+
+/// Set when an exchange lost a rank: MPI cannot be finalised after that.
+static LOST_A_RANK: AtomicBool = AtomicBool::new(false);
 
 /// This process's place among the MPI ranks it was started with; MPI is finalised when it is
 /// dropped. Make one per process, first thing ([`Ranks::initialize`]).
@@ -59,6 +63,12 @@ impl Ranks {
     /// The number of ranks.
     pub fn size(&self) -> usize {
         self.universe.world().size() as usize
+    }
+
+    /// Whether an exchange lost a rank (then end the job with [`Ranks::abort`]: MPI cannot
+    /// be finalised).
+    pub fn lost_a_rank(&self) -> bool {
+        LOST_A_RANK.load(Ordering::Relaxed)
     }
 
     /// Ends every rank of the job with exit code `code` (after a rank was lost, when MPI
@@ -117,7 +127,13 @@ impl MpiExchange {
         }
     }
 
+    /// The number of ranks (of parts).
+    pub(crate) fn ranks(&self) -> usize {
+        self.parts
+    }
+
     fn lost(&self, part: usize, what: &str) -> TransportError {
+        LOST_A_RANK.store(true, Ordering::Relaxed);
         TransportError::PartLost {
             part,
             reason: format!(
@@ -271,21 +287,32 @@ impl<E: Serialize + DeserializeOwned> Exchange<E> for MpiExchange {
     }
 }
 
-/// Gathers `value` from every rank on rank 0, serialised, in rank order (`None` on the other
-/// ranks), through the same exchange: each rank sends its value to rank 0 alone.
-pub(crate) fn gather<T: Serialize + DeserializeOwned>(
+/// Gathers `value` from every rank on every rank, serialised, in rank order, through the
+/// same exchange: each rank sends its value, written once, to every other.
+pub(crate) fn all_gather<T: Serialize + DeserializeOwned>(
     exchange: &mut MpiExchange,
     value: T,
-) -> Result<Option<Vec<T>>, TransportError> {
-    let mut outgoing: Vec<Vec<T>> = (0..exchange.parts).map(|_| Vec::new()).collect();
-    let mine = if exchange.part == 0 {
-        Some(value)
-    } else {
-        outgoing[0].push(value);
-        None
-    };
+) -> Result<Vec<T>, TransportError> {
+    let me = exchange.part;
+    let text = serde_json::to_string(&value)
+        .map_err(|e| TransportError::Failed(format!("serialising a part's record: {e}")))?;
+    let outgoing: Vec<Vec<String>> = (0..exchange.parts)
+        .map(|q| {
+            if q == me {
+                Vec::new()
+            } else {
+                vec![text.clone()]
+            }
+        })
+        .collect();
     let (incoming, _) = exchange.exchange(outgoing, Summary::default())?;
-    Ok(mine.map(|v| std::iter::once(v).chain(incoming).collect()))
+    let mut all = incoming
+        .iter()
+        .map(|t| serde_json::from_str(t))
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(|e| TransportError::Failed(format!("reading a part's record: {e}")))?;
+    all.insert(me, value);
+    Ok(all)
 }
 
 /// Run under `mpirun -np K` (K ≥ 2), one test thread: `.ci/run`'s MPI stage does.
@@ -336,12 +363,8 @@ mod tests {
                 assert_eq!(s.next_ns, Some(round * 1000 + p as u64));
             }
         }
-        let all = gather(&mut x, format!("rank {me}")).unwrap();
-        if me == 0 {
-            let want: Vec<_> = (0..k).map(|r| format!("rank {r}")).collect();
-            assert_eq!(all, Some(want));
-        } else {
-            assert_eq!(all, None);
-        }
+        let all = all_gather(&mut x, format!("rank {me}")).unwrap();
+        let want: Vec<_> = (0..k).map(|r| format!("rank {r}")).collect();
+        assert_eq!(all, want);
     }
 }
