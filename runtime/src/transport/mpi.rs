@@ -98,6 +98,9 @@ pub(crate) struct MpiExchange {
     timeout: Duration,
 }
 
+/// A send under way: to which rank, its request (`None` once complete).
+type Sending<'a, S> = Option<(Rank, Request<'a, [u8], S>)>;
+
 /// What one rank sends another in a round.
 #[derive(serde::Deserialize)]
 struct Packet<E> {
@@ -165,7 +168,7 @@ impl MpiExchange {
         &self,
         scope: S,
         packets: &'a [(Rank, Vec<u8>)],
-    ) -> Vec<Option<(Rank, Request<'a, [u8], S>)>> {
+    ) -> Vec<Sending<'a, S>> {
         packets
             .iter()
             .map(|(q, bytes)| {
@@ -222,7 +225,7 @@ impl MpiExchange {
     /// leaves MPI holding the buffer, so the job is aborted after naming it.
     fn finish_sends<'a, S: mpi::request::Scope<'a>>(
         &self,
-        mut sends: Vec<Option<(Rank, Request<'a, [u8], S>)>>,
+        mut sends: Vec<Sending<'a, S>>,
         deadline: Instant,
     ) {
         loop {
