@@ -31,7 +31,10 @@
 //!   [`Fidelity`]). In **virtual** time a discrete-event scheduler runs the processors as
 //!   coroutines in emulated-time order: the order of events is exact by construction, two runs
 //!   are identical, and wall time does not depend on emulated time (100 000 processors on two
-//!   cores). `auto` runs natively when a core is left for the host, else virtually.
+//!   cores). `auto` runs natively when a core is left for the host, else virtually. Virtual
+//!   time can be **partitioned** over threads ([`MachineConfig::partitions`], a
+//!   [`Partition`] of the topology): every effect crossing a link then takes at least the link
+//!   latency, and any number of parts gives the same results, bit for bit.
 //! - **Failures.** A panic in a processor ends the run with [`RunError::Panic`] naming it; a
 //!   deadlock is reported with what each processor waits on ([`RunError::Deadlock`]); in
 //!   virtual time a stack overflow is [`RunError::StackOverflow`]. Every thread and coroutine

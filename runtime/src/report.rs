@@ -94,6 +94,23 @@ pub struct PartsReport {
     pub events_per_window: f64,
 }
 
+impl std::fmt::Display for PartsReport {
+    /// `4 parts (3 cut links), 12345 windows, 81.2 events per window`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} part{} ({} cut link{}), {} window{}, {:.1} events per window",
+            self.parts,
+            if self.parts == 1 { "" } else { "s" },
+            self.cut_links,
+            if self.cut_links == 1 { "" } else { "s" },
+            self.windows,
+            if self.windows == 1 { "" } else { "s" },
+            self.events_per_window
+        )
+    }
+}
+
 /// What a run measured, without the programs' results (serialisable as JSON).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunReport {

@@ -10,6 +10,9 @@ pub use crate::limits::{
     MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS, RESIDENT_BYTES_PER_COROUTINE,
 };
 pub use crate::topology::{MAX_DIMENSIONS, MAX_FILE_BYTES, MAX_LINKS, MAX_PROCESSORS};
+#[cfg(feature = "mpi")]
+pub use crate::transport::mpi::{MPI_EXCHANGE_TIMEOUT, MPI_POLL_INTERVAL};
+pub use crate::transport::threads::EXCHANGE_SPINS;
 
 /// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
 pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);
@@ -31,6 +34,16 @@ pub const DEFAULT_WAKEUP: Duration = Duration::from_micros(60);
 /// CPU time of one sleep/wake cycle assumed when no profile is given.
 pub const DEFAULT_WAKE_CPU: Duration = Duration::from_micros(5);
 
+/// Partitioned virtual time: bytes every part's scheduler holds per directed link of the
+/// whole machine (its queue, its room and closure books, its place in the link tables), as
+/// the structures' sizes add up on 64-bit hosts; every part keeps the tables of the whole
+/// machine.
+pub const PART_BYTES_PER_LINK: u64 = 160;
+
+/// Partitioned virtual time: bytes every part's scheduler holds per processor of the whole
+/// machine (its wait, its event, its routed inbox, its ranks and place among the parts).
+pub const PART_BYTES_PER_PROCESSOR: u64 = 80;
+
 /// The smallest stack a virtual-time processor may be given, bytes.
 pub const MIN_STACK_BYTES: usize = 16 * 1024;
 
@@ -46,16 +59,3 @@ pub const STALL_WARNING: Duration = Duration::from_secs(10);
 /// wakes within 30–100 µs on the development host (a fixed 2 ms before the threads said they
 /// were ready).
 pub const START_MARGIN: Duration = Duration::from_micros(500);
-
-/// Partitioned virtual time: how many times a part looks at the window barrier before it
-/// sleeps on it (the other parts usually arrive within microseconds).
-pub const EXCHANGE_SPINS: u32 = 20_000;
-
-/// MPI ranks (feature `mpi`): how long a rank waits for another's packet in one window
-/// before it names it lost and the job ends (`MULTICOMPUTER_MPI_TIMEOUT` overrides it, in
-/// seconds). Far above any window of a live run; a dead or hung rank is found this late.
-pub const MPI_EXCHANGE_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// MPI ranks: the pause between two polls of the other ranks while a rank waits for their
-/// packets (short: windows are microseconds apart on one host).
-pub const MPI_POLL_INTERVAL: Duration = Duration::from_micros(20);

@@ -7,7 +7,9 @@
 //! The constants were measured as differences of peak resident memory between runs that
 //! differ in one count only (release build, this project's 2-core VM), rounded up.
 
-use multicomputer_runtime::tuning::RESIDENT_BYTES_PER_COROUTINE;
+use multicomputer_runtime::tuning::{
+    PART_BYTES_PER_LINK, PART_BYTES_PER_PROCESSOR, RESIDENT_BYTES_PER_COROUTINE,
+};
 use multicomputer_runtime::{Hints, HostLimits, Topology};
 
 use super::{ArgError, MachinePlan};
@@ -125,6 +127,17 @@ impl Footprint {
             (THREAD_BYTES, "threads")
         };
         let buffers = machine.channel_bytes(topology, hints)?;
+        // Each part beyond the first holds a scheduler's tables of the whole machine (the
+        // first one's are in each coroutine's share).
+        if let Some(extra) = spec.partitions.map(|k| k.get() - 1).filter(|&e| e > 0) {
+            let tables = 2.0 * topology.links() as f64 * PART_BYTES_PER_LINK as f64
+                + p * PART_BYTES_PER_PROCESSOR as f64;
+            self.add(
+                "--partitions",
+                format!("{extra} more parts' scheduler tables"),
+                extra as f64 * tables,
+            );
+        }
         Ok(self
             .add("the program", "the process itself", PROCESS_BYTES)
             .add(

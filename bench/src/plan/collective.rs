@@ -57,6 +57,13 @@ fn algorithm(a: AlgorithmArg) -> Algorithm {
 /// number of processors; the vector is whole 8-byte values.
 pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePlan, ArgError> {
     RunPlan::new(&a.run, out, |topology, machine| {
+        if machine.partitions.is_some() {
+            return Err(ArgError::new(
+                "--partitions",
+                "collectives send routed messages, which partitioned virtual time does not \
+                 support yet: leave --partitions out",
+            ));
+        }
         let op = operation(a.operation);
         let p = topology.len();
         let alg = match a.algorithm {

@@ -106,6 +106,7 @@ fn comparison(speedup: f64) -> FarmComparison {
             mode: "dilated",
             dilation: Some(4.0),
             wall_s: 1.6,
+            parts: None,
             trace: None,
         },
         drain: Some(Drain {

@@ -23,7 +23,6 @@
 //! run never lasts the timeout: a rank is quiet that long only if it died, hangs, or
 //! computes for that long in one window.
 //!
-//! [`MPI_EXCHANGE_TIMEOUT`]: crate::tuning::MPI_EXCHANGE_TIMEOUT
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -38,7 +37,15 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{Exchange, Summary, TransportError};
-use crate::tuning::{MPI_EXCHANGE_TIMEOUT, MPI_POLL_INTERVAL};
+
+/// How long a rank waits for another's packet in one window before it names it lost and the
+/// job ends (`MULTICOMPUTER_MPI_TIMEOUT` overrides it, in seconds). Far above any window of a
+/// live run; a dead or hung rank is found this late.
+pub const MPI_EXCHANGE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The pause between two polls of the other ranks while a rank waits for their packets
+/// (short: windows are microseconds apart on one host).
+pub const MPI_POLL_INTERVAL: Duration = Duration::from_micros(20);
 
 /// Set when an exchange lost a rank: MPI cannot be finalised after that.
 static LOST_A_RANK: AtomicBool = AtomicBool::new(false);
@@ -80,8 +87,6 @@ impl Ranks {
 
 /// The time a rank waits for another in one round: [`MPI_EXCHANGE_TIMEOUT`], or
 /// `MULTICOMPUTER_MPI_TIMEOUT` seconds if set to a positive number.
-///
-/// [`MPI_EXCHANGE_TIMEOUT`]: crate::tuning::MPI_EXCHANGE_TIMEOUT
 pub(crate) fn exchange_timeout() -> Duration {
     std::env::var("MULTICOMPUTER_MPI_TIMEOUT")
         .ok()

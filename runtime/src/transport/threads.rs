@@ -17,7 +17,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::{Condvar, Mutex};
 
 use super::{Exchange, Summary, TransportError};
-use crate::tuning::EXCHANGE_SPINS;
+
+/// Partitioned virtual time: how many times a part looks at the window barrier before it
+/// sleeps on it (the other parts usually arrive within microseconds), when there are no
+/// more parts than cores (else it sleeps at once).
+pub const EXCHANGE_SPINS: u32 = 4_096;
 
 /// One part's end of the exchange.
 pub(crate) struct ThreadsExchange<E> {
@@ -28,6 +32,9 @@ pub(crate) struct ThreadsExchange<E> {
 
 struct Shared<E> {
     parts: usize,
+    /// How many times a part looks at the barrier before it sleeps on it: spinning pays only
+    /// when every part has a core.
+    spins: u32,
     /// `mail[parity][from * parts + to]`.
     mail: [Vec<Mutex<Vec<E>>>; 2],
     summaries: [Mutex<Vec<Summary>>; 2],
@@ -47,8 +54,10 @@ struct Barrier {
 pub(crate) fn connect<E>(parts: usize) -> Vec<ThreadsExchange<E>> {
     let mailboxes = || (0..parts * parts).map(|_| Mutex::new(Vec::new())).collect();
     let summaries = || Mutex::new(vec![Summary::default(); parts]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let shared = Arc::new(Shared {
         parts,
+        spins: if parts <= cores { EXCHANGE_SPINS } else { 0 },
         mail: [mailboxes(), mailboxes()],
         summaries: [summaries(), summaries()],
         barrier: Mutex::new(Barrier {
@@ -87,12 +96,17 @@ impl<E> ThreadsExchange<E> {
             return Ok(());
         }
         drop(b);
-        // The other parts are usually a few microseconds away: spin a little first.
-        for _ in 0..EXCHANGE_SPINS {
+        // The other parts are usually a few microseconds away: spin a little first, letting
+        // them have the core now and then (a loaded host may run them on this one).
+        for i in 0..s.spins {
             if s.generation.load(Ordering::Acquire) > self.round {
                 return Ok(());
             }
-            std::hint::spin_loop();
+            if i % 64 == 63 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
         }
         let mut b = s.barrier.lock();
         while s.generation.load(Ordering::Acquire) <= self.round {

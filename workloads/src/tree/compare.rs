@@ -1,7 +1,7 @@
 //! A run on the tree engine measured beside its model: what every tree program (farm, divide
 //! and conquer) reports, and the mean of several runs.
 
-use multicomputer_runtime::{Fidelity, Machine, Trace};
+use multicomputer_runtime::{Fidelity, Machine, PartsReport, Trace};
 use serde::Serialize;
 
 use super::EngineRun;
@@ -35,6 +35,9 @@ pub struct Comparison {
     pub dilation: Option<f64>,
     /// Wall time of the run, seconds.
     pub wall_s: f64,
+    /// How a partitioned run was shared out (`--partitions` only; depends on K).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<PartsReport>,
     /// The event trace, if the machine recorded one.
     #[serde(skip)]
     pub trace: Option<Trace>,
@@ -64,6 +67,7 @@ impl Comparison {
             mode: machine.spec().time.name(),
             dilation: machine.spec().time.dilation(),
             wall_s: run.report.wall_s(),
+            parts: run.report.parts.clone(),
             trace: run.trace,
         }
     }
@@ -96,6 +100,7 @@ impl Comparison {
             mode: last.mode,
             dilation: last.dilation,
             wall_s: runs.map(|r| r.wall_s).sum(),
+            parts: last.parts.clone(),
             trace: None,
         })
     }
@@ -188,6 +193,7 @@ pub(crate) mod tests {
                 measured,
                 predicted,
                 missing_terms: Vec::new(),
+                parts: None,
                 fidelity: Fidelity {
                     exact: false,
                     dilation: Some(2.0),

@@ -61,6 +61,9 @@ impl EmulateReport {
                 ),
             ]);
         }
+        if let Some(parts) = &r.report.parts {
+            t.row(vec!["partitioned virtual time".into(), parts.to_string()]);
+        }
         if !f.exact {
             t.row(vec![
                 "late waits".into(),

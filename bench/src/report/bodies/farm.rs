@@ -269,6 +269,9 @@ impl Body for FarmReport {
                 bound_name(c.predicted.bound)
             )),
         ];
+        if let Some(parts) = &c.parts {
+            blocks.push(Block::Text(format!("partitioned virtual time: {parts}")));
+        }
         if let Some(r) = &self.repetitions {
             blocks.extend(r.blocks("measured: the mean of"));
         }

@@ -27,7 +27,7 @@
 //!
 //! 1. **Build** ([`run_part`]): the part's scheduler ([`Scheduler::partitioned`]) over the
 //!    whole topology, its processors' coroutines on its thread (coroutines are not `Send`).
-//! 2. **Exchange** ([`exchange`]): the effects owed to other parts and a [`Summary`] (a lower
+//! 2. **Exchange** ([`exchange_step`]): the effects owed to other parts and a [`Summary`] (a lower
 //!    bound of the next event, the first failure, whether all the part's processors returned)
 //!    go to every part; the effects received are handed to the scheduler.
 //! 3. **Decide** ([`decide`]), the same in every part from the same summaries: a failure

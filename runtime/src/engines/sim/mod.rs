@@ -40,6 +40,13 @@
 //! sent). With model compute charging ([`ComputeCharge::Model`](crate::ComputeCharge)) a
 //! configuration therefore gives one event sequence, bit for bit, on any host.
 //!
+//! Under the partitioned semantics (`--partitions`, the scheduler of one part of `parts/`),
+//! equal arrivals go instead by (send time, sender): "sent first in the run" would depend on
+//! the order in which the parts' events were taken. The processor order among simultaneous
+//! events stays, but there it cannot change a result: every effect crossing a link then takes
+//! at least the lookahead L > 0, so nothing one processor does at time t reaches another
+//! before t + L.
+//!
 //! # What a program must not do in virtual time
 //!
 //! All processors share one OS thread, and a processor runs until its next simcall. So a
