@@ -13,6 +13,7 @@
 mod args;
 mod exec;
 mod files;
+mod launch;
 mod plan;
 mod plot;
 #[cfg(test)]
@@ -240,6 +241,14 @@ fn negative_refused(e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
 }
 
 fn main() -> ExitCode {
+    // First: a binary without MPI started as one of several ranks stops here.
+    let launch = match launch::Launch::start() {
+        Ok(launch) => launch,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut cmd = command_line();
     let matches = cmd
         .try_get_matches_from_mut(std::env::args_os())
@@ -247,7 +256,11 @@ fn main() -> ExitCode {
     let cli =
         <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     stop_on_signals();
-    match dispatch(&cli) {
+    let ended = dispatch(&cli);
+    if let Some(code) = ended.as_ref().err().and_then(|e| launch.ended(e)) {
+        return code;
+    }
+    match ended {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<plan::ArgError>().is_some() => {
             eprintln!("error: {e}");

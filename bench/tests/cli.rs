@@ -66,6 +66,71 @@ fn emulate_json_reports_exact_emulated_makespan() {
 }
 
 #[test]
+fn phold_flags_belong_to_phold_and_phold_refuses_costs_it_cannot_check() {
+    usage_error("emulate --pattern reduce --remote 0.5", "--remote");
+    usage_error("emulate --horizon 1ms", "--horizon");
+    usage_error("emulate --pattern phold --remote 1.5", "--remote");
+    usage_error("emulate --pattern phold --rounds 3", "--rounds");
+    usage_error("emulate --pattern phold --occupy 1ms", "--occupy");
+    usage_error(
+        "emulate --pattern phold --send-overhead 1us",
+        "--send-overhead",
+    );
+    usage_error("emulate --pattern phold --per-byte 1ns", "--per-byte");
+    usage_error("emulate --pattern phold --mean-delay 0s", "--mean-delay");
+}
+
+#[test]
+fn phold_executes_the_sequential_references_events_and_conserves_its_population() {
+    let line = "emulate -t torus:4x4 --pattern phold --remote 0.8 --mean-delay 20us \
+                --population 2 --horizon 2ms --latency 5us --mode virtual --json";
+    let v = json(&run(line, &[]));
+    let p = &v["phold"];
+    assert_eq!(v["pattern"], "phold");
+    assert_eq!(p["matches_reference"], true);
+    assert_eq!(p["conserved"], true);
+    assert_eq!(p["left"], 32);
+    assert_eq!(p["late"], 0);
+    assert!(p["events"].as_u64().unwrap() > 1000);
+    assert_eq!(p["events"], p["reference_events"]);
+    assert_eq!(p["digest"], p["reference_digest"]);
+    // Another seed, other events.
+    let w = json(&run(line, &["--seed", "2"]));
+    assert_ne!(w["phold"]["digest"], p["digest"]);
+}
+
+/// A binary without MPI, started as one of several ranks (the launcher's variables set in
+/// its environment, no mpirun needed), refuses before any work; as one rank of one, it runs.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn without_mpi_a_process_started_as_one_of_several_ranks_exits_2_saying_so() {
+    let out = folder("mpi-refused");
+    for variable in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+            .args([
+                "emulate", "-t", "chain:2", "--rounds", "1", "--json", "--out",
+            ])
+            .arg(&out)
+            .env(variable, "4")
+            .output()
+            .expect("the binary runs");
+        refused(&o, &format!("one of 4 MPI ranks ({variable}=4)"));
+        assert!(common::stderr(&o).contains("--features mpi"));
+        assert!(!out.exists(), "nothing written");
+    }
+    let alone = std::process::Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args([
+            "emulate", "-t", "chain:2", "--rounds", "1", "--json", "--out",
+        ])
+        .arg(&out)
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(json(&alone)["processors"], 2);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn reduce_pattern_counts_every_message() {
     let v = json(&run(
         "emulate -t tree:3:3 --rounds 4 --occupy 200us --pattern reduce --send-overhead 20us \

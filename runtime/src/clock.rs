@@ -319,6 +319,7 @@ pub(crate) fn minimise_timer_slack() -> bool {
 const BUCKETS: usize = 48;
 
 /// Lateness of deadline waits in emulated nanoseconds, as a log₂ histogram.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LatenessStats {
     /// Waits that had a deadline (every emulated cost, every delivery wait).

@@ -104,7 +104,7 @@ pub use clock::{
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::HostLimits;
-pub use link::{LinkCost, LinkId, Payload};
+pub use link::{LinkCost, LinkId, Payload, Wire};
 pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{
@@ -116,4 +116,6 @@ pub use ties::TieOrder;
 pub use topology::{Direction, Grid, Partition, Topology, TopologyKind};
 pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
 pub use transport::TransportError;
+#[cfg(feature = "mpi")]
+pub use transport::mpi::Ranks;
 pub use work::{Charging, ComputeCharge, CostTable, UnknownUnit, Work, WorkCosts, WorkUnit};

@@ -39,6 +39,7 @@ pub enum Interrupt<M> {
 }
 
 /// What one processor's compute blocks declared and were charged.
+#[cfg_attr(feature = "mpi", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct WorkTally {
     /// Compute blocks run.

@@ -166,6 +166,7 @@ pub struct RunRecord<R> {
 }
 
 /// Why a processor's program did not return a result.
+#[cfg_attr(feature = "mpi", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug)]
 pub(crate) enum Failure {
     Panic(String),
@@ -173,6 +174,7 @@ pub(crate) enum Failure {
 }
 
 /// What one processor left behind.
+#[cfg_attr(feature = "mpi", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Outcome<R> {
     pub(crate) id: usize,
     pub(crate) result: Result<R, Failure>,

@@ -14,6 +14,7 @@ use std::io::Write;
 use serde::Serialize;
 
 /// What one processor did during a run, in emulated nanoseconds and counts.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Accounting {
     /// Busy with computation.
@@ -46,6 +47,7 @@ impl Accounting {
 }
 
 /// The kind of a traced interval.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Activity {
@@ -58,6 +60,7 @@ pub enum Activity {
 }
 
 /// One traced interval or event on a processor, in emulated nanoseconds.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TraceEvent {
     /// Processor index.
@@ -73,6 +76,7 @@ pub struct TraceEvent {
 }
 
 /// One message as it crossed a link, in emulated nanoseconds.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MessageEvent {
     /// The sender.

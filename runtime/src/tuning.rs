@@ -10,6 +10,8 @@ pub use crate::limits::{
     MAP_HEADROOM, MAPS_PER_COROUTINE, MAPS_PER_THREAD, MAX_THREADS, RESIDENT_BYTES_PER_COROUTINE,
 };
 pub use crate::topology::{MAX_DIMENSIONS, MAX_FILE_BYTES, MAX_LINKS, MAX_PROCESSORS};
+#[cfg(feature = "mpi")]
+pub use crate::transport::mpi::{MPI_EXCHANGE_TIMEOUT, MPI_POLL_INTERVAL};
 pub use crate::transport::threads::EXCHANGE_SPINS;
 
 /// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.

@@ -57,6 +57,26 @@ impl WorkUnit {
     }
 }
 
+/// A unit read back from another MPI rank: its name interned, each name once per process
+/// (units are a program's few constants).
+#[cfg(feature = "mpi")]
+impl<'de> Deserialize<'de> for WorkUnit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        static NAMES: parking_lot::Mutex<Vec<&'static str>> = parking_lot::Mutex::new(Vec::new());
+        let name = String::deserialize(d)?;
+        let mut names = NAMES.lock();
+        let interned = match names.iter().find(|n| **n == name) {
+            Some(n) => *n,
+            None => {
+                let n: &'static str = Box::leak(name.into_boxed_str());
+                names.push(n);
+                n
+            }
+        };
+        Ok(WorkUnit(interned))
+    }
+}
+
 impl fmt::Display for WorkUnit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.0)
@@ -64,6 +84,7 @@ impl fmt::Display for WorkUnit {
 }
 
 /// The units of work one compute block declared.
+#[cfg_attr(feature = "mpi", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Work {
     counts: Vec<(WorkUnit, u64)>,

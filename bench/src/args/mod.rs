@@ -25,7 +25,7 @@ pub(crate) use common::{
     TopologyArg, TraceArgs, TransferArgs, WaitArg,
 };
 pub(crate) use dnc::{DEFAULT_KEYS, DncArgs, DncKernelArg, DncWorkArgs, PredictDncArgs, SplitArg};
-pub(crate) use emulate::{EmulateArgs, PatternArg};
+pub(crate) use emulate::{EmulateArgs, PatternArg, PholdArgs};
 pub(crate) use farm::{
     DEFAULT_GRAIN, EngineArgs, FarmArgs, FarmRunArgs, FarmWorkArgs, KernelArg, PredictFarmArgs,
     TimesArg,

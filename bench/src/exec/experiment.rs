@@ -1,12 +1,14 @@
 //! What the executors need of an experiment: its machine's hints, an estimate of a run's
 //! wall time, a run, and a label for progress.
 
+use std::time::Duration;
+
 use anyhow::Result;
 use multicomputer_runtime::{Hints, Machine, Topology};
 use multicomputer_workloads::collectives::CollectiveComparison;
 use multicomputer_workloads::dnc::{DncCompareError, DncComparison, DncExperiment, DncKernel};
 use multicomputer_workloads::farm::{CompareError, FarmComparison, FarmExperiment, Kernel};
-use multicomputer_workloads::synthetic::{Pattern, SyntheticComparison, SyntheticSpec};
+use multicomputer_workloads::synthetic::{Pattern, Phold, SyntheticComparison, SyntheticSpec};
 
 use super::Estimate;
 use crate::plan::{ArgError, CollectiveExperiment, model_error};
@@ -150,19 +152,31 @@ impl Experiment for SyntheticSpec {
     const NAME: &'static str = "emulate";
     const TIME_FLAGS: &'static str = "--rounds, --occupy";
 
-    fn hints(&self, _: &Topology) -> Result<Hints, ArgError> {
-        Ok(SyntheticSpec::hints(self))
+    fn hints(&self, topology: &Topology) -> Result<Hints, ArgError> {
+        Ok(SyntheticSpec::hints(self, topology.len()))
     }
 
     /// `rounds × occupy`, the independent pattern's makespan (a lower bound with messages);
     /// in virtual time, an occupation per processor per round, and a message with `reduce`.
+    /// PHOLD: its horizon, each event a timed wait and its remote share a message too.
     fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate {
-        let emulated = self.rounds as f64 * self.occupy.as_secs_f64();
-        let per_round = match self.pattern {
-            Pattern::Independent => topology.len() as f64,
-            Pattern::Reduce => 2.0 * topology.len() as f64,
+        let n = topology.len() as f64;
+        let (emulated, rate) = match self.pattern {
+            Pattern::Phold(p) => {
+                let events = p.events_per_emulated_s(topology.len(), Duration::ZERO);
+                (p.horizon.as_secs_f64(), Some(events * (1.0 + p.remote)))
+            }
+            pattern => {
+                let emulated = self.rounds as f64 * self.occupy.as_secs_f64();
+                let per_round = if pattern == Pattern::Reduce {
+                    2.0 * n
+                } else {
+                    n
+                };
+                let rate = (emulated > 0.0).then(|| per_round * self.rounds as f64 / emulated);
+                (emulated, rate)
+            }
         };
-        let rate = (emulated > 0.0).then(|| per_round * self.rounds as f64 / emulated);
         Estimate::emulated(emulated, d, rate, 1)
     }
 
@@ -174,17 +188,31 @@ impl Experiment for SyntheticSpec {
         vec![("makespan_s", outcome.measured().makespan_s)]
     }
 
-    /// The synthetic program draws nothing.
+    /// PHOLD's seed; the other patterns draw nothing.
     fn seed(&self) -> Option<u64> {
-        None
+        match self.pattern {
+            Pattern::Phold(p) => Some(p.seed),
+            _ => None,
+        }
     }
 
-    fn reseeded(&self, _: u64) -> Self {
-        *self
+    fn reseeded(&self, seed: u64) -> Self {
+        match self.pattern {
+            Pattern::Phold(p) => Self {
+                pattern: Pattern::Phold(Phold { seed, ..p }),
+                ..*self
+            },
+            _ => *self,
+        }
     }
 
     fn label(&self, topology: &Topology) -> String {
-        format!("{topology} {} rounds", self.rounds)
+        match self.pattern {
+            Pattern::Phold(p) => {
+                format!("{topology} PHOLD to {}", human_s(p.horizon.as_secs_f64()))
+            }
+            _ => format!("{topology} {} rounds", self.rounds),
+        }
     }
 }
 

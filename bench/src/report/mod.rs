@@ -186,6 +186,9 @@ impl<B: Body> Report<B> {
         plan: &RunFolderPlan,
         extra: FolderFiles,
     ) -> Result<()> {
+        if !crate::launch::reports() {
+            return Ok(());
+        }
         let mut folder = self.create_folder(plan)?;
         let mut publication = Publication::new();
         self.stage(output, &mut publication)?;
@@ -227,6 +230,9 @@ impl<B: Body> Report<B> {
         (run, what): (&impl Traced, &str),
         mut files: Publication,
     ) -> Result<()> {
+        if !crate::launch::reports() {
+            return Ok(());
+        }
         stage_trace(&mut self.meta, plan, run, what, &mut files)?;
         self.finish(output, files)
     }
@@ -238,6 +244,9 @@ impl<B: Body> Report<B> {
         output: &OutputPlan,
         mut publication: Publication,
     ) -> Result<()> {
+        if !crate::launch::reports() {
+            return Ok(());
+        }
         self.stage(output, &mut publication)?;
         publication.commit()?;
         self.show(output)

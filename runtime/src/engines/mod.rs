@@ -12,7 +12,9 @@
 //!   (virtual time);
 //! - [`parts`]: the processors cut into parts, each part run by `sim`'s scheduler on a thread
 //!   of its own, the parts exchanging cut-link effects ([`effect`]) at window boundaries
-//!   through an exchange (`transport/`: threads, or MPI ranks) — partitioned virtual time.
+//!   through an exchange (`transport/`: threads, or MPI ranks) — partitioned virtual time;
+//! - `ranks` (feature `mpi`): `parts` with one part per MPI rank, the records gathered on
+//!   rank 0.
 //!
 //! A new engine is a folder beside these, an implementation of [`Engine`], and a line in
 //! `Machine::run`.
@@ -20,6 +22,8 @@
 mod body;
 pub(crate) mod effect;
 pub(crate) mod parts;
+#[cfg(feature = "mpi")]
+pub(crate) mod ranks;
 pub(crate) mod sim;
 pub(crate) mod threads;
 

@@ -146,9 +146,23 @@ impl LinkCost {
     }
 }
 
+/// What a run over MPI ranks sends between them, serialised: with the `mpi` feature, any
+/// type that serde can write and read back; without it, any type at all.
+#[cfg(feature = "mpi")]
+pub trait Wire: serde::Serialize + serde::de::DeserializeOwned {}
+#[cfg(feature = "mpi")]
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Wire for T {}
+/// What a run over MPI ranks sends between them, serialised: with the `mpi` feature, any
+/// type that serde can write and read back; without it, any type at all.
+#[cfg(not(feature = "mpi"))]
+pub trait Wire {}
+#[cfg(not(feature = "mpi"))]
+impl<T> Wire for T {}
+
 /// A message type that can cross a link: it knows its size in bytes, which sets its transfer
-/// time (τ per byte).
-pub trait Payload: Send + 'static {
+/// time (τ per byte). With the `mpi` feature, it is serialisable too ([`Wire`]), to cross
+/// ranks.
+pub trait Payload: Send + Wire + 'static {
     /// Size of the message on the wire, in bytes.
     fn size_bytes(&self) -> u64;
 }
@@ -179,7 +193,7 @@ fixed_size_payload!(
     f64
 );
 
-impl<T: Copy + Send + 'static> Payload for Vec<T> {
+impl<T: Copy + Send + Wire + 'static> Payload for Vec<T> {
     fn size_bytes(&self) -> u64 {
         std::mem::size_of_val(self.as_slice()) as u64
     }

@@ -15,7 +15,7 @@ use crate::clock::{DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dil
 use crate::engines::{self, Engine};
 use crate::error::{ConfigError, ProcessorError, RunError};
 use crate::limits::HostLimits;
-use crate::link::{LinkCost, Payload};
+use crate::link::{LinkCost, Payload, Wire};
 use crate::processor::Processor;
 use crate::report::RunRecord;
 use crate::spec::{Hints, Resolved, RunSpec};
@@ -260,6 +260,21 @@ pub struct Machine {
     cores: Vec<core_affinity::CoreId>,
 }
 
+/// The processors whose coroutines this process holds: all of them, but over MPI ranks only
+/// those of this rank's part (each rank has its own host limits).
+fn held_here(topology: &Topology, spec: &RunSpec) -> usize {
+    #[cfg(feature = "mpi")]
+    if let Some(k) = spec.partitions.filter(|_| engines::ranks::started()) {
+        let partition = crate::topology::Partition::of(topology, k.get());
+        return (0..k.get())
+            .map(|q| partition.members(q).len())
+            .max()
+            .unwrap_or(0);
+    }
+    let _ = spec;
+    topology.len()
+}
+
 impl Machine {
     /// Resolves a configuration for a topology on this host ([`MachineConfig::resolve`]), and
     /// checks that the host can hold it (threads, memory maps, memory).
@@ -277,7 +292,9 @@ impl Machine {
         let spec = config.resolve_on(&topology, ncores)?;
         let p = topology.len();
         match spec.time {
-            Resolved::Virtual => limits.check_coroutines(p, spec.stack_bytes)?,
+            Resolved::Virtual => {
+                limits.check_coroutines(held_here(&topology, &spec), spec.stack_bytes)?
+            }
             Resolved::Native => limits.check_threads(p, "native")?,
             Resolved::Dilated(_) => limits.check_threads(p, "dilated")?,
         }
@@ -317,7 +334,7 @@ impl Machine {
     pub fn run<M, R, F>(&self, program: F) -> Result<RunRecord<R>, RunError>
     where
         M: Payload,
-        R: Send,
+        R: Send + Wire,
         F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
     {
         let run = engines::Run {
@@ -326,6 +343,10 @@ impl Machine {
             cores: &self.cores,
         };
         match self.spec.time {
+            #[cfg(feature = "mpi")]
+            Resolved::Virtual if self.spec.partitions.is_some() && engines::ranks::started() => {
+                engines::ranks::run(&run, &program)
+            }
             Resolved::Virtual if self.spec.partitions.is_some() => {
                 engines::Parts::run(&run, &program)
             }

@@ -14,6 +14,8 @@
 //! - [`threads`]: the parts are threads of one process; effects move by value;
 //! - `mpi` (feature `mpi`): the parts are MPI ranks; effects are serialised.
 
+#[cfg(feature = "mpi")]
+pub(crate) mod mpi;
 pub(crate) mod threads;
 
 use serde::{Deserialize, Serialize};

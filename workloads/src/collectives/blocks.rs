@@ -5,12 +5,15 @@ use std::time::Duration;
 
 use multicomputer_runtime::{Grid, ProcessorError};
 
+use multicomputer_runtime::Wire;
+
 use super::{Proc, Reduction};
 
-/// What a collective's vectors hold: plain values (`Default` pads the last blocks).
-pub trait Element: Copy + Default + Send + 'static {}
+/// What a collective's vectors hold: plain values (`Default` pads the last blocks), that can
+/// cross MPI ranks ([`Wire`]: any type without the `mpi` feature).
+pub trait Element: Copy + Default + Send + Wire + 'static {}
 
-impl<T: Copy + Default + Send + 'static> Element for T {}
+impl<T: Copy + Default + Send + Wire + 'static> Element for T {}
 
 /// Elements per block when `n` elements are cut into `p` blocks: ⌈n/p⌉.
 pub(crate) fn block_len(n: usize, p: usize) -> usize {

@@ -65,7 +65,7 @@ pub enum DncError {
 }
 
 /// A synthetic task: which top-level task it belongs to, its level and its work units.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Piece {
     task: u64,
     level: u32,
@@ -80,7 +80,7 @@ impl Payload for Piece {
 }
 
 /// A synthetic result: the work units executed for a piece.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Units(pub u64);
 
 impl Payload for Units {
@@ -185,7 +185,7 @@ pub struct MergeSort {
 }
 
 /// A list of integers as a message payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Keys(pub Vec<i64>);
 
 impl Payload for Keys {

@@ -91,7 +91,7 @@ pub enum FarmError {
 }
 
 /// A packet of g tasks as it travels: the first task's index and each task's work.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Packet {
     first: u64,
     /// Per task: emulated time in ns (synthetic) or range start (primes).
@@ -106,7 +106,7 @@ impl Payload for Packet {
 }
 
 /// A packet's results: per task, its execution time (synthetic) or prime count.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PacketResult {
     first: u64,
     values: Vec<u64>,

@@ -39,7 +39,7 @@ pub fn sample_rng(seed: u64, sample: u64) -> Xoshiro256PlusPlus {
 
 /// What one sample (one independent Markov chain) produced. Integer sums are exact; the `f64`
 /// fields are derived from them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct SampleResult {
     /// Sample index `k` (0-based).
     pub sample: u64,

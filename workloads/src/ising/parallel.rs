@@ -99,7 +99,7 @@ impl std::fmt::Display for Mechanism {
 }
 
 /// A message of the Ising program.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum IsingMessage {
     /// Tree: the work description, broadcast down (the total number of samples).
     Work {
@@ -190,6 +190,7 @@ impl ParallelRun {
 }
 
 /// What one processor returns.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Part {
     /// The merged result (only processor 0's is complete).
     acc: Option<SummaryAccumulator>,

@@ -48,7 +48,7 @@ pub struct Summary {
 /// [`merge`](Self::merge) are associative and commutative, so processors may each accumulate
 /// their own samples and merge in any order and still produce the [`Summary`] of
 /// [`run_sequential`] bit for bit.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SummaryAccumulator {
     samples: u64,
     spins: u64,

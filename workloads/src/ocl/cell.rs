@@ -13,7 +13,7 @@ use super::grain::{Grain, OclError};
 
 /// One communication between neighbours: the arrays of channels `b`, `c`, `d` (length `K`; 1
 /// for the fine-grained and `[M,1]` programs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Packet {
     /// Partial occurrence counts (`b̄(i)[p]`).
     pub b: Vec<u64>,
@@ -79,7 +79,7 @@ pub struct StepCost {
 }
 
 /// Totals a cell has accumulated over its steps.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CellCounters {
     /// Steps taken (packets processed).
     pub steps: u64,

@@ -148,6 +148,7 @@ pub struct PipelineRun {
 }
 
 /// A message on a link of the array.
+#[derive(serde::Serialize, serde::Deserialize)]
 enum Message {
     /// The receiver is ready for the next communication (emulated rendezvous only).
     Ready,
@@ -165,6 +166,7 @@ impl Payload for Message {
 }
 
 /// What one processor returns.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct ProcessOutcome {
     /// `B`, from process 0 only.
     output: Vec<u64>,

@@ -3,7 +3,7 @@
 use multicomputer_runtime::{Machine, RunError, RunReport, Trace};
 use serde::Serialize;
 
-use super::{SyntheticSpec, program};
+use super::{Pattern, PholdOutcome, SyntheticSpec, phold, program};
 use crate::repetitions::Quantities;
 
 /// The measured times of one run (the quantities repeated runs summarise).
@@ -35,7 +35,7 @@ pub struct SyntheticComparison {
     pub topology: String,
     /// Its processors.
     pub processors: usize,
-    /// `independent` or `reduce`.
+    /// `independent`, `reduce` or `phold`.
     pub pattern: &'static str,
     /// Rounds per processor.
     pub rounds: u64,
@@ -55,6 +55,9 @@ pub struct SyntheticComparison {
     pub wall_s: f64,
     /// Wall time divided by D (threads only).
     pub wall_over_dilation_s: Option<f64>,
+    /// PHOLD's events, rate and checks (the `phold` pattern only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phold: Option<PholdOutcome>,
     /// The machine's whole report (accounting, fidelity).
     pub report: RunReport,
     /// The event trace, if the machine recorded one.
@@ -76,8 +79,19 @@ impl SyntheticComparison {
 impl SyntheticSpec {
     /// Runs the program on `machine` and compares its makespan with the expectation.
     pub fn run(&self, machine: &Machine) -> Result<SyntheticComparison, RunError> {
-        let record = machine.run(program(*self))?;
-        let report = record.report;
+        let (report, trace, phold) = match self.pattern {
+            Pattern::Phold(p) => {
+                let lookahead = machine.spec().link.latency;
+                let record = machine.run(phold::program(p, lookahead))?;
+                let reference = phold::reference(&p, machine.topology(), lookahead);
+                let outcome = p.outcome(&record.results, &reference, record.report.wall_s());
+                (record.report, record.trace, Some(outcome))
+            }
+            _ => {
+                let record = machine.run(program(*self))?;
+                (record.report, record.trace, None)
+            }
+        };
         let expected = self.expected_makespan_s();
         Ok(SyntheticComparison {
             topology: report.topology.clone(),
@@ -92,8 +106,9 @@ impl SyntheticSpec {
             error_pct: expected.map(|e| 100.0 * (report.makespan_s - e) / e),
             wall_s: report.wall_s(),
             wall_over_dilation_s: report.time.dilation().map(|d| report.wall_s() / d),
+            phold,
             report,
-            trace: record.trace,
+            trace,
         })
     }
 }

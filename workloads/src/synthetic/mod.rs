@@ -1,6 +1,7 @@
 //! A synthetic program that shows what the emulator does with time: every processor occupies
 //! itself for a set time each round and, in the `reduce` pattern, children send one message
-//! to their parent after each round (a reduction to the root).
+//! to their parent after each round (a reduction to the root). The `phold` pattern is the
+//! standard benchmark of parallel discrete-event simulation instead ([`phold`]).
 //!
 //! # Model
 //!
@@ -23,9 +24,11 @@
 //! ```
 
 mod compare;
+pub mod phold;
 mod program;
 
 pub use compare::{SyntheticComparison, SyntheticMeasured};
+pub use phold::{Phold, PholdOutcome};
 pub use program::program;
 
 use std::time::Duration;
@@ -35,21 +38,24 @@ use serde::Serialize;
 use crate::hints::Hints;
 
 /// What the program does between occupations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
     /// No messages.
     Independent,
     /// After each round, children send one message to their parent.
     Reduce,
+    /// PHOLD: no rounds or occupations, events scheduling events ([`phold`]).
+    Phold(Phold),
 }
 
 impl Pattern {
-    /// `independent` or `reduce`.
+    /// `independent`, `reduce` or `phold`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Independent => "independent",
             Self::Reduce => "reduce",
+            Self::Phold(_) => "phold",
         }
     }
 }
@@ -57,9 +63,9 @@ impl Pattern {
 /// The synthetic program.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SyntheticSpec {
-    /// Rounds per processor.
+    /// Rounds per processor (not used by PHOLD).
     pub rounds: u64,
-    /// Emulated occupation per round.
+    /// Emulated occupation per round (not used by PHOLD).
     pub occupy: Duration,
     /// Communication between rounds.
     pub pattern: Pattern,
@@ -72,11 +78,21 @@ impl SyntheticSpec {
             .then_some(self.rounds as f64 * self.occupy.as_secs_f64())
     }
 
-    /// What auto mode should know: no real compute, the occupation as smallest cost.
-    pub fn hints(&self) -> Hints {
-        Hints {
-            smallest_cost: Some(self.occupy),
-            ..Hints::default()
+    /// What auto mode should know about a run on `processors`: no real compute, the
+    /// occupation (PHOLD: the mean delay) as smallest cost. PHOLD's links buffer its whole
+    /// population, so that no send blocks: an event waiting in a link is its chain's one live
+    /// event, so no link ever holds more ([`phold`]).
+    pub fn hints(&self, processors: usize) -> Hints {
+        match self.pattern {
+            Pattern::Phold(p) => Hints {
+                smallest_cost: Some(p.mean_delay),
+                min_capacity: processors.saturating_mul(p.population as usize).max(1),
+                ..Hints::default()
+            },
+            _ => Hints {
+                smallest_cost: Some(self.occupy),
+                ..Hints::default()
+            },
         }
     }
 }

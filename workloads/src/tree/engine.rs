@@ -92,7 +92,7 @@ impl Default for EngineConfig {
 }
 
 /// A message of the engine's protocol.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Message<T, R> {
     /// A child asks for one task.
     Request,
@@ -204,6 +204,7 @@ impl<R> EngineRun<R> {
     }
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 struct NodeResult<R> {
     outputs: Vec<(u64, R, Duration)>,
     executed_share: f64,

@@ -1,6 +1,6 @@
 //! `emulate`: emulated against wall time, dilation and fidelity.
 
-use multicomputer_workloads::synthetic::SyntheticComparison;
+use multicomputer_workloads::synthetic::{PholdOutcome, SyntheticComparison};
 use serde::Serialize;
 
 use crate::plan::wait_name;
@@ -36,6 +36,9 @@ impl EmulateReport {
             },
         ])
         .row(vec!["emulated makespan".into(), human_s(r.makespan_s)]);
+        if let Some(p) = &r.phold {
+            phold_rows(&mut t, p);
+        }
         if let (Some(e), Some(err)) = (r.expected_makespan_s, r.error_pct) {
             t.row(vec![
                 "expected (rounds × occupy)".into(),
@@ -87,6 +90,44 @@ impl EmulateReport {
         ]);
         t
     }
+}
+
+/// PHOLD's events, rate and checks.
+fn phold_rows(t: &mut Table, p: &PholdOutcome) {
+    let rate = p.events_per_s.map_or(String::new(), |r| {
+        format!(": {:.2} M events/s of wall time", r / 1e6)
+    });
+    let reference = match p.matches_reference {
+        Some(true) => format!(
+            "equal: {} events, digest {}",
+            p.reference_events, p.reference_digest
+        ),
+        Some(false) => format!(
+            "DIFFERENT: {} events, digest {} (please report this)",
+            p.reference_events, p.reference_digest
+        ),
+        None => format!(
+            "not comparable: {} events ran late (a start-up or receive cost, or a full link)",
+            p.late
+        ),
+    };
+    t.row(vec![
+        "PHOLD events".into(),
+        format!("{}{rate} (digest {})", p.events, p.digest),
+    ])
+    .row(vec!["sequential reference".into(), reference])
+    .row(vec![
+        "population left at the horizon".into(),
+        format!(
+            "{} ({})",
+            p.left,
+            if p.conserved {
+                "conserved"
+            } else {
+                "NOT conserved: events lost"
+            }
+        ),
+    ]);
 }
 
 impl Body for EmulateReport {

@@ -1,0 +1,378 @@
+//! The exchange between parts that are MPI ranks (feature `mpi`): rank r runs part r, and
+//! each window's cut-link effects cross ranks serialised.
+//!
+//! # Protocol, per round
+//!
+//! 1. [`MpiExchange::post_sends`]: serialise, for every other part q, this part's summary
+//!    with the effects for q, and start a non-blocking send of it to rank q (MPI keeps the
+//!    messages between two ranks in order, so one tag serves every round).
+//! 2. [`MpiExchange::take_packets`]: poll every other rank for its packet of this round
+//!    (a non-blocking matched probe, then the receive), until each has answered or the
+//!    timeout has passed since the round began.
+//! 3. [`MpiExchange::finish_sends`]: wait, within the same deadline, for this part's sends to
+//!    complete.
+//!
+//! # A rank that dies or hangs
+//!
+//! A rank that has not answered by the deadline ([`MPI_EXCHANGE_TIMEOUT`], or the
+//! `MULTICOMPUTER_MPI_TIMEOUT` environment variable in seconds) is named in
+//! [`TransportError::PartLost`]; the caller then ends the whole job with
+//! [`Ranks::abort`] rather than waiting for it (MPI cannot finalise with a rank gone). If
+//! this part's own sends cannot complete either, MPI still holds their buffers, so the
+//! exchange itself aborts the job after saying which rank it lost. A window of a live
+//! run never lasts the timeout: a rank is quiet that long only if it died, hangs, or
+//! computes for that long in one window.
+//!
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use mpi::Rank;
+use mpi::environment::Universe;
+use mpi::point_to_point::MatchedReceiveVec;
+use mpi::request::Request;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::{Communicator, Destination, Source};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Exchange, Summary, TransportError};
+
+/// How long a rank waits for another's packet in one window before it names it lost and the
+/// job ends (`MULTICOMPUTER_MPI_TIMEOUT` overrides it, in seconds). Far above any window of a
+/// live run; a dead or hung rank is found this late.
+pub const MPI_EXCHANGE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The pause between two polls of the other ranks while a rank waits for their packets
+/// (short: windows are microseconds apart on one host).
+pub const MPI_POLL_INTERVAL: Duration = Duration::from_micros(20);
+
+/// Set when an exchange lost a rank: MPI cannot be finalised after that.
+static LOST_A_RANK: AtomicBool = AtomicBool::new(false);
+
+/// This process's place among the MPI ranks it was started with; MPI is finalised when it is
+/// dropped. Make one per process, first thing ([`Ranks::initialize`]).
+pub struct Ranks {
+    universe: Universe,
+}
+
+impl Ranks {
+    /// Initialises MPI; `None` if it was initialised before.
+    pub fn initialize() -> Option<Self> {
+        mpi::initialize().map(|universe| Self { universe })
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.universe.world().rank() as usize
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> usize {
+        self.universe.world().size() as usize
+    }
+
+    /// Whether an exchange lost a rank (then end the job with [`Ranks::abort`]: MPI cannot
+    /// be finalised).
+    pub fn lost_a_rank(&self) -> bool {
+        LOST_A_RANK.load(Ordering::Relaxed)
+    }
+
+    /// Ends every rank of the job with exit code `code` (after a rank was lost, when MPI
+    /// cannot be finalised).
+    pub fn abort(&self, code: i32) -> ! {
+        self.universe.world().abort(code)
+    }
+}
+
+/// The time a rank waits for another in one round: [`MPI_EXCHANGE_TIMEOUT`], or
+/// `MULTICOMPUTER_MPI_TIMEOUT` seconds if set to a positive number.
+pub(crate) fn exchange_timeout() -> Duration {
+    std::env::var("MULTICOMPUTER_MPI_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(MPI_EXCHANGE_TIMEOUT, Duration::from_secs_f64)
+}
+
+/// One part's end of the exchange: the world communicator, part = rank.
+pub(crate) struct MpiExchange {
+    world: SimpleCommunicator,
+    part: usize,
+    parts: usize,
+    timeout: Duration,
+}
+
+/// A send under way: to which rank, its request (`None` once complete).
+type Sending<'a, S> = Option<(Rank, Request<'a, [u8], S>)>;
+
+/// What one rank sends another in a round.
+#[derive(serde::Deserialize)]
+struct Packet<E> {
+    summary: Summary,
+    effects: Vec<E>,
+}
+
+/// [`Packet`] borrowed, for sending.
+#[derive(Serialize)]
+struct PacketRef<'a, E> {
+    summary: Summary,
+    effects: &'a [E],
+}
+
+impl MpiExchange {
+    /// This rank's end, with the `timeout` of [`exchange_timeout`]. MPI must be initialised
+    /// ([`Ranks::initialize`]).
+    pub(crate) fn new(timeout: Duration) -> Self {
+        let world = SimpleCommunicator::world();
+        let part = world.rank() as usize;
+        let parts = world.size() as usize;
+        Self {
+            world,
+            part,
+            parts,
+            timeout,
+        }
+    }
+
+    /// The number of ranks (of parts).
+    pub(crate) fn ranks(&self) -> usize {
+        self.parts
+    }
+
+    fn lost(&self, part: usize, what: &str) -> TransportError {
+        LOST_A_RANK.store(true, Ordering::Relaxed);
+        TransportError::PartLost {
+            part,
+            reason: format!(
+                "rank {part} {what} within {:.0} s (MULTICOMPUTER_MPI_TIMEOUT); it died or hangs",
+                self.timeout.as_secs_f64()
+            ),
+        }
+    }
+
+    /// Step 1: the serialised packet for every other part.
+    fn packets<E: Serialize>(
+        &self,
+        outgoing: &[Vec<E>],
+        summary: Summary,
+    ) -> Result<Vec<(Rank, Vec<u8>)>, TransportError> {
+        (0..self.parts)
+            .filter(|&q| q != self.part)
+            .map(|q| {
+                let effects = outgoing.get(q).map_or(&[][..], Vec::as_slice);
+                serde_json::to_vec(&PacketRef { summary, effects })
+                    .map(|bytes| (q as Rank, bytes))
+                    .map_err(|e| TransportError::Failed(format!("serialising effects: {e}")))
+            })
+            .collect()
+    }
+
+    /// Step 1: starts the sends of `packets`.
+    fn post_sends<'a, S: mpi::request::Scope<'a> + Copy>(
+        &self,
+        scope: S,
+        packets: &'a [(Rank, Vec<u8>)],
+    ) -> Vec<Sending<'a, S>> {
+        packets
+            .iter()
+            .map(|(q, bytes)| {
+                let request = self
+                    .world
+                    .process_at_rank(*q)
+                    .immediate_send(scope, &bytes[..]);
+                Some((*q, request))
+            })
+            .collect()
+    }
+
+    /// Step 2: every other part's packet, in part order, by `deadline`.
+    fn take_packets<E: DeserializeOwned>(
+        &self,
+        deadline: Instant,
+    ) -> Result<Vec<Option<Packet<E>>>, TransportError> {
+        let mut got: Vec<Option<Packet<E>>> = (0..self.parts).map(|_| None).collect();
+        let mut missing = self.parts - 1;
+        while missing > 0 {
+            let mut progress = false;
+            for q in (0..self.parts).filter(|&q| q != self.part) {
+                if got[q].is_some() {
+                    continue;
+                }
+                let probe = self
+                    .world
+                    .process_at_rank(q as Rank)
+                    .immediate_matched_probe();
+                if let Some(probed) = probe {
+                    let (bytes, _) = probed.matched_receive_vec::<u8>();
+                    let packet = serde_json::from_slice(&bytes).map_err(|e| {
+                        TransportError::Failed(format!("reading the effects of rank {q}: {e}"))
+                    })?;
+                    got[q] = Some(packet);
+                    missing -= 1;
+                    progress = true;
+                }
+            }
+            if missing > 0 && !progress {
+                if Instant::now() >= deadline {
+                    let q = (0..self.parts)
+                        .find(|&q| q != self.part && got[q].is_none())
+                        .unwrap_or(0);
+                    return Err(self.lost(q, "sent nothing"));
+                }
+                std::thread::sleep(MPI_POLL_INTERVAL);
+            }
+        }
+        Ok(got)
+    }
+
+    /// Step 3: waits for this part's sends by `deadline`; a rank that never takes its packet
+    /// leaves MPI holding the buffer, so the job is aborted after naming it.
+    fn finish_sends<'a, S: mpi::request::Scope<'a>>(
+        &self,
+        mut sends: Vec<Sending<'a, S>>,
+        deadline: Instant,
+    ) {
+        loop {
+            for slot in &mut sends {
+                if let Some((q, request)) = slot.take() {
+                    if let Err(request) = request.test() {
+                        *slot = Some((q, request));
+                    }
+                }
+            }
+            let Some((q, _)) = sends.iter().flatten().next() else {
+                return;
+            };
+            if Instant::now() >= deadline {
+                eprintln!(
+                    "error: rank {}: {}; ending the job",
+                    self.part,
+                    self.lost(*q as usize, "took nothing")
+                );
+                self.world.abort(3);
+            }
+            std::thread::sleep(MPI_POLL_INTERVAL);
+        }
+    }
+}
+
+impl<E: Serialize + DeserializeOwned> Exchange<E> for MpiExchange {
+    fn part(&self) -> usize {
+        self.part
+    }
+
+    fn parts(&self) -> usize {
+        self.parts
+    }
+
+    fn exchange(
+        &mut self,
+        outgoing: Vec<Vec<E>>,
+        summary: Summary,
+    ) -> Result<(Vec<E>, Vec<Summary>), TransportError> {
+        let deadline = Instant::now() + self.timeout;
+        let packets = self.packets(&outgoing, summary)?;
+        drop(outgoing);
+        let received = mpi::request::scope(|scope| {
+            let sends = self.post_sends(scope, &packets);
+            let received = self.take_packets::<E>(deadline);
+            self.finish_sends(sends, deadline);
+            received
+        })?;
+        let mut summaries = vec![Summary::default(); self.parts];
+        let mut incoming = Vec::new();
+        for (q, packet) in received.into_iter().enumerate() {
+            match packet {
+                Some(p) => {
+                    summaries[q] = p.summary;
+                    incoming.extend(p.effects);
+                }
+                None => summaries[q] = summary,
+            }
+        }
+        Ok((incoming, summaries))
+    }
+}
+
+/// Gathers `value` from every rank on every rank, serialised, in rank order, through the
+/// same exchange: each rank sends its value, written once, to every other.
+pub(crate) fn all_gather<T: Serialize + DeserializeOwned>(
+    exchange: &mut MpiExchange,
+    value: T,
+) -> Result<Vec<T>, TransportError> {
+    let me = exchange.part;
+    let text = serde_json::to_string(&value)
+        .map_err(|e| TransportError::Failed(format!("serialising a part's record: {e}")))?;
+    let outgoing: Vec<Vec<String>> = (0..exchange.parts)
+        .map(|q| {
+            if q == me {
+                Vec::new()
+            } else {
+                vec![text.clone()]
+            }
+        })
+        .collect();
+    let (incoming, _) = exchange.exchange(outgoing, Summary::default())?;
+    let mut all = incoming
+        .iter()
+        .map(|t| serde_json::from_str(t))
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(|e| TransportError::Failed(format!("reading a part's record: {e}")))?;
+    all.insert(me, value);
+    Ok(all)
+}
+
+/// Run under `mpirun -np K` (K ≥ 2), one test thread: `.ci/run`'s MPI stage does.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether this test process is one of several MPI ranks.
+    fn under_mpirun() -> bool {
+        std::env::var("OMPI_COMM_WORLD_SIZE")
+            .or_else(|_| std::env::var("PMI_SIZE"))
+            .is_ok_and(|s| s.parse::<usize>().is_ok_and(|k| k > 1))
+    }
+
+    #[test]
+    fn mpi_ranks_exchange_effects_and_summaries_in_part_order() {
+        if !under_mpirun() {
+            eprintln!("not under mpirun with several ranks: nothing to test here");
+            return;
+        }
+        let ranks = Ranks::initialize().expect("MPI initialised once");
+        let mut x = MpiExchange::new(Duration::from_secs(60));
+        let (me, k) = (x.part, x.parts);
+        assert_eq!((me, k), (ranks.rank(), ranks.size()));
+        for round in 0..50u64 {
+            // Part p sends part q the numbers (round, p, q, i) for i < p + q.
+            let outgoing: Vec<Vec<(u64, usize, usize, usize)>> = (0..k)
+                .map(|q| {
+                    if q == me {
+                        Vec::new()
+                    } else {
+                        (0..me + q).map(|i| (round, me, q, i)).collect()
+                    }
+                })
+                .collect();
+            let summary = Summary {
+                next_ns: Some(round * 1000 + me as u64),
+                sent: round,
+                ..Summary::default()
+            };
+            let (incoming, summaries) = x.exchange(outgoing, summary).unwrap();
+            let expected: Vec<_> = (0..k)
+                .filter(|&p| p != me)
+                .flat_map(|p| (0..p + me).map(move |i| (round, p, me, i)))
+                .collect();
+            assert_eq!(incoming, expected);
+            for (p, s) in summaries.iter().enumerate() {
+                assert_eq!(s.next_ns, Some(round * 1000 + p as u64));
+            }
+        }
+        let all = all_gather(&mut x, format!("rank {me}")).unwrap();
+        let want: Vec<_> = (0..k).map(|r| format!("rank {r}")).collect();
+        assert_eq!(all, want);
+    }
+}

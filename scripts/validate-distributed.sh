@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Issue 20 (virtual time over MPI ranks), recorded in docs/results/distributed.md:
+#
+# 1. Exactness: each case's --json output with its host-dependent fields removed (wall-clock
+#    times, rates, date, host, output paths) and of the partitioning's own description
+#    (--partitions, the parts block: cut links, windows) is byte-identical for `--partitions 1/2/4` on
+#    threads and `mpirun -np 2/4 … --partitions 2/4`: farm binary:8, farm binary:4 with
+#    exponential task times, dnc, `emulate --pattern reduce`, and PHOLD (whose own digest
+#    also equals its sequential reference's).
+# 2. PHOLD events per second at K = 1 and 2 (threads, and ranks), same run; marked "under
+#    load" when the host's load average exceeds 3.
+# 3. Capacity: the largest machine one process holds at the default vm.max_map_count
+#    (about 2 maps per processor in virtual time), against `mpirun -np 4`, where each rank
+#    has its own limit: wall time and peak memory per rank.
+#
+#   scripts/validate-distributed.sh [quick]
+#       quick   only part 1, on small cases, at -np 2 and 4 (what .ci/run's MPI stage runs)
+#
+# BIN names a binary built with `--features mpi` (else one is built, release). Needs
+# OpenMPI (`apt-get install -y openmpi-bin libopenmpi-dev libclang-dev`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-full}
+if [ -z "${BIN:-}" ]; then
+    cargo build --release -p multicomputer-bench --features mpi
+    BIN=target/release/multicomputer
+fi
+out=${KEEP_DIR:-$(mktemp -d)}
+[ -n "${KEEP_DIR:-}" ] || trap 'rm -rf "$out"' EXIT
+mpi=(mpirun --allow-run-as-root --oversubscribe)
+load=$(cut -d' ' -f1 /proc/loadavg)
+loaded=$(python3 -c "print('under load (load average $load)' if $load > 3 else 'quiet host (load average $load)')")
+
+strip() {
+    python3 -c '
+import json, sys
+# Of the host (wall clock, rates, date, cores an MPI rank is bound to, paths) and of the
+# partitioning itself (the command line, --partitions, the parts block: parts, cut
+# links, windows).
+HOST = {"wall_s", "run_s", "setup_s", "events_per_s", "date", "host", "command_line", "cores",
+        "version", "files", "out", "folder", "path", "profile", "wall_over_dilation_s",
+        "partitions", "parts"}
+def clean(v):
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items() if k not in HOST and "wall" not in k}
+    if isinstance(v, list):
+        # The inputs are [name, value] pairs.
+        return [clean(x) for x in v if not (isinstance(x, list) and x[:1] and x[0] in HOST)]
+    return v
+print(json.dumps(clean(json.load(sys.stdin)), indent=1, sort_keys=True))
+'
+}
+
+if [ "$mode" = quick ]; then
+    cases=(
+        "farm -t binary:4 --te 1ms --tasks 200 --latency 20us"
+        "emulate -t binary:5 --pattern reduce --rounds 20 --occupy 1ms --latency 50us"
+        "emulate -t torus:4x4 --pattern phold --remote 0.5 --mean-delay 100us --horizon 5ms --latency 50us"
+    )
+    ks=(2 4)
+else
+    cases=(
+        "farm -t binary:8 --te 1ms --tasks 2000 --latency 1us"
+        "farm -t binary:4 --te 1ms --tasks 1000 --times exponential --latency 1us"
+        "dnc -t binary:3 --te 8ms --split random --latency 1us"
+        "emulate -t binary:10 --pattern reduce --rounds 50 --occupy 1ms --latency 10us"
+        "emulate -t binary:10 --pattern phold --remote 0.5 --mean-delay 100us --horizon 20ms --latency 100us"
+    )
+    ks=(2 4)
+fi
+
+echo "## Exactness ($(date -u +%F), $loaded)"
+echo
+echo "| case (--mode virtual --json) | K | threads | mpirun -np K |"
+echo "|---|---|---|---|"
+failed=0
+n=0
+for c in "${cases[@]}"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    "$BIN" $c --mode virtual --partitions 1 --json --out "$out/r" >"$out/$n-1.json"
+    strip <"$out/$n-1.json" >"$out/$n-1.s"
+    for k in "${ks[@]}"; do
+        # shellcheck disable=SC2086
+        "$BIN" $c --mode virtual --partitions "$k" --json --out "$out/r" >"$out/$n-t$k.json"
+        # shellcheck disable=SC2086
+        "${mpi[@]}" -np "$k" "$BIN" $c --mode virtual --partitions "$k" --json --out "$out/r" \
+            >"$out/$n-m$k.json"
+        t=identical
+        m=identical
+        strip <"$out/$n-t$k.json" >"$out/$n-t$k.s"
+        strip <"$out/$n-m$k.json" >"$out/$n-m$k.s"
+        cmp -s "$out/$n-t$k.s" "$out/$n-1.s" || { t=DIFFERENT; failed=1; }
+        cmp -s "$out/$n-m$k.s" "$out/$n-1.s" || { m=DIFFERENT; failed=1; }
+        echo "| \`$c\` | $k | $t | $m |"
+    done
+done
+if [ "$mode" = quick ]; then
+    exit "$failed"
+fi
+
+echo
+echo "## PHOLD events per second ($(date -u +%F), $loaded)"
+echo
+phold="emulate -t binary:14 --pattern phold --remote 0.5 --population 4 --mean-delay 100us --horizon 10ms --latency 100us --mode virtual --json"
+rate() { python3 -c 'import json,sys; p=json.load(sys.stdin)["phold"]; print(p["events"], round(p["events_per_s"]), p["matches_reference"])'; }
+echo "\`$phold\`"
+echo
+echo "| run | events | events/s | equals the reference |"
+echo "|---|---|---|---|"
+# shellcheck disable=SC2086
+echo "| no --partitions | $("$BIN" $phold --out "$out/r" | rate | tr ' ' '|' | sed 's/|/ | /g') |"
+for k in 1 2; do
+    # shellcheck disable=SC2086
+    echo "| --partitions $k, threads | $("$BIN" $phold --partitions $k --out "$out/r" | rate | sed 's/ / | /g') |"
+done
+# shellcheck disable=SC2086
+echo "| mpirun -np 2 --partitions 2 | $("${mpi[@]}" -np 2 "$BIN" $phold --partitions 2 --out "$out/r" | rate | sed 's/ / | /g') |"
+
+echo
+echo "## Capacity at vm.max_map_count = $(cat /proc/sys/vm/max_map_count) ($(date -u +%F), $loaded)"
+echo
+big="emulate --pattern phold --remote 0.5 --mean-delay 1ms --horizon 2ms --latency 100us --mode virtual --json"
+echo "| machine | one process, --partitions 4 | mpirun -np 4 --partitions 4: wall, peak RSS per rank |"
+echo "|---|---|---|"
+for t in binary:15 binary:16 binary:17; do
+    # shellcheck disable=SC2086
+    if /usr/bin/time -f "%e s, %M KiB" -o "$out/one.time" "$BIN" $big -t $t --partitions 4 --out "$out/r" >/dev/null 2>"$out/one.err"; then
+        one="ran: $(cat "$out/one.time")"
+    else
+        one="refused: $(grep -m1 error "$out/one.err" | cut -c1-120)"
+    fi
+    # shellcheck disable=SC2086
+    if "${mpi[@]}" -np 4 /usr/bin/time -f "%e s, %M KiB" -o "$out/rank.time" -a "$BIN" $big -t $t --partitions 4 --out "$out/r" >/dev/null 2>"$out/mpi.err"; then
+        ranks="ran: $(tr '\n' ';' <"$out/rank.time")"
+    else
+        ranks="failed: $(grep -m1 error "$out/mpi.err" | cut -c1-120)"
+    fi
+    rm -f "$out/rank.time"
+    echo "| $t | $one | $ranks |"
+done
+exit "$failed"
