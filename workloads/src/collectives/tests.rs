@@ -345,3 +345,55 @@ fn dimension_ordered_models_are_kumars_formulas_on_a_torus() {
     );
     assert_eq!(model(Operation::Gather), model(Operation::Scatter));
 }
+
+#[test]
+fn stand_in_contents_take_the_full_vectors_times_to_the_nanosecond() {
+    // Contention included (recursive doubling on a ring, all-to-all on a mesh), both
+    // switching models: 1/8 of the contents on links 8 times slower per byte.
+    for switching in [Switching::StoreAndForward, Switching::CutThrough] {
+        for topology in ["hypercube:3", "ring:8", "mesh:2x4"] {
+            let full_link = link(switching);
+            let config = |link| MachineConfig {
+                mode: TimeMode::Virtual,
+                link,
+                ..MachineConfig::default()
+            };
+            for op in Operation::ALL {
+                for &alg in op.algorithms() {
+                    let full = CollectiveSpec {
+                        operation: op,
+                        algorithm: alg,
+                        root: 3,
+                        elements: 512,
+                        gamma_ns_per_byte: GAMMA,
+                    };
+                    let (small, slow_link) = full.stand_in(&full_link, 8, 8).unwrap();
+                    assert_eq!(small.elements, 64);
+                    let run = |spec: &CollectiveSpec, link| {
+                        let t = Topology::parse(topology).unwrap();
+                        spec.run(&Machine::new(t, config(link)).unwrap()).unwrap()
+                    };
+                    let (a, b) = (run(&full, full_link), run(&small, slow_link));
+                    let what = format!("{op:?} {alg:?} on {topology}, {switching:?}");
+                    assert_eq!(a.report.makespan(), b.report.makespan(), "{what}");
+                    assert_eq!(a.predicted.makespan_ns, b.predicted.makespan_ns, "{what}");
+                    assert_eq!(a.report.totals.messages_sent, b.report.totals.messages_sent);
+                    assert_eq!(a.report.totals.bytes_sent, 8 * b.report.totals.bytes_sent);
+                }
+            }
+        }
+    }
+    // Not a power of two, or blocks that would not scale: refused.
+    let spec = CollectiveSpec {
+        operation: Operation::AllReduce,
+        algorithm: Algorithm::Ring,
+        root: 0,
+        elements: 96,
+        gamma_ns_per_byte: GAMMA,
+    };
+    let l = link(Switching::CutThrough);
+    assert!(spec.stand_in(&l, 3, 2).is_none());
+    assert!(spec.stand_in(&l, 32, 2).is_none());
+    assert!(spec.stand_in(&l, 4, 16).is_none());
+    assert!(spec.stand_in(&l, 4, 8).is_some());
+}
