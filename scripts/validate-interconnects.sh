@@ -27,7 +27,11 @@ costs=(--send-overhead 10us --recv-overhead 1us --latency 500ns --per-byte 1ns -
 
 echo "## Every algorithm against its model (virtual time)"
 echo
-"$ex" "$max_p" "$max_bytes"
+grid=$(mktemp)
+trap 'rm -f "$grid"' EXIT
+"$ex" "$max_p" "$max_bytes" | tee "$grid"
+echo
+python3 scripts/summarize-collectives-grid.py <"$grid"
 echo
 
 echo "## All-reduce: ring against recursive doubling, by bytes (sweep collective)"
@@ -48,7 +52,7 @@ echo
 old_maps=$(cat /proc/sys/vm/max_map_count)
 if [ "$old_maps" -lt 262144 ] && [ "$(id -u)" = 0 ]; then
   sysctl -qw vm.max_map_count=262144
-  trap 'sysctl -qw vm.max_map_count='"$old_maps" EXIT
+  trap 'rm -f "$grid"; sysctl -qw vm.max_map_count='"$old_maps" EXIT
   echo "vm.max_map_count raised from $old_maps to 262144 for the run (put back on exit)"
 fi
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -132,7 +132,7 @@ impl CollectiveSpec {
     /// the contents are small stand-ins (for grids whose full vectors cannot be held).
     /// Exactly so when `factor` is a power of two (τ·bytes and γ·bytes are then the same
     /// floating-point numbers) and every block scales with it (the stand-in's elements a
-    /// multiple of the `processors`); `None` otherwise.
+    /// multiple of the `processors`), and trivially for `factor` 1; `None` otherwise.
     pub fn stand_in(
         &self,
         link: &LinkCost,
@@ -140,8 +140,10 @@ impl CollectiveSpec {
         processors: usize,
     ) -> Option<(CollectiveSpec, LinkCost)> {
         let elements = self.elements / factor;
-        let exact =
-            factor.is_power_of_two() && self.elements % factor == 0 && elements % processors == 0;
+        let exact = factor == 1
+            || factor.is_power_of_two()
+                && self.elements % factor == 0
+                && elements % processors == 0;
         exact.then(|| {
             let scale = factor as f64;
             let spec = CollectiveSpec {

@@ -396,4 +396,5 @@ fn stand_in_contents_take_the_full_vectors_times_to_the_nanosecond() {
     assert!(spec.stand_in(&l, 32, 2).is_none());
     assert!(spec.stand_in(&l, 4, 16).is_none());
     assert!(spec.stand_in(&l, 4, 8).is_some());
+    assert_eq!(spec.stand_in(&l, 1, 64), Some((spec, l)));
 }
