@@ -15,7 +15,7 @@
 use multicomputer_runtime::ProcessorError;
 
 use super::blocks::{Element, absolute, combine, padded, recv, relative, send};
-use super::dimensions::Line;
+use super::lines::Line;
 use super::{Proc, Reduction};
 
 /// The lowest set bit of `vr` (its parent is `vr − mask`), or the first power of two ≥ p at

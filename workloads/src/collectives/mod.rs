@@ -68,6 +68,7 @@ mod blocks;
 mod compare;
 mod dimensions;
 mod exchange;
+mod lines;
 mod model;
 mod recursive;
 mod reference;

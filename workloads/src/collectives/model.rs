@@ -5,8 +5,8 @@
 use multicomputer_runtime::{LinkCost, Topology};
 
 use super::blocks::{RingOrder, absolute, block_len, combine_ns};
-use super::dimensions::Dims;
 use super::exchange::{barrier_partners, pairwise_partners};
+use super::lines::Dims;
 use super::{Algorithm, CollectiveError, Operation, check};
 
 /// The costs a model charges: the machine's link costs (α is one message's fixed part, β its

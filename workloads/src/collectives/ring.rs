@@ -9,7 +9,7 @@
 use multicomputer_runtime::ProcessorError;
 
 use super::blocks::{Element, RingOrder, combine, padded, recv, send};
-use super::dimensions::{Dims, Line};
+use super::lines::{Dims, Line};
 use super::{Proc, Reduction};
 
 /// A ring of processors this processor is on: who is at each position, which block each
