@@ -121,6 +121,9 @@ fn dispatch(cli: &Cli) -> anyhow::Result<()> {
         Some(Command::Sweep(args::SweepCommand::Farm(a))) => run::sweep_farm::run(a, out),
         Some(Command::Sweep(args::SweepCommand::Dnc(a))) => run::sweep_dnc::run(a, out),
         Some(Command::Sweep(args::SweepCommand::Ocl(a))) => run::sweep_ocl::run(a, out),
+        Some(Command::Sweep(args::SweepCommand::Collective(a))) => {
+            run::sweep_collective::run(a, out)
+        }
         Some(Command::Fit(args::FitCommand::Farm(a))) => run::fit_farm::run(a, out),
         Some(Command::Fit(args::FitCommand::Ocl(a))) => run::fit_ocl::run(a),
         Some(Command::Ising(a)) => run::ising::run(a, out),

@@ -121,3 +121,97 @@ fn a_collective_on_free_links_warns_that_it_compares_nothing() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sweep_collective_writes_its_run_folder_and_names_the_crossover() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v = json(&run_in(
+        tmp.path(),
+        "sweep collective all-reduce --algorithms ring,recursive-doubling \
+         --topologies hypercube:2-4 --bytes 8KiB-128KiB --send-overhead 10us \
+         --recv-overhead 1us --latency 500ns --per-byte 1ns --gamma 1ns \
+         --switching cut-through --mode virtual --json",
+        &[],
+    ));
+    let rows = v["rows"].as_array().unwrap();
+    // 3 networks × 2 algorithms × 5 sizes, each equal to its model on a hypercube.
+    assert_eq!(rows.len(), 30);
+    for r in rows {
+        assert_eq!(r["excess_ns"], 0, "{r}");
+        assert_eq!(r["error_pct"], 0.0, "{r}");
+    }
+    // On hypercube:4 the models are 345 µs + 2.8125 ns·m (ring) and 46 µs + 8 ns·m
+    // (recursive doubling) with α = 11.5 µs: equal at m = 299 000/5.1875 B, between 32 and
+    // 64 KiB; measured there too, the cells equalling their models.
+    let c = v["crossovers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["topology"] == "hypercube:4")
+        .expect("a crossover on hypercube:4");
+    for side in ["predicted", "measured"] {
+        assert_eq!(c[side]["below_bytes"], 32768, "{c}");
+        assert_eq!(c[side]["above_bytes"], 65536, "{c}");
+        let at = c[side]["at_bytes"].as_f64().unwrap();
+        assert!((at - 299_000.0 / 5.1875).abs() < 1e-6, "{c}");
+    }
+    assert_eq!(c["a"], "ring");
+    assert_eq!(c["predicted"]["a_faster_above"], true);
+    // The run folder: table, report, one log–log plot per network with a curve per algorithm.
+    let run = tmp.path().join("sweep-collective").join("latest");
+    let csv = std::fs::read_to_string(run.join("rows.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 31);
+    assert!(
+        csv.starts_with("topology,processors,algorithm,bytes,"),
+        "{csv}"
+    );
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        html.contains("ring overtakes recursive-doubling at 56.3 KiB"),
+        "crossover"
+    );
+    assert!(html.contains("interpolated linearly in bytes"));
+    let svg = std::fs::read_to_string(run.join("time-hypercube-4.svg")).unwrap();
+    for label in ["ring", "recursive-doubling", "measured", "model crossover"] {
+        assert!(svg.contains(label), "{label} missing from the plot");
+    }
+    assert!(run.join("report.json").exists());
+}
+
+#[test]
+fn sweep_collective_refuses_bad_input_naming_the_flag_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (line, needle) in [
+        (
+            "sweep collective broadcast --algorithms ring",
+            "--algorithms: broadcast has no algorithm 'ring'",
+        ),
+        (
+            "sweep collective all-reduce --algorithms recursive-doubling --topologies ring:6",
+            "--algorithms: recursive-doubling needs a power-of-two number of processors, not 6 \
+             (on ring:6)",
+        ),
+        (
+            "sweep collective all-reduce --bytes 12",
+            "--bytes: the vector holds 8-byte values",
+        ),
+        (
+            "sweep collective all-reduce --bytes 1MiB-8",
+            "--bytes: empty range",
+        ),
+        (
+            "sweep collective all-reduce --topologies ring:x",
+            "--topologies",
+        ),
+        (
+            "sweep collective all-reduce --topologies hypercube:12 --bytes 1GiB --mode virtual",
+            "--bytes",
+        ),
+    ] {
+        refused(&run_in(tmp.path(), line, &[]), needle);
+    }
+    assert!(
+        std::fs::read_dir(tmp.path()).unwrap().next().is_none(),
+        "a refused sweep wrote something"
+    );
+}

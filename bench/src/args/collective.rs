@@ -47,7 +47,9 @@ pub(crate) enum AlgorithmArg {
     Pairwise,
     /// Dissemination, or the butterfly when P is a power of two (barrier).
     Dissemination,
-    /// A ring all-reduce along each dimension of the grid in turn (all-reduce).
+    /// The one-dimensional algorithm along each dimension of the grid in turn: a binomial
+    /// tree (broadcast, reduce, scatter, gather) or a ring (all-reduce, reduce-scatter,
+    /// all-gather).
     DimensionOrdered,
 }
 

@@ -41,8 +41,10 @@ pub(crate) use ocl::{
 pub(crate) use pingpong::PingpongArgs;
 pub(crate) use scaling::{ScalingArgs, ScalingWeightingArg};
 pub(crate) use speedup::{SpeedupArgs, SpeedupKernelArg};
-pub(crate) use sweep::{CellRepeatArgs, SweepCommand, SweepDncArgs, SweepFarmArgs};
+pub(crate) use sweep::{
+    CellRepeatArgs, SweepCollectiveArgs, SweepCommand, SweepDncArgs, SweepFarmArgs,
+};
 pub(crate) use tour::TourArgs;
-pub(crate) use values::{check_unit_cost, parse_duration};
 #[cfg(test)]
-pub(crate) use values::{parse_bytes, parse_unit_cost};
+pub(crate) use values::parse_unit_cost;
+pub(crate) use values::{check_unit_cost, parse_bytes, parse_duration};

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
+use super::collective::OperationArg;
 use super::common::{MessageArgs, ReportArgs, TimeArgs, TransferArgs};
 use super::farm::EngineArgs;
 use super::limits::{MAX_RUNS, MAX_TASK_BYTES, MAX_TASKS};
@@ -20,6 +21,10 @@ pub(crate) enum SweepCommand {
     /// The OCL arrays over the grain-size paper's grid (its two tables, §4.1 and §4.2): time
     /// against M or K for N = 50 and 500, beside the model.
     Ocl(Box<SweepOclArgs>),
+    /// A collective's algorithms over networks (P) and message sizes, each beside its α–β–γ
+    /// model: time against bytes on log–log axes, and where one algorithm overtakes another,
+    /// predicted beside measured.
+    Collective(Box<SweepCollectiveArgs>),
 }
 
 /// Repetitions of every cell.
@@ -115,6 +120,42 @@ pub(crate) struct SweepDncArgs {
     pub(crate) repeat: CellRepeatArgs,
     /// Name of the run's folder in the results folder.
     #[arg(long, default_value = "sweep-dnc")]
+    pub(crate) name: String,
+    #[command(flatten)]
+    pub(crate) output: ReportArgs,
+}
+
+/// `multicomputer sweep collective`.
+#[derive(Debug, Args)]
+pub(crate) struct SweepCollectiveArgs {
+    /// The operation.
+    #[arg(value_enum)]
+    pub(crate) operation: OperationArg,
+    /// Its algorithms, comma-separated (binomial-tree, ring, recursive-doubling,
+    /// recursive-halving, rabenseifner, pairwise, dissemination, dimension-ordered)
+    /// [default: every algorithm the operation has].
+    #[arg(long, value_name = "LIST")]
+    pub(crate) algorithms: Option<String>,
+    /// Networks, comma-separated; a range of sizes is written lo-hi: `hypercube:2-6,ring:16`.
+    #[arg(long, default_value = "hypercube:4,ring:16", value_name = "LIST")]
+    pub(crate) topologies: String,
+    /// Bytes of each processor's vector (of 8-byte values), comma-separated; LO-HI is every
+    /// power-of-two multiple of LO up to HI: `8-1MiB`, `64,4KiB,1MiB`.
+    #[arg(long, default_value = "8-1MiB", value_name = "LIST")]
+    pub(crate) bytes: String,
+    /// Compute time per byte a reduction combines (γ), e.g. 1ns.
+    #[arg(long, value_parser = parse_duration, default_value = "0s", value_name = "DURATION")]
+    pub(crate) gamma: Duration,
+    #[command(flatten)]
+    pub(crate) time: TimeArgs,
+    #[command(flatten)]
+    pub(crate) transfer: TransferArgs,
+    #[command(flatten)]
+    pub(crate) messages: MessageArgs,
+    #[command(flatten)]
+    pub(crate) repeat: CellRepeatArgs,
+    /// Name of the run's folder in the results folder.
+    #[arg(long, default_value = "sweep-collective")]
     pub(crate) name: String,
     #[command(flatten)]
     pub(crate) output: ReportArgs,

@@ -1,6 +1,7 @@
 //! `collective`'s plan.
 
 use std::path::Path;
+use std::time::Duration;
 
 use multicomputer_workloads::collectives::{
     Algorithm, CollectiveSpec, Costs, ELEMENT_BYTES, Operation, check, model_ns,
@@ -24,20 +25,6 @@ pub(crate) struct CollectiveExperiment {
     pub(crate) predicted_s: f64,
     /// Messages the run sends (an estimate of its events).
     pub(crate) messages: f64,
-}
-
-fn operation(o: OperationArg) -> Operation {
-    match o {
-        OperationArg::Broadcast => Operation::Broadcast,
-        OperationArg::Reduce => Operation::Reduce,
-        OperationArg::AllReduce => Operation::AllReduce,
-        OperationArg::Scatter => Operation::Scatter,
-        OperationArg::Gather => Operation::Gather,
-        OperationArg::AllGather => Operation::AllGather,
-        OperationArg::ReduceScatter => Operation::ReduceScatter,
-        OperationArg::AllToAll => Operation::AllToAll,
-        OperationArg::Barrier => Operation::Barrier,
-    }
 }
 
 fn algorithm(a: AlgorithmArg) -> Algorithm {
@@ -79,49 +66,86 @@ pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePla
                     )
                 })?,
         };
-        if a.bytes % ELEMENT_BYTES != 0 {
-            return Err(ArgError::new(
-                "--bytes",
-                format!(
-                    "the vector holds 8-byte values: {} is not a multiple of 8",
-                    a.bytes
-                ),
-            ));
-        }
-        let root = topology.root();
-        check(op, alg, p, root).map_err(|e| ArgError::new("--algorithm", e))?;
-        let spec = CollectiveSpec {
-            operation: op,
-            algorithm: alg,
-            root,
-            elements: a.bytes / ELEMENT_BYTES,
-            gamma_ns_per_byte: a.gamma.as_nanos() as f64,
-        };
-        let costs = Costs::of(&machine.link, spec.gamma_ns_per_byte);
-        let predicted_ns = model_ns(
-            op,
-            alg,
+        let e = experiment(
+            (op, alg),
             topology,
-            root,
-            spec.elements,
-            ELEMENT_BYTES,
-            &costs,
-        )
-        .map_err(|e| ArgError::new("--algorithm", e))?;
-        let steps = match alg {
-            Algorithm::Ring => 2.0 * p as f64,
-            Algorithm::Pairwise => p as f64,
-            _ => 2.0 * (p as f64).log2().ceil(),
-        };
-        let memory = footprint(topology, machine, &spec, a.bytes)?;
-        memory.check()?;
-        let experiment = CollectiveExperiment {
-            spec,
-            predicted_s: predicted_ns as f64 * 1e-9,
-            messages: p as f64 * steps,
-        };
-        Ok((experiment, memory))
+            machine,
+            a.bytes,
+            a.gamma,
+            ["--algorithm", "--bytes"],
+        )?;
+        e.1.check()?;
+        Ok(e)
     })
+}
+
+/// The collective `op` by `alg` on `topology` with vectors of `bytes` and γ = `gamma` per
+/// byte, its model's prediction on `machine`, and the memory its run holds; a choice that
+/// does not suit the network names `flags[0]`, bytes that are not whole 8-byte values
+/// `flags[1]`.
+pub(crate) fn experiment(
+    (op, alg): (Operation, Algorithm),
+    topology: &Topology,
+    machine: &MachinePlan,
+    bytes: usize,
+    gamma: Duration,
+    flags: [&str; 2],
+) -> Result<(CollectiveExperiment, Footprint), ArgError> {
+    let p = topology.len();
+    if bytes % ELEMENT_BYTES != 0 {
+        return Err(ArgError::new(
+            flags[1],
+            format!("the vector holds 8-byte values: {bytes} is not a multiple of 8"),
+        ));
+    }
+    let root = topology.root();
+    let on = |e| ArgError::new(flags[0], format!("{e} (on {topology})"));
+    check(op, alg, p, root).map_err(on)?;
+    let spec = CollectiveSpec {
+        operation: op,
+        algorithm: alg,
+        root,
+        elements: bytes / ELEMENT_BYTES,
+        gamma_ns_per_byte: gamma.as_nanos() as f64,
+    };
+    let costs = Costs::of(&machine.link, spec.gamma_ns_per_byte);
+    let predicted_ns = model_ns(
+        op,
+        alg,
+        topology,
+        root,
+        spec.elements,
+        ELEMENT_BYTES,
+        &costs,
+    )
+    .map_err(on)?;
+    let steps = match alg {
+        Algorithm::Ring => 2.0 * p as f64,
+        Algorithm::Pairwise => p as f64,
+        _ => 2.0 * (p as f64).log2().ceil(),
+    };
+    let memory = footprint(topology, machine, &spec, bytes, flags[1])?;
+    let experiment = CollectiveExperiment {
+        spec,
+        predicted_s: predicted_ns as f64 * 1e-9,
+        messages: p as f64 * steps,
+    };
+    Ok((experiment, memory))
+}
+
+/// The operation `o` names.
+pub(crate) fn operation(o: OperationArg) -> Operation {
+    match o {
+        OperationArg::Broadcast => Operation::Broadcast,
+        OperationArg::Reduce => Operation::Reduce,
+        OperationArg::AllReduce => Operation::AllReduce,
+        OperationArg::Scatter => Operation::Scatter,
+        OperationArg::Gather => Operation::Gather,
+        OperationArg::AllGather => Operation::AllGather,
+        OperationArg::ReduceScatter => Operation::ReduceScatter,
+        OperationArg::AllToAll => Operation::AllToAll,
+        OperationArg::Barrier => Operation::Barrier,
+    }
 }
 
 /// Copies of one processor's vector a run holds at once, per processor: its input, its
@@ -136,12 +160,13 @@ fn footprint(
     machine: &MachinePlan,
     spec: &CollectiveSpec,
     bytes: usize,
+    flag: &str,
 ) -> Result<Footprint, ArgError> {
     let processors = topology.len();
     let mut f = Footprint::new();
     f.machine(topology, machine, &spec.hints())?;
     f.add(
-        "--bytes",
+        flag,
         format!("{processors} processors' vectors of {bytes} B, {VECTOR_COPIES} copies each"),
         VECTOR_COPIES * processors as f64 * bytes as f64,
     );

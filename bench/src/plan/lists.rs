@@ -7,7 +7,7 @@ use std::time::Duration;
 use multicomputer_runtime::Topology;
 
 use super::ArgError;
-use crate::args::parse_duration;
+use crate::args::{parse_bytes, parse_duration};
 
 /// Splits a comma-separated list, rejecting empty items.
 pub(crate) fn split_list<'a>(flag: &str, list: &'a str) -> Result<Vec<&'a str>, ArgError> {
@@ -69,6 +69,41 @@ pub(crate) fn choices<T: Copy>(
                 })
         })
         .collect()
+}
+
+/// A list of sizes in bytes, each at least 1, with ranges: `LO-HI` is LO, 2·LO, 4·LO, … up
+/// to HI (`8-1MiB`, `64,4KiB`); ascending, without repeats.
+pub(crate) fn byte_sizes(flag: &str, list: &str) -> Result<Vec<usize>, ArgError> {
+    let size = |s: &str| -> Result<usize, ArgError> {
+        match parse_bytes(s) {
+            Ok(0) => Err(ArgError::new(
+                flag,
+                format!("'{s}' is 0 bytes; sizes start at 8"),
+            )),
+            Ok(b) => Ok(b),
+            Err(e) => Err(ArgError::new(flag, e)),
+        }
+    };
+    let mut out = Vec::new();
+    for item in split_list(flag, list)? {
+        match item.split_once('-') {
+            Some((lo, hi)) => {
+                let (lo, hi) = (size(lo)?, size(hi)?);
+                if lo > hi {
+                    return Err(ArgError::new(flag, format!("empty range in '{item}'")));
+                }
+                let mut b = lo;
+                while b <= hi {
+                    out.push(b);
+                    b *= 2;
+                }
+            }
+            None => out.push(size(item)?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// Expands `chain:1-16,binary:1-5,tree:3:1-3,parents:FILE` into topologies.
@@ -134,6 +169,25 @@ mod tests {
         ] {
             let e = topologies("--topologies", list).unwrap_err();
             assert_eq!(e.flag, "--topologies");
+            assert!(e.message.contains(needle), "{list}: {e}");
+        }
+    }
+
+    #[test]
+    fn byte_ranges_double_from_their_low_end() {
+        assert_eq!(
+            byte_sizes("--bytes", "8-64,1KiB, 16").unwrap(),
+            vec![8, 16, 32, 64, 1024]
+        );
+        assert_eq!(byte_sizes("--bytes", "24-100").unwrap(), vec![24, 48, 96]);
+        for (list, needle) in [
+            ("64-8", "empty range"),
+            ("0", "0 bytes"),
+            ("8,,16", "empty item"),
+            ("8-2TiB", "unknown size unit"),
+        ] {
+            let e = byte_sizes("--bytes", list).unwrap_err();
+            assert_eq!(e.flag, "--bytes");
             assert!(e.message.contains(needle), "{list}: {e}");
         }
     }

@@ -56,6 +56,8 @@ pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;
 pub(crate) use scaling::{Fitted, ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
 pub(crate) use speedup::SpeedupCommandPlan;
-pub(crate) use sweep::{DncCell, FarmCell, SweepDncPlan, SweepFarmPlan, SweepPlan};
+pub(crate) use sweep::{
+    DncCell, FarmCell, SweepCollectivePlan, SweepDncPlan, SweepFarmPlan, SweepPlan,
+};
 pub(crate) use topology::topology_inputs;
 pub(crate) use tour::TourPlan;

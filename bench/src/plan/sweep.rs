@@ -7,10 +7,18 @@ use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes};
 
-use super::lists::{choices, counts, durations, parse_topologies, topology_specs};
+use multicomputer_workloads::collectives::{Algorithm, Operation};
+
+use super::collective::{CollectiveExperiment, experiment, operation};
+use super::lists::{
+    byte_sizes, choices, counts, durations, parse_topologies, split_list, topology_specs,
+};
 use super::machine::transfer_link;
 use super::{ArgError, Inputs, MachinePlan, OutputPlan, Repeat, RunFolderPlan, available_memory};
-use crate::args::{DncWorkArgs, MAX_SWEEP_CELLS, MAX_TASKS, SweepDncArgs, SweepFarmArgs};
+use crate::args::{
+    DncWorkArgs, MAX_SWEEP_CELLS, MAX_TASKS, MessageArgs, SweepCollectiveArgs, SweepDncArgs,
+    SweepFarmArgs, TimeArgs, TransferArgs,
+};
 
 /// One cell of a sweep: an experiment on its topology.
 #[derive(Debug, Clone)]
@@ -59,6 +67,28 @@ pub(crate) type DncCell = Cell<DncExperiment>;
 /// `sweep dnc`: a grid of divide-and-conquer runs.
 pub(crate) type SweepDncPlan = SweepPlan<DncExperiment>;
 
+/// One cell of a collective sweep.
+pub(crate) type CollectiveCell = Cell<CollectiveExperiment>;
+/// `sweep collective`: an operation's algorithms over networks and sizes.
+pub(crate) type SweepCollectivePlan = SweepPlan<CollectiveExperiment>;
+
+/// The machine of every cell of a sweep over `topologies`: one time mode for all, sizes
+/// refused naming `--topologies`.
+fn sweep_machine(
+    time: &TimeArgs,
+    transfer: &TransferArgs,
+    messages: &MessageArgs,
+    out: &Path,
+    topologies: &[Topology],
+) -> Result<MachinePlan, ArgError> {
+    let mut machine = MachinePlan::new(time, out)?
+        .transfer(transfer)
+        .messages(messages);
+    machine.size_flag = "--topologies";
+    machine.one_mode_for(topologies);
+    Ok(machine)
+}
+
 /// Refuses a grid of more than [`MAX_SWEEP_CELLS`] cells, before any is built: `lists` are
 /// the flags and their lengths, whose product is the number of cells.
 fn check_cells(lists: &[(&str, usize)]) -> Result<(), ArgError> {
@@ -106,11 +136,7 @@ impl SweepFarmPlan {
             ("--times", times.len()),
         ])?;
         let topologies = parse_topologies("--topologies", specs)?;
-        let mut machine = MachinePlan::new(&a.time, out)?
-            .transfer(&a.transfer)
-            .messages(&a.messages);
-        machine.size_flag = "--topologies";
-        machine.one_mode_for(&topologies);
+        let mut machine = sweep_machine(&a.time, &a.transfer, &a.messages, out, &topologies)?;
         let tasks = usize::try_from(a.tasks)
             .map_err(|_| ArgError::new("--tasks", "too many tasks for this host"))?;
         let mut cells = Vec::new();
@@ -192,11 +218,7 @@ impl SweepDncPlan {
             ("--split", splits.len()),
         ])?;
         let topologies = parse_topologies("--topologies", specs)?;
-        let mut machine = MachinePlan::new(&a.time, out)?
-            .transfer(&a.transfer)
-            .messages(&a.messages);
-        machine.size_flag = "--topologies";
-        machine.one_mode_for(&topologies);
+        let mut machine = sweep_machine(&a.time, &a.transfer, &a.messages, out, &topologies)?;
         let mut cells = Vec::new();
         let memory = available_memory();
         for t in &topologies {
@@ -257,9 +279,114 @@ impl SweepDncPlan {
     }
 }
 
+impl SweepCollectivePlan {
+    /// Validates `sweep collective`'s flags; every cell is checked as `collective` checks
+    /// its own (the algorithm suits its network, whole 8-byte values, memory), before any
+    /// runs.
+    pub(crate) fn collective(a: &SweepCollectiveArgs, out: &Path) -> Result<Self, ArgError> {
+        let op = operation(a.operation);
+        let algorithms = algorithms(op, a.algorithms.as_deref())?;
+        let specs = topology_specs("--topologies", &a.topologies)?;
+        let sizes = byte_sizes("--bytes", &a.bytes)?;
+        check_cells(&[
+            ("--algorithms", algorithms.len()),
+            ("--topologies", specs.len()),
+            ("--bytes", sizes.len()),
+        ])?;
+        let topologies = parse_topologies("--topologies", specs)?;
+        let mut machine = sweep_machine(&a.time, &a.transfer, &a.messages, out, &topologies)?;
+        let memory = available_memory();
+        let mut cells = Vec::new();
+        for t in &topologies {
+            for &alg in &algorithms {
+                for &bytes in &sizes {
+                    let (e, footprint) = experiment(
+                        (op, alg),
+                        t,
+                        &machine,
+                        bytes,
+                        a.gamma,
+                        ["--algorithms", "--bytes"],
+                    )?;
+                    machine.hold(&e.spec.hints());
+                    footprint.check_against(memory)?;
+                    cells.push(CollectiveCell {
+                        topology: t.clone(),
+                        experiment: e,
+                    });
+                }
+            }
+        }
+        let names: Vec<&str> = algorithms.iter().map(|a| a.name()).collect();
+        let mut grid = Inputs::new();
+        grid.add("operation", op.name())
+            .add("algorithms", names.join(","))
+            .add("topologies", &a.topologies)
+            .add("bytes", &a.bytes)
+            .duration("gamma", a.gamma);
+        Ok(Self {
+            cells,
+            machine,
+            repeat: (&a.repeat).into(),
+            folder: RunFolderPlan::new(out, &a.name)?,
+            output: OutputPlan::new(&a.output)?,
+            grid,
+        })
+    }
+}
+
+/// `--algorithms`: names of `op`'s algorithms (all of them when not given), each once, in
+/// the order given.
+fn algorithms(op: Operation, list: Option<&str>) -> Result<Vec<Algorithm>, ArgError> {
+    let Some(list) = list else {
+        return Ok(op.algorithms().to_vec());
+    };
+    let mut out: Vec<Algorithm> = Vec::new();
+    for name in split_list("--algorithms", list)? {
+        let alg = op
+            .algorithms()
+            .iter()
+            .find(|a| a.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                let names: Vec<&str> = op.algorithms().iter().map(|a| a.name()).collect();
+                ArgError::new(
+                    "--algorithms",
+                    format!(
+                        "{} has no algorithm '{name}' (it has: {})",
+                        op.name(),
+                        names.join(", ")
+                    ),
+                )
+            })?;
+        if !out.contains(alg) {
+            out.push(*alg);
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn algorithms_are_the_operations_own() {
+        assert_eq!(
+            algorithms(Operation::AllReduce, Some("ring,Recursive-Doubling,ring")).unwrap(),
+            vec![Algorithm::Ring, Algorithm::RecursiveDoubling]
+        );
+        assert_eq!(
+            algorithms(Operation::Broadcast, None).unwrap(),
+            Operation::Broadcast.algorithms()
+        );
+        let e = algorithms(Operation::Broadcast, Some("ring")).unwrap_err();
+        assert_eq!(e.flag, "--algorithms");
+        assert!(
+            e.message
+                .contains("broadcast has no algorithm 'ring' (it has: binomial-tree"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn a_grid_too_large_is_refused_naming_its_lists() {

@@ -16,6 +16,7 @@ pub(crate) mod predict_dnc;
 pub(crate) mod predict_farm;
 pub(crate) mod scaling;
 pub(crate) mod speedup;
+pub(crate) mod sweep_collective;
 pub(crate) mod sweep_dnc;
 pub(crate) mod sweep_farm;
 pub(crate) mod sweep_ocl;

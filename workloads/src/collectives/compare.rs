@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use multicomputer_runtime::{Machine, RunError, RunReport, Trace};
+use multicomputer_runtime::{LinkCost, Machine, RunError, RunReport, Trace};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -124,6 +124,39 @@ impl CollectiveSpec {
             smallest_cost: (!gamma.is_zero()).then_some(gamma),
             ..Hints::default()
         }
+    }
+
+    /// The same collective with `factor` times fewer elements, for links `link` whose τ, and
+    /// a reduction whose γ, are `factor` times larger: every message and every combination
+    /// takes the time the full vectors' would, so the virtual times are the full size's while
+    /// the contents are small stand-ins (for grids whose full vectors cannot be held).
+    /// Exactly so when `factor` is a power of two (τ·bytes and γ·bytes are then the same
+    /// floating-point numbers) and every block scales with it (the stand-in's elements a
+    /// multiple of the `processors`), and trivially for `factor` 1; `None` otherwise.
+    pub fn stand_in(
+        &self,
+        link: &LinkCost,
+        factor: usize,
+        processors: usize,
+    ) -> Option<(CollectiveSpec, LinkCost)> {
+        let elements = self.elements / factor;
+        let exact = factor == 1
+            || factor.is_power_of_two()
+                && self.elements % factor == 0
+                && elements % processors == 0;
+        exact.then(|| {
+            let scale = factor as f64;
+            let spec = CollectiveSpec {
+                elements,
+                gamma_ns_per_byte: self.gamma_ns_per_byte * scale,
+                ..*self
+            };
+            let link = LinkCost {
+                per_byte_ns: link.per_byte_ns * scale,
+                ..*link
+            };
+            (spec, link)
+        })
     }
 
     /// The model's makespan on `machine`, ns.

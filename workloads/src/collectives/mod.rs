@@ -9,10 +9,10 @@
 //!
 //! | operation | algorithms |
 //! |---|---|
-//! | broadcast, reduce, scatter, gather | binomial tree |
+//! | broadcast, reduce, scatter, gather | binomial tree, dimension-ordered (a binomial tree along each dimension of a grid) |
 //! | all-reduce | recursive doubling, ring, Rabenseifner (halving + doubling), dimension-ordered (a ring along each dimension of a grid) |
-//! | reduce-scatter | recursive halving, ring |
-//! | all-gather | recursive doubling, ring |
+//! | reduce-scatter | recursive halving, ring, dimension-ordered |
+//! | all-gather | recursive doubling, ring, dimension-ordered |
 //! | all-to-all | pairwise exchange |
 //! | barrier | dissemination |
 //!
@@ -66,7 +66,9 @@
 mod binomial;
 mod blocks;
 mod compare;
+mod dimensions;
 mod exchange;
+mod lines;
 mod model;
 mod recursive;
 mod reference;
@@ -120,7 +122,9 @@ pub enum Algorithm {
     RecursiveHalving,
     /// Recursive-halving reduce-scatter then recursive-doubling all-gather (all-reduce).
     Rabenseifner,
-    /// A ring all-reduce along each dimension of a grid in turn (all-reduce).
+    /// The one-dimensional algorithm along each dimension of a grid in turn: a binomial tree
+    /// (broadcast, reduce, scatter, gather) or a ring (all-reduce, reduce-scatter,
+    /// all-gather); one dimension of everyone on a network without a grid.
     DimensionOrdered,
     /// p − 1 steps, each exchanging with one partner (all-to-all).
     Pairwise,
@@ -147,11 +151,11 @@ impl Operation {
         use Algorithm::*;
         match self {
             Operation::Broadcast | Operation::Reduce | Operation::Scatter | Operation::Gather => {
-                &[BinomialTree]
+                &[BinomialTree, DimensionOrdered]
             }
             Operation::AllReduce => &[RecursiveDoubling, Ring, Rabenseifner, DimensionOrdered],
-            Operation::ReduceScatter => &[RecursiveHalving, Ring],
-            Operation::AllGather => &[RecursiveDoubling, Ring],
+            Operation::ReduceScatter => &[RecursiveHalving, Ring, DimensionOrdered],
+            Operation::AllGather => &[RecursiveDoubling, Ring, DimensionOrdered],
             Operation::AllToAll => &[Pairwise],
             Operation::Barrier => &[Dissemination],
         }
@@ -365,6 +369,9 @@ pub fn reduce_scatter<T: Element>(
     reduction: &Reduction<T>,
     algorithm: Algorithm,
 ) -> Result<Vec<T>, ProcessorError> {
+    if algorithm == Algorithm::DimensionOrdered {
+        return dimensions::reduce_scatter(p, data, reduction);
+    }
     let (n, r) = (p.processors(), p.id());
     let (mut data, b) = padded(data, n);
     if algorithm == Algorithm::Ring {
@@ -382,6 +389,9 @@ pub fn all_gather<T: Element>(
     block: Vec<T>,
     algorithm: Algorithm,
 ) -> Result<Vec<T>, ProcessorError> {
+    if algorithm == Algorithm::DimensionOrdered {
+        return dimensions::all_gather(p, block);
+    }
     let (n, r) = (p.processors(), p.id());
     let b = block.len();
     let mut data = vec![T::default(); n * b];
@@ -408,7 +418,8 @@ pub fn barrier<T: Element>(p: &mut Proc<T>) -> Result<(), ProcessorError> {
 
 /// Runs `operation` by `algorithm` with this processor's `data` (what each operation takes
 /// and returns is in its function's docs; a barrier returns `data`). The caller has
-/// [`check`]ed the choice.
+/// [`check`]ed the choice. The dimension-ordered broadcast, reduce, scatter and gather are
+/// reached here (their binomial-tree forms also by their own functions).
 pub fn run<T: Element>(
     p: &mut Proc<T>,
     operation: Operation,
@@ -417,7 +428,12 @@ pub fn run<T: Element>(
     data: Vec<T>,
     reduction: &Reduction<T>,
 ) -> Result<Vec<T>, ProcessorError> {
+    let along_dimensions = algorithm == Algorithm::DimensionOrdered;
     match operation {
+        Operation::Broadcast if along_dimensions => dimensions::broadcast(p, root, data),
+        Operation::Reduce if along_dimensions => dimensions::reduce(p, root, data, reduction),
+        Operation::Scatter if along_dimensions => dimensions::scatter(p, root, data),
+        Operation::Gather if along_dimensions => dimensions::gather(p, root, data),
         Operation::Broadcast => broadcast(p, root, data),
         Operation::Reduce => reduce(p, root, data, reduction),
         Operation::AllReduce => all_reduce(p, data, reduction, algorithm),

@@ -6,6 +6,7 @@ use multicomputer_runtime::{LinkCost, Topology};
 
 use super::blocks::{RingOrder, absolute, block_len, combine_ns};
 use super::exchange::{barrier_partners, pairwise_partners};
+use super::lines::Dims;
 use super::{Algorithm, CollectiveError, Operation, check};
 
 /// The costs a model charges: the machine's link costs (α is one message's fixed part, β its
@@ -70,7 +71,7 @@ pub fn model_ns(
     let b = block_len(elements, p) * element_bytes;
     let order = RingOrder::new(topology.grid(), p);
     let steps = if algorithm == Algorithm::DimensionOrdered {
-        dimension_ordered(topology, elements, element_bytes)
+        dimension_ordered(operation, topology, root, elements, element_bytes)
     } else {
         steps(operation, algorithm, p, root, m, b, order)
     };
@@ -105,9 +106,11 @@ fn steps(
 ) -> Vec<Step> {
     use Algorithm::*;
     match (operation, algorithm) {
-        (Operation::Broadcast, _) => binomial(p, root, |_| m, false),
-        (Operation::Reduce, _) => binomial(p, root, |_| m, true),
-        (Operation::Scatter | Operation::Gather, _) => binomial(p, root, |mask| mask * b, false),
+        (Operation::Broadcast, _) => binomial(p, root, |q| q, |_| m, false),
+        (Operation::Reduce, _) => binomial(p, root, |q| q, |_| m, true),
+        (Operation::Scatter | Operation::Gather, _) => {
+            binomial(p, root, |q| q, |units| units * b, false)
+        }
         (Operation::AllReduce, Ring) => {
             let mut s = ring(order, b, true);
             s.extend(ring(order, b, false));
@@ -146,21 +149,30 @@ fn steps(
     }
 }
 
-/// Binomial-tree steps: at distance `mask` (1, 2, 4, …), relative ranks vr ↔ vr + mask for
-/// vr a multiple of 2·mask, each carrying `bytes(mask)`.
-fn binomial(p: usize, root: usize, bytes: impl Fn(usize) -> usize, combines: bool) -> Vec<Step> {
-    let abs = |vr: usize| absolute(vr, root, p);
+/// Binomial-tree steps among the `n` positions of a line whose position q is processor
+/// `at(q)`, rooted at position `root`: at distance `mask` (1, 2, 4, …), relative ranks
+/// vr ↔ vr + mask for vr a multiple of 2·mask, each carrying `bytes(units)` where `units`,
+/// at most `mask`, is the largest subtree sent in the step (that of vr = 0,
+/// min(mask, n − mask)).
+fn binomial(
+    n: usize,
+    root: usize,
+    at: impl Fn(usize) -> usize,
+    bytes: impl Fn(usize) -> usize,
+    combines: bool,
+) -> Vec<Step> {
+    let abs = |vr: usize| at(absolute(vr, root, n));
     let mut s = Vec::new();
     let mut mask = 1;
-    while mask < p {
-        let pairs = (0..p)
+    while mask < n {
+        let pairs = (0..n)
             .step_by(2 * mask)
-            .filter(|vr| vr + mask < p)
+            .filter(|vr| vr + mask < n)
             .map(|vr| (abs(vr + mask), abs(vr)))
             .collect();
         s.push(Step {
             pairs,
-            bytes: bytes(mask),
+            bytes: bytes(mask.min(n - mask)),
             combines,
         });
         mask <<= 1;
@@ -168,43 +180,75 @@ fn binomial(p: usize, root: usize, bytes: impl Fn(usize) -> usize, combines: boo
     s
 }
 
-/// The dimension-ordered all-reduce: along each dimension of size s > 1, a ring all-reduce
-/// of blocks ⌈n/s⌉ among the processors of each line (one ring of everyone without a grid).
-fn dimension_ordered(topology: &Topology, elements: usize, element_bytes: usize) -> Vec<Step> {
+/// The dimension-ordered forms (`dimensions`, Kumar et al. ch. 4): the one-dimensional
+/// algorithm's steps along each dimension in turn. A binomial tree's steps are those of the
+/// root's line (every line along a dimension is alike); a ring's pair every processor with
+/// the next on its line. m bytes a vector, b a block (⌈n/p⌉ elements).
+fn dimension_ordered(
+    operation: Operation,
+    topology: &Topology,
+    root: usize,
+    elements: usize,
+    element_bytes: usize,
+) -> Vec<Step> {
     let p = topology.len();
-    let mut s = Vec::new();
-    let lines: Vec<(usize, Vec<(usize, usize)>)> = match topology.grid() {
-        Some(grid) => (0..grid.dimensions())
-            .map(|d| {
-                let size = grid.sizes()[d];
-                let pairs = (0..p)
-                    .map(|id| {
-                        let mut at = grid.coordinates(id);
-                        at[d] = (at[d] + 1) % size;
-                        (id, grid.processor_at(&at).unwrap_or(id))
-                    })
-                    .collect();
-                (size, pairs)
+    let dims = Dims::of(topology.grid(), p);
+    let (m, b) = (
+        elements * element_bytes,
+        block_len(elements, p) * element_bytes,
+    );
+    let tree = |d: usize, bytes: &dyn Fn(usize) -> usize, combines: bool| {
+        let line = dims.line(root, d);
+        binomial(
+            line.len(),
+            dims.coordinate(root, d),
+            |q| line.member(q),
+            bytes,
+            combines,
+        )
+    };
+    let rings = |d: usize, bytes: usize, combines: bool, times: usize| {
+        let s = dims.size(d);
+        let pairs: Vec<(usize, usize)> = (0..p)
+            .map(|id| {
+                let line = dims.line(id, d);
+                (id, line.member((line.q + 1) % s))
+            })
+            .collect();
+        (0..times * (s - 1))
+            .map(|i| Step {
+                pairs: pairs.clone(),
+                bytes,
+                combines: combines && (times == 1 || i < s - 1),
+            })
+            .collect::<Vec<_>>()
+    };
+    let up = 0..dims.count();
+    let down = up.clone().rev();
+    match operation {
+        Operation::Broadcast => up.flat_map(|d| tree(d, &|_| m, false)).collect(),
+        Operation::Reduce => up.flat_map(|d| tree(d, &|_| m, true)).collect(),
+        Operation::Scatter => down
+            .flat_map(|d| tree(d, &|units| units * dims.stride(d) * b, false))
+            .collect(),
+        Operation::Gather => up
+            .flat_map(|d| tree(d, &|units| units * dims.stride(d) * b, false))
+            .collect(),
+        Operation::AllGather => up
+            .flat_map(|d| rings(d, dims.stride(d) * b, false, 1))
+            .collect(),
+        Operation::ReduceScatter => down
+            .flat_map(|d| rings(d, dims.stride(d) * b, true, 1))
+            .collect(),
+        // A ring all-reduce of the whole vector along each dimension: a reduce-scatter then
+        // an all-gather of blocks ⌈n/s⌉.
+        _ => up
+            .flat_map(|d| {
+                let s = dims.size(d);
+                rings(d, block_len(elements, s) * element_bytes, true, 2)
             })
             .collect(),
-        None => {
-            let order = RingOrder::new(None, p);
-            vec![(p, (0..p).map(|q| (order.at(q), order.at(q + 1))).collect())]
-        }
-    };
-    for (size, pairs) in lines.into_iter().filter(|(size, _)| *size > 1) {
-        let b = block_len(elements, size) * element_bytes;
-        for combines in [true, false] {
-            for _ in 1..size {
-                s.push(Step {
-                    pairs: pairs.clone(),
-                    bytes: b,
-                    combines,
-                });
-            }
-        }
     }
-    s
 }
 
 /// p − 1 ring steps of `b` bytes to the right neighbour in `order`.

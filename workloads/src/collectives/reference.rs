@@ -1,6 +1,6 @@
 //! The sequential reference: what every processor must return, computed on one thread.
 
-use super::blocks::{Element, block_len, padded};
+use super::blocks::{Element, block_len};
 use super::{Operation, Reduction};
 
 /// What each processor returns from `operation` rooted at `root` when processor i passed
@@ -21,9 +21,13 @@ pub fn reference<T: Element>(
         }
         acc
     };
+    // Block i of `v` cut into p blocks, padded: copied alone, not the whole vector.
     let block = |v: &[T], i: usize| {
-        let (v, b) = padded(v.to_vec(), p);
-        v[i * b..(i + 1) * b].to_vec()
+        let b = block_len(v.len(), p);
+        let (start, end) = ((i * b).min(v.len()), ((i + 1) * b).min(v.len()));
+        let mut out = v[start..end].to_vec();
+        out.resize(b, T::default());
+        out
     };
     let everyone = |v: Vec<T>| (0..p).map(|_| Some(v.clone())).collect();
     match operation {

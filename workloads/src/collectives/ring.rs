@@ -8,9 +8,8 @@
 
 use multicomputer_runtime::ProcessorError;
 
-use multicomputer_runtime::Grid;
-
 use super::blocks::{Element, RingOrder, combine, padded, recv, send};
+use super::lines::{Dims, Line};
 use super::{Proc, Reduction};
 
 /// A ring of processors this processor is on: who is at each position, which block each
@@ -34,21 +33,12 @@ impl Ring {
         }
     }
 
-    /// The processors on this processor's line along `dimension` of `grid`, by coordinate;
-    /// position q owns block q.
-    pub(super) fn along(grid: &Grid, id: usize, dimension: usize) -> Self {
-        let mut at = grid.coordinates(id);
-        let q = at[dimension];
-        let members = (0..grid.sizes()[dimension])
-            .map(|x| {
-                at[dimension] = x;
-                grid.processor_at(&at).unwrap_or(id)
-            })
-            .collect::<Vec<_>>();
+    /// The processors of `line`, by position; position q owns block q.
+    pub(super) fn of_line(line: &Line) -> Self {
         Self {
-            blocks: (0..members.len()).collect(),
-            q,
-            members,
+            members: (0..line.len()).map(|q| line.member(q)).collect(),
+            blocks: (0..line.len()).collect(),
+            q: line.q,
         }
     }
 
@@ -119,9 +109,12 @@ pub(super) fn dimension_ordered_all_reduce<T: Element>(
 ) -> Result<Vec<T>, ProcessorError> {
     let len = data.len();
     let rings: Vec<Ring> = match p.grid() {
-        Some(grid) => (0..grid.dimensions())
-            .map(|d| Ring::along(grid, p.id(), d))
-            .collect(),
+        Some(grid) => {
+            let dims = Dims::of(Some(grid), p.processors());
+            (0..dims.count())
+                .map(|d| Ring::of_line(&dims.line(p.id(), d)))
+                .collect()
+        }
         None => vec![Ring::whole(p)],
     };
     let mut data = data;

@@ -12,6 +12,7 @@ mod predict;
 mod scaling;
 mod speedup;
 mod sweep;
+mod sweep_collective;
 mod sweep_plots;
 mod sweep_row;
 mod tour;
@@ -30,4 +31,5 @@ pub(crate) use speedup::SpeedupReport;
 #[cfg(test)]
 pub(crate) use sweep::sweep_rows;
 pub(crate) use sweep::{CellInputs, SweepReport, sweep_report};
+pub(crate) use sweep_collective::sweep_collective_report;
 pub(crate) use tour::TourReport;
