@@ -72,15 +72,16 @@
 //!
 //! # The verdict
 //!
-//! 1. **Refuted** if a test rejects under the weighting chosen *and* under every other shape of
-//!    the noise, `σ ∝ T^γ` for γ = 0, 1 or 2, that the replicates do not reject at 1 %
-//!    ([`plausible_exponents`](super::plausible_exponents)): an intersection-union test, whose
-//!    level is that of the test under the true shape. The report names the test with the
-//!    smallest p-value. If some plausible shape spares the candidate, the verdict is
-//!    **inconclusive** ([`InconclusiveReason::DependsOnNoiseShape`]): with few replicates the
-//!    noise's shape is unknown, and a refutation resting on an assumed shape refuted correct
-//!    candidates in 3–5 % of tables (constant or T² noise over a 7× range, one duplicated P per
-//!    loop count; docs/results/trust.md).
+//! 1. **Refuted** if a test rejects at a p-value that allows for the noise the data show
+//!    (step 4d, [`calibration`]'s docs): the largest p-value of the test's F ratio over every
+//!    shape of the noise, `σ ∝ T^γ` for the weighting's γ and γ = 0, 1 or 2, that the replicates
+//!    do not reject at 1 % ([`plausible_exponents`](super::plausible_exponents)), with the
+//!    degrees of freedom lowered for the excess kurtosis the runs show (Satterthwaite's moment
+//!    matching). If the F distribution for normal noise of the weighting's shape would refute
+//!    and that p-value does not, the verdict is **inconclusive**
+//!    ([`InconclusiveReason::DependsOnNoiseShape`]): a refutation that rests on an assumed shape
+//!    or on normal tails refuted correct candidates in 2.4–6 % of tables (one-sided outliers,
+//!    heavy tails, constant or T² noise with one duplicated P; docs/results/trust.md).
 //! 2. **Inconclusive** without an independent noise estimate: no replicates, or replicates whose
 //!    scatter is at or below the timer's resolution ([`check_scatter`](super::check_scatter)).
 //!    Only the test against a richer model can then be made.
@@ -102,10 +103,12 @@
 //! size. Ask for a smaller `detectable_fraction` (`--detectable`) when a smaller term matters;
 //! the verdict then needs more replicates or less noise to be `consistent`.
 //!
-//! The level (≤ 1 % by construction) holds for normal noise of the weighting's shape; heavy
-//! tails and one-sided outliers raise it (measured up to 2.9 % with 5 % of runs delayed by
-//! 3–10 σ, docs/results/trust.md), and with fewer than [`FEW_REPLICATE_DOF`] degrees of
-//! freedom of replicates the report warns that it rests on normal noise.
+//! The level is ≤ 1 % by construction for normal noise of the weighting's shape; allowing for
+//! other shapes and tails keeps it at most 1.25 % with t(3) noise and with 5 % of runs delayed
+//! by 3–10 σ, at every replication, and at 1.3–1.9 % for normal noise of another shape with two
+//! runs per point over a 7× range (docs/results/trust.md). With fewer than
+//! [`FEW_REPLICATE_DOF`] degrees of freedom of replicates the report warns that the noise's
+//! shape and tails rest on few runs.
 //!
 //! Standard errors given without a count of runs are taken as exact (`D = ∞`: `ν·F ~ χ²_ν`), and
 //! the report warns that the tests are then only as good as those standard errors.
