@@ -225,7 +225,7 @@ mod tests {
             load_after: None,
             free_cores_before: Some(1.2),
             others_cores_during: Some(0.1),
-            ticks_before: None,
+            others: OtherLoad::default(),
         };
         assert!(!h.shared_for(1));
         assert!(h.shared_for(2));
