@@ -3,9 +3,11 @@
 //! fidelity of the run.
 
 use multicomputer_runtime::{ComputeCharge, Fidelity, RunSpec, WorkClock};
+use multicomputer_workloads::speedup::OtherLoad;
 use serde::Serialize;
 
 use super::document::{Block, Section, Table};
+use super::host_noise;
 use crate::exec::TieSpread;
 use crate::plan::{Inputs, LoadedProfile, MachinePlan, wait_name};
 use crate::units::{human_bytes, human_ns};
@@ -201,6 +203,9 @@ pub(crate) struct Meta {
     /// The memory the run was planned to hold (the memory model), bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) memory_plan_bytes: Option<f64>,
+    /// What disturbed the measurement on the host, and what to do (real-time runs only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) host_warnings: Vec<String>,
 }
 
 /// The current time, RFC 3339 in UTC to the second.
@@ -237,6 +242,7 @@ impl Meta {
             tie_spread: None,
             ties_looked_for: false,
             memory_plan_bytes: None,
+            host_warnings: Vec::new(),
         }
     }
 
@@ -266,6 +272,25 @@ impl Meta {
             exact: false,
             ties: String::new(),
         });
+        self
+    }
+
+    /// With what other processes did to a run that ran as `ran`, watched by `watch` from its
+    /// start (nothing for a run that timed nothing on the host).
+    pub(crate) fn watched(mut self, ran: &RunSpec, watch: &OtherLoad) -> Self {
+        self.host_warnings
+            .extend(host_noise::run_warning(ran, watch, self.host.cores));
+        self
+    }
+
+    /// The same for real execution timed by the command itself (`what`, e.g. "calibration").
+    pub(crate) fn watched_natively(mut self, what: &str, watch: &OtherLoad) -> Self {
+        self.host_warnings.extend(host_noise::busy_host(
+            watch.cores_busy(self.host.cores),
+            self.host.cores,
+            what,
+            false,
+        ));
         self
     }
 
@@ -455,6 +480,7 @@ impl Meta {
         if let Some(w) = self.fidelity.as_ref().and_then(|f| f.warning.clone()) {
             blocks.push(Block::Warning(w));
         }
+        blocks.extend(self.host_warnings.iter().cloned().map(Block::Warning));
         vec![
             Section::details("Inputs", vec![Block::Table(inputs)]),
             Section::details("Run", blocks),

@@ -14,6 +14,7 @@
 mod bodies;
 pub(crate) mod csv;
 mod document;
+mod host_noise;
 pub(crate) mod html;
 pub(crate) mod markdown;
 mod meta;

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use multicomputer_runtime::{CalibrateOptions, calibrate};
+use multicomputer_workloads::speedup::OtherLoad;
 use multicomputer_workloads::unit_costs::measure_unit_costs;
 
 use crate::args::CalibrateArgs;
@@ -13,6 +14,7 @@ use crate::report::{CalibrateReport, Meta, ProfileUse, Report};
 
 pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     let plan = CalibratePlan::new(a, out)?;
+    let watch = OtherLoad::start();
     let mut profile = calibrate(CalibrateOptions {
         samples: plan.samples as usize,
     });
@@ -26,8 +28,9 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
         path: plan.profile.clone(),
         profile: profile.clone(),
     };
-    let mut meta =
-        Meta::new("calibrate", plan.inputs(), ProfileUse::Written(&written)).native(None);
+    let mut meta = Meta::new("calibrate", plan.inputs(), ProfileUse::Written(&written))
+        .native(None)
+        .watched_natively("the calibration", &watch);
     meta.files.push(plan.profile.display().to_string());
     Report::new(meta, CalibrateReport { profile }).finish(&plan.output, files)
 }

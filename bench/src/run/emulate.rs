@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::Result;
+use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::EmulateArgs;
 use crate::exec::runs;
@@ -13,6 +14,7 @@ use crate::report::{EmulateReport, Meta, Repetitions, Report, last, worst};
 pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
     let plan = emulate(a, out)?;
     let e = &plan.experiment;
+    let watch = OtherLoad::start();
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let inputs = plan.inputs(synthetic_inputs(e));
     let mut meta = Meta::for_run(
@@ -22,7 +24,8 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
         &runs.ran,
         worst(&runs.runs)?,
     )
-    .ties(runs.ties.as_ref());
+    .ties(runs.ties.as_ref())
+    .watched(&runs.ran, &watch);
     meta.memory_plan_bytes = Some(plan.memory.bytes());
     let measured: Vec<_> = runs.runs.iter().map(|r| r.measured()).collect();
     let body = EmulateReport {

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::FarmArgs;
 use crate::exec::runs;
@@ -13,10 +14,12 @@ use crate::report::{FarmReport, Meta, Report, last, worst};
 pub(crate) fn run(a: &FarmArgs, out: &Path) -> Result<()> {
     let plan = farm(a, out)?;
     let e = &plan.experiment;
+    let watch = OtherLoad::start();
     let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
     let inputs = plan.inputs(farm_inputs(e));
     let mut meta = Meta::for_run("farm", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
-        .ties(runs.ties.as_ref());
+        .ties(runs.ties.as_ref())
+        .watched(&runs.ran, &watch);
     meta.memory_plan_bytes = Some(plan.memory.bytes());
     let body = FarmReport::of_runs("Processor farm", &runs.runs, plan.repeat, &runs.seeds)
         .context("no run")?;

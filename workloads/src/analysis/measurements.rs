@@ -117,6 +117,10 @@ pub struct Cell {
     pub smallest_gap: Option<f64>,
     /// Variance of `mean` when the standard errors are taken as exact.
     pub known_variance: Option<f64>,
+    /// The analysed value of each run, when every row is a run (empty for means with standard
+    /// errors): what the consistency test's bootstrap resamples.
+    #[serde(skip)]
+    pub values: Vec<f64>,
 }
 
 impl Cell {
@@ -293,6 +297,11 @@ fn cell(rows: &[&Measurement], spread: Spread) -> Result<Cell, ScalabilityError>
             None
         },
         known_variance,
+        values: if spread == Spread::Runs {
+            parts.iter().map(|p| p.mean).collect()
+        } else {
+            Vec::new()
+        },
     })
 }
 

@@ -37,8 +37,8 @@ pub use basis::BasisTerm;
 pub use consistency::{
     CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit,
     DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, FEW_REPLICATE_DOF, InconclusiveReason,
-    LoopCountFits, NestedTest, PowerGuard, TestKind, Verdict, Warning, consistency_test,
-    fit_loop_counts,
+    KurtosisSource, LoopCountFits, NestedTest, NoiseAllowance, PowerGuard, TestKind, Verdict,
+    Warning, consistency_test, fit_loop_counts,
 };
 pub use definitions::{
     Work, amdahl_bound, ideal_run_time, scaled_speedup, sequential_run_time, speedup,

@@ -304,8 +304,8 @@ fn exponent_likelihood(cells: &[Cell]) -> (impl Fn(f64) -> f64 + '_, usize) {
 }
 
 /// The exponents `γ` of `σ ∝ ȳ^γ` among 0 (constant), 1 (proportional) and 2 (∝ T²) that the
-/// replicates do not reject at 1 % (profile likelihood ratio against `γ̂`): the noise shapes a
-/// refutation must hold under ([`consistency_test`](super::consistency_test)).
+/// replicates do not reject at 1 % (profile likelihood ratio against `γ̂`): the noise shapes
+/// each test's p-value is the largest over ([`consistency_test`](super::consistency_test)).
 pub fn plausible_exponents(cells: &[Cell]) -> Vec<f64> {
     let (log_likelihood, dof) = exponent_likelihood(cells);
     if dof == 0 {

@@ -132,9 +132,35 @@ pub struct Host {
     /// Cores that other processes kept busy, on average, during the experiment: the host's
     /// busy time less this process's, over the elapsed time.
     pub others_cores_during: Option<f64>,
-    /// The host's and this process's CPU ticks when the experiment started.
+    /// What other processes used since the experiment started.
     #[serde(skip)]
+    others: OtherLoad,
+}
+
+/// What other processes than this one use of the host's cores from the moment it is started:
+/// the host's busy CPU time less this process's (`/proc/stat`, `/proc/self/stat`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OtherLoad {
     ticks_before: Option<(u64, u64, u64)>,
+}
+
+impl OtherLoad {
+    /// Starts watching now.
+    pub fn start() -> Self {
+        Self {
+            ticks_before: ticks_now(),
+        }
+    }
+
+    /// Cores that other processes kept busy, on average, since [`OtherLoad::start`], of
+    /// `cores`; `None` where `/proc` cannot be read.
+    pub fn cores_busy(&self, cores: usize) -> Option<f64> {
+        let (busy0, total0, own0) = self.ticks_before?;
+        let (busy1, total1, own1) = ticks_now()?;
+        let total = total1.saturating_sub(total0);
+        let others = (busy1.saturating_sub(busy0)).saturating_sub(own1.saturating_sub(own0));
+        (total > 0).then(|| cores as f64 * others as f64 / total as f64)
+    }
 }
 
 impl Host {
@@ -149,22 +175,14 @@ impl Host {
             load_after: None,
             free_cores_before: free_cores(cores, Duration::from_millis(500)),
             others_cores_during: None,
-            ticks_before: ticks_now(),
+            others: OtherLoad::start(),
         }
     }
 
     /// Adds the load average after the experiment and what other processes used during it.
     pub fn after(mut self) -> Self {
         self.load_after = LoadAverage::now();
-        if let (Some((busy0, total0, own0)), Some((busy1, total1, own1))) =
-            (self.ticks_before, ticks_now())
-        {
-            let total = total1.saturating_sub(total0);
-            let others = (busy1.saturating_sub(busy0)).saturating_sub(own1.saturating_sub(own0));
-            if total > 0 {
-                self.others_cores_during = Some(self.cores as f64 * others as f64 / total as f64);
-            }
-        }
+        self.others_cores_during = self.others.cores_busy(self.cores);
         self
     }
 
@@ -207,7 +225,7 @@ mod tests {
             load_after: None,
             free_cores_before: Some(1.2),
             others_cores_during: Some(0.1),
-            ticks_before: None,
+            others: OtherLoad::default(),
         };
         assert!(!h.shared_for(1));
         assert!(h.shared_for(2));

@@ -75,7 +75,7 @@ pub use baselines::{rayon, scoped, sequential};
 pub use error::SpeedupError;
 pub use experiment::{Point, Predicted, Prepared, SpeedupResult, Step};
 pub use grain::{EFFICIENCY_TARGETS, GrainPoint, GrainSweep, Threshold, threshold};
-pub use host::{Host, LoadAverage, free_cores, pinning_works, usable_cores};
+pub use host::{Host, LoadAverage, OtherLoad, free_cores, pinning_works, usable_cores};
 pub use kernel::{
     DEFAULT_OCL_WINDOW, DEFAULT_SEQUENTIAL_S, Inputs, Kernel, Output, Workload, WorkloadError,
     ising_config,

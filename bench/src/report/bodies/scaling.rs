@@ -445,6 +445,20 @@ fn percent(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
 }
 
+/// A test's p-value, and the F distribution's beside it when allowing for the noise's shape
+/// and tails changed it.
+fn p_both(t: &NestedTest) -> String {
+    if t.p_value == t.f_p_value {
+        p_text(t.p_value)
+    } else {
+        format!(
+            "{} allowing for the noise's shape and tails (F distribution: {})",
+            p_text(t.p_value),
+            p_text(t.f_p_value)
+        )
+    }
+}
+
 /// A test's name, statistic, degrees of freedom and p-value.
 fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
     match t.kind {
@@ -452,7 +466,7 @@ fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
             "trend test of a against loop_count: t = {:.2} on {} dof, p = {}",
             t.t.unwrap_or(f64::NAN),
             dof_text(t.error_dof),
-            p_text(t.p_value)
+            p_both(t)
         ),
         TestKind::LackOfFit => format!(
             "pooled lack-of-fit test (a shared, other coefficients linear in loop_count): \
@@ -460,7 +474,7 @@ fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
             t.f,
             t.dof,
             dof_text(t.error_dof),
-            p_text(t.p_value)
+            p_both(t)
         ),
         TestKind::Against => format!(
             "nested F test against Φ(P) = {}: F = {:.2} on ({}, {}) dof, p = {}",
@@ -468,7 +482,7 @@ fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
             t.f,
             t.dof,
             dof_text(t.error_dof),
-            p_text(t.p_value)
+            p_both(t)
         ),
     }
 }
@@ -570,12 +584,21 @@ fn warning_text(w: &Warning) -> String {
              cannot check (one outlier can refute a correct model). Repeat every P at least \
              twice (--runs 2) for a verdict that does not rest on that"
         ),
-        Warning::RefutedUnderOneNoiseShape { spared_by } => format!(
-            "the tests refute under the weighting chosen, but none does with weights for noise \
-             growing as the run time to the power {spared_by} (constant noise at 0, proportional \
-             at 1), which the replicates do not rule out: a refutation must hold under every \
-             such shape, so the verdict is inconclusive. More replicates per point tell the \
-             shapes apart"
+        Warning::RefutedOnlyForAssumedNoise {
+            kind,
+            f_p_value,
+            p_value,
+            excess_kurtosis,
+        } => format!(
+            "the {} refutes for normal noise of the weighting's shape (p = {}), but not once \
+             it allows for the noise the data show (p = {}: every shape of the noise the \
+             replicates do not rule out, and tails with excess kurtosis {excess_kurtosis:.2}), \
+             so the verdict is inconclusive. Look for outliers among the runs (a busy host \
+             delays some), and repeat every point more often so that the noise's shape and \
+             tails are known",
+            kind.describe(),
+            p_text(f_p_value),
+            p_text(p_value)
         ),
         Warning::StdErrorsTakenAsKnown => "standard errors without a runs column are taken as \
              exact; if each comes from a few runs the tests refute too often: add a runs column \
@@ -742,9 +765,10 @@ fn explain(r: &ConsistencyReport, units: Units) -> String {
                     tail()
                 ),
                 Some(InconclusiveReason::DependsOnNoiseShape) => format!(
-                    "inconclusive: {} under {} ({level}), but not under another shape of the \
-                     noise that the replicates do not rule out (see the warning). Run more \
-                     replicates (--repeats) so that they tell the noise's shape",
+                    "inconclusive: {} under {} ({level}) for normal noise of that shape, but \
+                     not for another shape or heavier tails that the replicates do not rule \
+                     out (see the warning). Run more replicates (--repeats) so that they tell \
+                     the noise's shape and tails",
                     tests.join("; "),
                     weighting_text(&r.weighting)
                 ),

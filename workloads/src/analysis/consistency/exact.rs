@@ -101,6 +101,7 @@ pub(super) fn test(
         power: None,
         fits,
         exact: Some(check),
+        allowance: None,
         warnings: Vec::new(),
     })
 }

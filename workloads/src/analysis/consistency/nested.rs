@@ -43,12 +43,26 @@ pub struct NestedTest {
     pub dof: usize,
     /// Denominator degrees of freedom; `None` for a known variance (then `F·dof` is χ²).
     pub error_dof: Option<usize>,
-    /// `P(F_{dof, error_dof} ≥ f)`.
+    /// The p-value that decides: the largest over the noise the data allow (the report's
+    /// [`NoiseAllowance`](super::NoiseAllowance)), else `f_p_value`.
     pub p_value: f64,
+    /// `P(F_{dof, error_dof} ≥ f)`: the p-value for normal noise of the weighting's shape.
+    pub f_p_value: f64,
     /// The level it is judged at (the overall significance over the number of tests).
     pub level: f64,
     /// `p_value < level`.
     pub rejects: bool,
+}
+
+impl NestedTest {
+    /// The same test with the p-value allowing for other noise.
+    pub(super) fn calibrated(self, p_value: f64) -> Self {
+        NestedTest {
+            p_value,
+            rejects: p_value < self.level,
+            ..self
+        }
+    }
 }
 
 /// Sums of squares below this fraction of `Σ w·y²` are rounding, not signal.
@@ -87,6 +101,7 @@ pub(super) fn nested_test(
         dof,
         error_dof,
         p_value,
+        f_p_value: p_value,
         level,
         rejects: p_value < level,
     }
