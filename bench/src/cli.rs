@@ -46,7 +46,8 @@ enum Command {
     /// (throughput, speedup, makespan, per-level task fractions f_i).
     Farm(Box<args::FarmArgs>),
     /// Run divide and conquer on a k-ary tree (synthetic T_s, T_e, T_j per level, or real
-    /// mergesort) and print measured beside predicted.
+    /// mergesort), or synthetic tasks on the breadth-first spanning tree of any network from
+    /// --root, and print measured beside predicted.
     Dnc(Box<args::DncArgs>),
     /// Run the OCL (Occurrence Count Last) systolic array of the grain-size paper — fine
     /// grained, [M,1], [K,K] or [M,K] — one process per emulated processor, and print measured

@@ -78,3 +78,62 @@ fn meta(sweep: &Sweep) -> Meta {
     }
     meta
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use multicomputer_runtime::{MachineConfig, TimeMode, Topology};
+    use multicomputer_workloads::experiment::{Experiment, Model};
+
+    use super::*;
+
+    /// A chain of P processors, each occupying 1 ms, in virtual time: `T = 1 ms`.
+    fn sweep(name: &str) -> Sweep {
+        let config = MachineConfig {
+            mode: TimeMode::Virtual,
+            ..MachineConfig::default()
+        };
+        let model = Model::new(&[("t_s", 1e-3)], |_, theta| theta[0]).unwrap();
+        let program = |machine: &multicomputer_runtime::Machine, _| {
+            let record = machine.run(|p| {
+                p.occupy(Duration::from_millis(1));
+                Ok(())
+            })?;
+            Ok(record.report)
+        };
+        Experiment::new(name, Topology::chain, config, program, model)
+            .sweep([1, 2])
+            .unwrap()
+    }
+
+    #[test]
+    fn a_sweep_is_published_whole_with_its_report_and_plots() {
+        let out = tempfile::tempdir().unwrap();
+        let folder = publish(out.path(), &sweep("occupy"), None).unwrap();
+        assert_eq!(folder.parent().unwrap(), out.path().join("occupy"));
+        for file in ["report.json", "report.csv", "report.html", "makespan.svg"] {
+            assert!(folder.join(file).is_file(), "{file}");
+        }
+        // No fit: no residuals.
+        assert!(!folder.join("residuals.svg").exists());
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(folder.join("report.json")).unwrap()).unwrap();
+        assert_eq!(json["meta"]["command"], "program");
+        assert_eq!(json["sweep"]["points"][1]["processors"], 2);
+        assert_eq!(json["sweep"]["points"][1]["error_pct"], 0.0);
+        let csv = std::fs::read_to_string(folder.join("report.csv")).unwrap();
+        assert!(csv.starts_with("processors,topology,mode,runs,"), "{csv}");
+    }
+
+    #[test]
+    fn a_name_that_is_no_plain_file_name_is_refused_and_nothing_is_written() {
+        let out = tempfile::tempdir().unwrap();
+        for name in ["my program", "../up", ".hidden", ""] {
+            let e = publish(out.path(), &sweep(name), None).unwrap_err();
+            assert!(matches!(e, PublishError::Refused(_)), "{name}: {e}");
+            assert!(e.to_string().starts_with("the experiment's name"), "{e}");
+        }
+        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+    }
+}
