@@ -83,7 +83,7 @@ fn meta(sweep: &Sweep) -> Meta {
 mod tests {
     use std::time::Duration;
 
-    use multicomputer_runtime::{MachineConfig, TimeMode, Topology};
+    use multicomputer_runtime::{MachineConfig, Processor, TimeMode, Topology};
     use multicomputer_workloads::experiment::{Experiment, Model};
 
     use super::*;
@@ -96,7 +96,7 @@ mod tests {
         };
         let model = Model::new(&[("t_s", 1e-3)], |_, theta| theta[0]).unwrap();
         let program = |machine: &multicomputer_runtime::Machine, _| {
-            let record = machine.run(|p| {
+            let record = machine.run(|p: &mut Processor<()>| {
                 p.occupy(Duration::from_millis(1));
                 Ok(())
             })?;

@@ -332,8 +332,9 @@ impl DncExperiment {
     }
 
     /// The model of the synthetic program on the spanning tree of any `topology`
-    /// ([`DncTreeModel`]): each processor's `T_s` and `T_j` those of its level
-    /// ([`Self::program_levels`]), its `T_e` and `T_τ` the whole task's times the share of the
+    /// ([`DncTreeModel`]): each processor's `T_s` and `T_j` those of its level (1 + the height
+    /// of its subtree) on a balanced tree of the network's height and largest fan-out
+    /// ([`even_split_levels`]), its `T_e` and `T_τ` the whole task's times the share of the
     /// task its pieces carry (a split divides a piece equally among the splitter's children).
     pub fn tree_model(&self, topology: &Topology) -> Result<DncTreeModel, ModelError> {
         let levels = self.program_levels(topology)?;
