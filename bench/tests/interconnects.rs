@@ -13,6 +13,13 @@ fn farm_runs_on_the_spanning_tree_of_a_mesh_and_names_its_links() {
         "farm -t mesh:3x3 --root 4 --tasks 90 --te 500us --mode virtual --json",
         &[],
     ));
+    ran_on_the_tree_of_a_mesh_from_its_centre(&v);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run on `mesh:3x3 --root 4`: the report names the tree's links, and the model has three
+/// levels (the centre, its neighbours, the corners).
+fn ran_on_the_tree_of_a_mesh_from_its_centre(v: &serde_json::Value) {
     assert_eq!(v["processors"], 9);
     assert_eq!(v["meta"]["inputs"]["root"], "4");
     let tree = v["meta"]["inputs"]["spanning tree"].as_str().unwrap();
@@ -20,7 +27,6 @@ fn farm_runs_on_the_spanning_tree_of_a_mesh_and_names_its_links() {
         tree.starts_with("breadth first from P4: 8 of 12 links: 4–3 4–5 4–1 4–7"),
         "{tree}"
     );
-    // Two levels below the centre: three levels of the farm model.
     assert_eq!(
         v["predicted"]["fractions_by_level"]
             .as_array()
@@ -28,7 +34,24 @@ fn farm_runs_on_the_spanning_tree_of_a_mesh_and_names_its_links() {
             .len(),
         3
     );
+    assert!(v["predicted"]["makespan_s"].as_f64().unwrap() > 0.0);
     assert!(v["measured"]["makespan_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn dnc_runs_on_the_spanning_tree_of_a_mesh_and_names_its_links() {
+    let dir = folder("dnc-mesh");
+    let v = json(&run_in(
+        &dir,
+        "dnc -t mesh:3x3 --root 4 --tasks 60 --mode virtual --json",
+        &[],
+    ));
+    ran_on_the_tree_of_a_mesh_from_its_centre(&v);
+    // Mergesort's model is sampled level by level on a balanced tree: refused before it runs.
+    refused(
+        &run_in(&dir, "dnc -t mesh:3x3 --kernel mergesort --keys 1000", &[]),
+        "--topology: --kernel mergesort needs a balanced tree",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

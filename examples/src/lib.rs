@@ -1,9 +1,11 @@
 //! Programs a user would write for the emulated multicomputer: `ring_allreduce` (a
 //! hand-written ring all-reduce beside its model), `jacobi_torus` (a 2-D Jacobi stencil with
-//! halo exchange on a torus) and `odd_even_sort` (odd-even transposition sort on a linear
-//! array). Each is an example target checked against its sequential reference in native,
-//! dilated and virtual time by `cargo test`; run one with
-//! `cargo run -p multicomputer-examples --example ring_allreduce`.
+//! halo exchange on a torus), `odd_even_sort` (odd-even transposition sort on a linear
+//! array) and `reduce_experiment` (a binomial-tree reduction on a hypercube run through the
+//! `multicomputer` library's experiment API: a sweep over P beside its own model, a fit of
+//! the model's parameters, and the published report). Each is an example target checked
+//! against its sequential reference in native, dilated and virtual time by `cargo test`; run
+//! one with `cargo run -p multicomputer-examples --example ring_allreduce`.
 //!
 //! This library holds only what the examples share: the time modes they are checked in.
 

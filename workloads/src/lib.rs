@@ -18,6 +18,9 @@
 //! - [`synthetic`]: rounds of occupation and messages, for the emulator itself.
 //! - [`speedup`]: real speedup of real kernels on the runtime, rayon and scoped threads.
 //!
+//! A user's own program gets the same through [`experiment`]: runs with warm-up and seeds
+//! beside its own model, a sweep over P and a fit of the model's parameters.
+//!
 //! Around them: [`analysis`] (least squares, the scalability analysis), [`repetitions`]
 //! (repeated runs summarised), [`estimate`] (confidence intervals of fitted parameters),
 //! [`hints`] (what a workload tells its machine), [`unit_costs`] (the costs of declared work).
@@ -56,6 +59,7 @@ pub mod analysis;
 pub mod collectives;
 pub mod dnc;
 pub mod estimate;
+pub mod experiment;
 pub mod farm;
 pub mod hints;
 pub mod ising;

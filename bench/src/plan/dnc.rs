@@ -109,19 +109,21 @@ pub(crate) fn footprint(
     Ok(f)
 }
 
-/// Checks that the model accepts the experiment on `topology` (a balanced tree or a chain).
+/// Checks that the model accepts the experiment on `topology`: any network for synthetic
+/// tasks (a balanced tree by the paper's levels, any other by its spanning tree), a balanced
+/// tree or a chain for mergesort, whose costs are sampled level by level.
 pub(crate) fn check(topology: &Topology, e: &DncExperiment) -> Result<(), ArgError> {
     super::farm::check_transfer(e.tau_s)?;
-    if DncExperiment::shape(topology).is_err() {
+    if matches!(e.kernel, DncKernel::Mergesort { .. }) && DncExperiment::shape(topology).is_err() {
         return Err(ArgError::new(
             "--topology",
             format!(
-                "divide and conquer needs a balanced tree (tree:K:LEVELS) or a chain, not {topology}"
+                "--kernel mergesort needs a balanced tree (tree:K:LEVELS) or a chain used from \
+                 its root, not {topology}; synthetic tasks run on the spanning tree of any network"
             ),
         ));
     }
-    e.model(topology)
-        .and_then(|m| m.predict())
+    e.predict(topology)
         .map_err(|err| model_error(&err, FLAGS, "--topology"))?;
     Ok(())
 }

@@ -35,7 +35,8 @@ pub(crate) use bodies::{AlternativeFit, Analysis, LoopCountRow, ScalingReport};
 pub(crate) use bodies::{
     CalibrateReport, CellInputs, CollectiveReport, EmulateReport, FarmReport, FitFarmReport,
     FitOclReport, IsingReport, OclReport, PingpongReport, PredictDncReport, PredictFarmReport,
-    SpeedupReport, SweepOclReport, SweepOclRow, TourReport, sweep_collective_report, sweep_report,
+    ProgramReport, SpeedupReport, SweepOclReport, SweepOclRow, TourReport, sweep_collective_report,
+    sweep_report,
 };
 pub(crate) use document::{Block, Document, Figure, Section, Table};
 pub(crate) use meta::{Meta, ProfileUse};

@@ -11,8 +11,7 @@ pub(crate) fn run(a: &PredictDncArgs) -> Result<()> {
     let plan = PredictDncPlan::new(a)?;
     let predicted = plan
         .experiment
-        .model(&plan.topology)
-        .and_then(|m| m.predict())
+        .predict(&plan.topology)
         .map_err(|e| model_error(&e, &[], "--topology"))?;
     let body = PredictDncReport {
         topology: plan.topology.to_string(),

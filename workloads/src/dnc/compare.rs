@@ -1,6 +1,7 @@
 //! Divide and conquer measured beside its model: one experiment ([`DncExperiment`]) runs the
-//! synthetic program (or a real mergesort) on a balanced tree, checks it, measures what the
-//! model predicts and compares, with the tree engine's measurement and error types
+//! synthetic program (or a real mergesort) on a balanced tree, or the synthetic program on the
+//! breadth-first spanning tree of any other network, checks it, measures what the model
+//! predicts and compares, with the tree engine's measurement and error types
 //! ([`DncComparison`] is the tree engine's [`Comparison`]).
 
 use std::time::Duration;
@@ -15,10 +16,11 @@ use super::program::{
     COMPARISON, DncError, DncSpec, KEY_MOVE, Keys, MergeSort, Splitting, mergesort, run_mergesort,
     run_synthetic,
 };
+use super::tree::DncTreeModel;
 use crate::hints::{Hints, smallest_nonzero};
 use crate::tree::{
     Bound, Comparison, EngineConfig, Job, Measured, Message, MissingTerm, ModelError, Prediction,
-    TreeShape, engine_events_per_s,
+    Tree, TreeShape, engine_events_per_s,
 };
 
 /// A divide-and-conquer run measured beside its model.
@@ -290,14 +292,21 @@ impl DncExperiment {
         TreeShape::of(topology).ok_or(ModelError::NeedsTreeShape("divide and conquer"))
     }
 
-    fn model_with(
-        &self,
-        topology: &Topology,
-        whole: DncLevelCosts,
-    ) -> Result<DncModel, ModelError> {
+    /// The whole task's costs.
+    fn whole(&self) -> DncLevelCosts {
+        DncLevelCosts {
+            te_s: self.te.as_secs_f64(),
+            ts_s: self.ts.as_secs_f64(),
+            tj_s: self.tj.as_secs_f64(),
+            tau_s: self.tau_s,
+        }
+    }
+
+    /// The model of this computation on `topology`, a balanced tree or a chain.
+    pub fn model(&self, topology: &Topology) -> Result<DncModel, ModelError> {
         let shape = Self::shape(topology)?;
         Ok(DncModel {
-            levels: even_split_levels(shape.k, shape.levels, whole)?,
+            levels: even_split_levels(shape.k, shape.levels, self.whole())?,
             beta_e_s: self.beta_e.as_secs_f64(),
             beta_f_s: self.beta_f.as_secs_f64(),
             tasks_m: self.tasks as u64,
@@ -305,17 +314,66 @@ impl DncExperiment {
         })
     }
 
-    /// The model of this computation on `topology`, with the given whole-task costs.
-    pub fn model(&self, topology: &Topology) -> Result<DncModel, ModelError> {
-        self.model_with(
-            topology,
-            DncLevelCosts {
-                te_s: self.te.as_secs_f64(),
-                ts_s: self.ts.as_secs_f64(),
-                tj_s: self.tj.as_secs_f64(),
-                tau_s: self.tau_s,
-            },
-        )
+    /// The largest fan-out of `topology`'s spanning tree (at least 1).
+    fn arity(topology: &Topology) -> u32 {
+        let most = (0..topology.len())
+            .map(|i| topology.children(i).len())
+            .max()
+            .unwrap_or(0);
+        u32::try_from(most).unwrap_or(u32::MAX).max(1)
+    }
+
+    /// The synthetic program's per-level costs on `topology`: those of a balanced tree of its
+    /// height and its largest fan-out `k` ([`even_split_levels`]). A processor of level `i`
+    /// (1 + the height of its subtree) splits in `T_s(i)` and joins in `T_j(i)`; a piece
+    /// executes in `T_e(N)` times its share of the task, which on a balanced tree is `T_e(i)`.
+    fn program_levels(&self, topology: &Topology) -> Result<Vec<DncLevelCosts>, ModelError> {
+        even_split_levels(Self::arity(topology), topology.levels(), self.whole())
+    }
+
+    /// The model of the synthetic program on the spanning tree of any `topology`
+    /// ([`DncTreeModel`]): each processor's `T_s` and `T_j` those of its level (1 + the height
+    /// of its subtree) on a balanced tree of the network's height and largest fan-out
+    /// ([`even_split_levels`]), its `T_e` and `T_τ` the whole task's times the share of the
+    /// task its pieces carry (a split divides a piece equally among the splitter's children).
+    pub fn tree_model(&self, topology: &Topology) -> Result<DncTreeModel, ModelError> {
+        let levels = self.program_levels(topology)?;
+        let tree = Tree::new(topology.parents())?;
+        let whole = self.whole();
+        let mut share = vec![1.0; topology.len()];
+        for &p in &tree.order {
+            for &c in &tree.children[p] {
+                share[c] = share[p] / tree.children[p].len() as f64;
+            }
+        }
+        let costs = (0..topology.len())
+            .map(|p| {
+                let level = levels[tree.levels[p] as usize - 1];
+                DncLevelCosts {
+                    te_s: whole.te_s * share[p],
+                    tau_s: whole.tau_s * share[p],
+                    ..level
+                }
+            })
+            .collect();
+        Ok(DncTreeModel {
+            parents: topology.parents().to_vec(),
+            costs,
+            beta_e_s: self.beta_e.as_secs_f64(),
+            beta_f_s: self.beta_f.as_secs_f64(),
+            tasks_m: self.tasks as u64,
+            sequential_task_s: None,
+        })
+    }
+
+    /// The prediction on `topology`: the paper's level model ([`DncModel`]) on a balanced tree
+    /// or a chain used from its root, the per-processor model of its spanning tree
+    /// ([`DncTreeModel`]) on any other network.
+    pub fn predict(&self, topology: &Topology) -> Result<Prediction, ModelError> {
+        match Self::shape(topology) {
+            Ok(_) => self.model(topology)?.predict(),
+            Err(_) => self.tree_model(topology)?.predict(),
+        }
     }
 
     fn real(&self) -> bool {
@@ -325,19 +383,19 @@ impl DncExperiment {
     /// What the machine's auto mode should know (see [`crate::farm::FarmExperiment::hints`]):
     /// a piece executed on level `i` is one of `k^{N−i}` of its task.
     pub fn hints(&self, topology: &Topology) -> Result<Hints, ModelError> {
-        let model = self.model(topology)?;
-        let predicted = model.predict()?;
-        let k = Self::shape(topology)?.k;
-        let n = model.levels.len();
+        let levels = self.program_levels(topology)?;
+        let predicted = self.predict(topology)?;
+        let k = Self::arity(topology);
+        let n = levels.len();
         Ok(Hints {
             compute_share: if self.real() { 1.0 } else { 0.0 },
             smallest_cost: smallest_nonzero(&[
                 if self.real() {
                     Duration::ZERO
                 } else {
-                    Duration::from_secs_f64(model.levels[0].te_s)
+                    Duration::from_secs_f64(levels[0].te_s)
                 },
-                Duration::from_secs_f64(model.levels[n.min(2) - 1].ts_s),
+                Duration::from_secs_f64(levels[n.min(2) - 1].ts_s),
                 self.beta_e,
                 self.beta_f,
             ]),
@@ -363,15 +421,18 @@ impl DncExperiment {
     /// charged as the machine charges real work ([`Machine::charging`]).
     pub fn run(&self, machine: &Machine) -> Result<DncComparison, DncCompareError> {
         let topology = machine.topology();
-        let model = self.model(topology)?;
         let engine = EngineConfig {
             beta_e: self.beta_e,
             beta_f: self.beta_f,
             queue: self.queue,
             split_limits: None,
         };
-        let (run, sequential_s, model) = match self.kernel {
+        // The run, its sequential time, the level model (balanced trees) and the prediction.
+        let (run, sequential_s, model, predicted) = match self.kernel {
             DncKernel::Mergesort { keys } => {
+                let shape = TreeShape::of(topology).ok_or(ModelError::NeedsTreeShape(
+                    "a mergesort's model (its costs are sampled level by level)",
+                ))?;
                 let lists = mergesort_keys(self.tasks, keys, self.seed);
                 let charger = machine.charging();
                 // The baseline: the same mergesort, one list after the other.
@@ -381,7 +442,6 @@ impl DncExperiment {
                         mergesort(list, w);
                     }
                 });
-                let shape = Self::shape(topology)?;
                 let levels = mergesort_levels(&lists, shape, charger, &machine.spec().link);
                 let run = run_mergesort(machine, lists, MIN_SPLIT, &engine)?;
                 if !run.engine.outputs.iter().map(|k| &k.0).eq(expected.iter()) {
@@ -394,12 +454,19 @@ impl DncExperiment {
                     tasks_m: self.tasks as u64,
                     sequential_task_s: Some(sequential_s / self.tasks as f64),
                 };
-                (run.engine.map_outputs(), sequential_s, model)
+                let predicted = model.predict()?;
+                (
+                    run.engine.map_outputs(),
+                    sequential_s,
+                    Some(model),
+                    predicted,
+                )
             }
             DncKernel::Synthetic { splitting } => {
+                let predicted = self.predict(topology)?;
+                let levels = self.program_levels(topology)?;
                 let per_level = |f: fn(&DncLevelCosts) -> f64| {
-                    model
-                        .levels
+                    levels
                         .iter()
                         .map(|l| Duration::from_secs_f64(f(l)))
                         .collect()
@@ -415,12 +482,13 @@ impl DncExperiment {
                 };
                 let run = run_synthetic(machine, &spec, &engine)?;
                 let sequential_s = self.tasks as f64 * self.te.as_secs_f64();
-                (run.engine.map_outputs(), sequential_s, model)
+                let model = self.model(topology).ok();
+                (run.engine.map_outputs(), sequential_s, model, predicted)
             }
         };
-        let predicted = model.predict()?;
         let measured = Measured::of(&run, topology, 1.0, sequential_s);
-        let missing_terms = forwarding_level_execution(&model, &predicted, &measured)
+        let missing_terms = model
+            .and_then(|m| forwarding_level_execution(&m, &predicted, &measured))
             .into_iter()
             .collect();
         Ok(Comparison::of(
@@ -615,11 +683,86 @@ mod tests {
     }
 
     #[test]
-    fn parent_relations_are_refused() {
+    fn parent_relations_have_no_level_model_but_a_spanning_tree_one() {
         let t = Topology::from_parents(vec![None, Some(0), Some(0), Some(1)]).unwrap();
         assert!(matches!(
             experiment().model(&t),
             Err(ModelError::NeedsTreeShape(_))
+        ));
+        // Processor 2 is a leaf under the root: its pieces are halves, executed in 4 ms; 1
+        // splits its halves one way for 3, which executes them whole (4 ms too); the levels'
+        // split and join times are those of a binary tree of 3 levels.
+        let m = experiment().tree_model(&t).unwrap();
+        let te: Vec<f64> = m.costs.iter().map(|c| c.te_s).collect();
+        assert_eq!(te, vec![8e-3, 4e-3, 4e-3, 4e-3]);
+        assert_eq!(m.costs[1].ts_s, 100e-6);
+        assert_eq!(m.costs[0].ts_s, 200e-6);
+        assert!(experiment().predict(&t).is_ok());
+    }
+
+    /// Runs the synthetic program in virtual time on `topology`.
+    fn virtual_run(topology: Topology, e: &DncExperiment) -> DncComparison {
+        use multicomputer_runtime::{MachineConfig, TimeMode};
+        let config = MachineConfig {
+            mode: TimeMode::Virtual,
+            hints: e.hints(&topology).unwrap(),
+            ..MachineConfig::default()
+        };
+        e.run(&Machine::new(topology, config).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn on_balanced_trees_the_program_and_its_prediction_are_the_level_models() {
+        for t in ["binary:4", "tree:3:3", "chain:5", "array:3"] {
+            let t: Topology = t.parse().unwrap();
+            let e = experiment();
+            let model = e.model(&t).unwrap();
+            assert_eq!(e.program_levels(&t).unwrap(), model.levels, "{t}");
+            assert_eq!(e.predict(&t).unwrap(), model.predict().unwrap(), "{t}");
+        }
+    }
+
+    #[test]
+    fn any_network_runs_every_piece_once_on_its_spanning_tree_beside_its_model() {
+        let e = DncExperiment {
+            tasks: 200,
+            ..experiment()
+        };
+        for (t, root) in [
+            ("mesh:3x3", 4),
+            ("ring:6", 2),
+            ("binary:3", 3),
+            ("hypercube:3", 0),
+        ] {
+            let topology = t.parse::<Topology>().unwrap().rooted_at(root).unwrap();
+            // Every task's work units came back whole, or the run is an error.
+            let c = virtual_run(topology, &e);
+            let f: f64 = c.measured.fractions_by_level.iter().sum();
+            assert!((f - 1.0).abs() < 1e-9, "{t}: Σ f = {f}");
+            // Deterministic in virtual time: the steady state within 3 % of the model.
+            assert!(
+                c.errors_pct.steady_throughput.abs() < 3.0,
+                "{t} from {root}: {:?}",
+                c.errors_pct
+            );
+        }
+    }
+
+    #[test]
+    fn mergesort_needs_a_balanced_tree_and_says_so_before_it_runs() {
+        use multicomputer_runtime::{MachineConfig, TimeMode};
+        let e = DncExperiment {
+            kernel: DncKernel::Mergesort { keys: 100 },
+            ..experiment()
+        };
+        let config = MachineConfig {
+            mode: TimeMode::Virtual,
+            ..MachineConfig::default()
+        };
+        let machine = Machine::new("mesh:2x2".parse().unwrap(), config).unwrap();
+        assert!(matches!(
+            e.run(&machine),
+            Err(DncCompareError::Model(ModelError::NeedsTreeShape(_)))
         ));
     }
 

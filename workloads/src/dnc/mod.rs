@@ -29,6 +29,13 @@
 //! `1/(T_s(i) + T_j(i) + β_f)`; it equals (j) whenever all `f_i ≥ 0` and `S_max` in the
 //! regime the paper describes, and is what [`DncModel::predict`] uses.
 //!
+//! # Any other network
+//!
+//! On a network that is not a balanced tree used from its root (a mesh, a ring, a tree
+//! rooted elsewhere), the program runs on the network's breadth-first spanning tree and
+//! [`DncTreeModel`] writes (j) processor by processor: what a processor can split is what
+//! its children's subtrees absorb, shared by demand; on a balanced tree it is (j) itself.
+//!
 //! # Start-up and speedup (§3.3.2)
 //!
 //! ```text
@@ -61,6 +68,7 @@
 mod compare;
 mod model;
 mod program;
+mod tree;
 
 pub use crate::tree::{Bound, ModelError, Prediction};
 pub use compare::{
@@ -76,6 +84,7 @@ pub use program::{
     COMPARISON, DncError, DncRun, DncSpec, KEY_MOVE, Keys, MergeSort, Piece, Splitting, TASK_UNITS,
     Units, merge, merge_metered, mergesort, run_mergesort, run_synthetic,
 };
+pub use tree::DncTreeModel;
 
 use serde::{Deserialize, Serialize};
 

@@ -3,10 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{FarmCosts, saturating_level_fractions, saturating_unchecked};
-use super::tree::{ProcessorCosts, Tree, flood_fill_tree};
+use super::tree::{ProcessorCosts, flood_fill_tree};
 use super::{ModelError, check_duration, check_work};
-use crate::tree::TreeShape;
 use crate::tree::{Bound, Prediction};
+use crate::tree::{Tree, TreeShape};
 
 /// The processor topology of a farm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -93,8 +93,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use serde::Serialize;
 
-use super::tree::Tree;
 use super::{ModelError, TaskTimes, check_duration, check_work};
+use crate::tree::Tree;
 
 /// The expected drain at the end of a farm of `busy_processors` processors with task times
 /// `times` of mean `te_s`: `E[max_i R_i] − E[R]` over the residual times `R_i` of the tasks in

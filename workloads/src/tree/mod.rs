@@ -56,6 +56,7 @@ mod compare;
 mod engine;
 mod measure;
 mod model;
+mod parents;
 mod rates;
 mod shape;
 
@@ -66,5 +67,6 @@ pub use engine::{EngineConfig, EngineError, EngineRun, Job, Message, run};
 pub use measure::{Errors, Measured, MissingTerm, error_pct};
 pub use model::{Bound, ModelError, Prediction};
 pub(crate) use model::{check_duration, check_work};
+pub(crate) use parents::Tree;
 pub use rates::{engine_events_per_s, steady_throughput_per_s, throughput_per_s};
 pub use shape::TreeShape;

@@ -9,6 +9,7 @@ mod ising;
 mod ocl;
 mod pingpong;
 mod predict;
+mod program;
 mod scaling;
 mod speedup;
 mod sweep;
@@ -26,6 +27,7 @@ pub(crate) use ising::IsingReport;
 pub(crate) use ocl::{FitOclReport, OclReport, SweepOclReport, SweepOclRow};
 pub(crate) use pingpong::PingpongReport;
 pub(crate) use predict::{PredictDncReport, PredictFarmReport};
+pub(crate) use program::ProgramReport;
 pub(crate) use scaling::{AlternativeFit, Analysis, LoopCountRow, ScalingReport};
 pub(crate) use speedup::SpeedupReport;
 #[cfg(test)]
