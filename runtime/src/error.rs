@@ -312,6 +312,14 @@ pub enum RunError {
         /// Its stack size.
         stack_bytes: usize,
     },
+    /// A traced run could not make its spill file.
+    #[error("cannot make the trace's temporary file in {dir}: {message}")]
+    TraceSpill {
+        /// The folder.
+        dir: String,
+        /// The OS error.
+        message: String,
+    },
     /// A processor could not be started (its thread or its stack).
     #[error("could not start processor P{processor}: {message}")]
     Spawn {

@@ -108,5 +108,5 @@ pub use routing::Switching;
 pub use spec::{Hints, Resolved, RunSpec};
 pub use ties::TieOrder;
 pub use topology::{Direction, Grid, Topology, TopologyKind};
-pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
+pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent, trace_buffer_bytes};
 pub use work::{Charging, ComputeCharge, CostTable, UnknownUnit, Work, WorkCosts, WorkUnit};

@@ -320,11 +320,11 @@ per_engine! {
         };
         let machine = Machine::new(Topology::kary_tree(3, 2).unwrap(), config).unwrap();
         let record = machine.run(subtree_sum).unwrap();
-        let trace = record.trace.unwrap();
+        let mut events = Vec::new();
+        record.trace.unwrap().visit_events(|e| events.push(e.clone())).unwrap();
         for p in &record.report.per_processor {
             let sum = |a: Activity| -> u64 {
-                trace
-                    .events
+                events
                     .iter()
                     .filter(|e| e.processor == p.id && e.activity == a)
                     .map(|e| e.duration_ns)

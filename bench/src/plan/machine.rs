@@ -23,7 +23,7 @@ use multicomputer_runtime::{
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
 
 use super::budget::SLOT_BYTES;
-use super::{ArgError, Inputs};
+use super::{ArgError, Inputs, TracePlan};
 use crate::args::{
     ComputeArg, MAX_DILATION, MAX_DURATION, MessageArgs, ModeArg, SwitchingArg, TimeArgs,
     TransferArgs, WaitArg, check_unit_cost,
@@ -225,6 +225,8 @@ pub(crate) struct MachinePlan {
     pub(crate) capacity: usize,
     /// Record an event trace (for `--trace`, `--timeline`).
     pub(crate) trace: bool,
+    /// Where a traced run spills its trace (`None`: the system's temporary folder).
+    pub(crate) trace_dir: Option<PathBuf>,
     /// The host's profile, if any (its wake-up costs guide auto mode).
     pub(crate) profile: Option<LoadedProfile>,
     /// The flag to name when native mode has too few cores.
@@ -279,6 +281,7 @@ impl MachinePlan {
             link: LinkCost::default(),
             capacity: 2,
             trace: false,
+            trace_dir: None,
             work_costs: work_costs(profile.as_ref().map(|p| &p.profile), &[]),
             profile,
             native_flag: "--mode native",
@@ -308,9 +311,10 @@ impl MachinePlan {
         self
     }
 
-    /// Recording a trace or not.
-    pub(crate) fn tracing(mut self, on: bool) -> Self {
-        self.trace = on;
+    /// Recording the trace `plan` asks for, if any, spilled beside its file.
+    pub(crate) fn tracing(mut self, plan: &TracePlan) -> Self {
+        self.trace = plan.wanted();
+        self.trace_dir = plan.spill_folder();
         self
     }
 
@@ -376,6 +380,7 @@ impl MachinePlan {
             link: self.link,
             capacity: self.capacity,
             trace: self.trace,
+            trace_dir: self.trace_dir.clone(),
             hints: hints.clone(),
             wakeup: p.map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
             wake_cpu: p.map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),

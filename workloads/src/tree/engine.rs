@@ -752,15 +752,16 @@ mod tests {
             let m = Machine::new(Topology::chain(2).unwrap(), config(mode)).unwrap();
             let r = run(&m, job, (0..4).collect(), &EngineConfig::default()).unwrap();
             assert_eq!(r.outputs, vec![0, 1, 4, 9]);
+            let mut first = None;
             r.trace
                 .unwrap()
-                .events
-                .into_iter()
-                .find(|e| {
-                    e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute
+                .visit_events(|e| {
+                    if e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute {
+                        first.get_or_insert(e.start_ns);
+                    }
                 })
-                .unwrap()
-                .start_ns
+                .unwrap();
+            first.unwrap()
         };
         // On threads the root's first real task starts when the child's first request is in,
         // at 100 µs: started at 0, it could not be pre-empted by it in real time.

@@ -69,8 +69,6 @@ use crate::link::flavors::scheduled::{Reply, ScheduledPort, SimYielder, Simcall}
 use crate::processor::Processor;
 use crate::report::{Outcome, RunRecord, SimStats, WallClock, assemble, failure_of};
 use crate::routing::Network;
-use crate::spec::RunSpec;
-use crate::topology::Topology;
 use crate::tuning::STALL_WARNING;
 
 use scheduler::Scheduler;
@@ -86,22 +84,19 @@ impl Engine for Sim {
         R: Send,
         F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
     {
-        run_virtual(run.topology, run.spec, program)
+        run_virtual(run, program)
     }
 }
 
 type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, ColouredStack>;
 
 /// Runs `program` on every processor of `topology` in virtual time.
-fn run_virtual<M, R, F>(
-    topology: &Topology,
-    spec: &RunSpec,
-    program: &F,
-) -> Result<RunRecord<R>, RunError>
+fn run_virtual<M, R, F>(run: &Run<'_>, program: &F) -> Result<RunRecord<R>, RunError>
 where
     M: Payload,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
 {
+    let (topology, spec) = (run.topology, run.spec);
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
@@ -111,7 +106,7 @@ where
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
     let network = Arc::new(Network::new(topology));
-    let (mut coroutines, guards) = build(topology, spec, program, slots_ptr, &network)?;
+    let (mut coroutines, guards) = build(run, program, slots_ptr, &network)?;
     let setup_wall_s = setup_start.elapsed().as_secs_f64();
 
     let watchdog = Watchdog::start();
@@ -180,6 +175,7 @@ where
     };
     assemble(
         spec,
+        run.trace,
         topology,
         slots,
         wall,
@@ -191,8 +187,7 @@ where
 /// Step 1: a coroutine per processor, each on its own stack, and its guard page's range.
 #[allow(clippy::type_complexity)]
 fn build<M, R, F>(
-    topology: &Topology,
-    spec: &RunSpec,
+    run: &Run<'_>,
     program: &F,
     slots: *mut Option<Outcome<R>>,
     network: &Arc<Network>,
@@ -201,6 +196,7 @@ where
     M: Payload,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
 {
+    let (topology, spec) = (run.topology, run.spec);
     let n = topology.len();
     let mut coroutines = Vec::with_capacity(n);
     let mut guards = Vec::with_capacity(n);
@@ -223,8 +219,7 @@ where
             // processor (and its port) does not outlive.
             let port = Port::Scheduled(unsafe { ScheduledPort::new(yielder) });
             run_body(
-                spec,
-                topology,
+                run,
                 i,
                 network,
                 port,
