@@ -7,8 +7,8 @@
 //! The constants were measured as differences of peak resident memory between runs that
 //! differ in one count only (release build, this project's 2-core VM), rounded up.
 
-use multicomputer_runtime::tuning::RESIDENT_BYTES_PER_COROUTINE;
-use multicomputer_runtime::{Hints, HostLimits, Topology};
+use multicomputer_runtime::tuning::{RESIDENT_BYTES_PER_COROUTINE, TRACE_FLOW_CACHE_CHUNKS};
+use multicomputer_runtime::{Hints, HostLimits, Topology, trace_buffer_bytes};
 
 use super::{ArgError, MachinePlan};
 use crate::args::MEMORY_SHARE;
@@ -39,10 +39,16 @@ pub(crate) const TASK_HOP_BYTES: f64 = 88.0;
 /// tasks, less the hops), rounded down to what a short run touches.
 pub(crate) const ENGINE_NODE_BYTES: f64 = 16.0 * 1024.0;
 
-/// Bytes per trace record (an interval or a message) held until the run ends: the record
-/// (48 B) and its vector's growth. 82–94 B measured (`emulate -t chain:2000`, 50, 500 and
-/// 2 000 rounds, `--trace`), rounded up. The file itself is streamed to disk.
-pub(crate) const TRACE_RECORD_BYTES: f64 = 112.0;
+/// Bytes a traced run holds per processor besides its three trace buffers (which are
+/// `trace_buffer_bytes` each, spilled to disk when full): its recording's heads and its
+/// outcome's share, about 200 B, rounded up. A trace's records are spilled to disk as the run
+/// goes, so nothing here grows with the trace's length.
+pub(crate) const TRACE_PROCESSOR_BYTES: f64 = 256.0;
+
+/// Bytes per trace record that `--timeline` holds: its SVG is drawn from every interval and
+/// message at once (the record as the plot takes it, twice, and its element in the SVG text,
+/// about 90 B).
+pub(crate) const TIMELINE_RECORD_BYTES: f64 = 256.0;
 
 /// Bytes an OS thread (native and dilated time) holds: its touched stack pages, its signal
 /// stack and its share of the machine.
@@ -74,6 +80,10 @@ pub(crate) struct Footprint {
     virtual_time: bool,
     /// The machine records a trace (noted by [`Footprint::machine`]).
     tracing: bool,
+    /// It draws a timeline from it (noted by [`Footprint::machine`]).
+    timeline: bool,
+    /// Its processors (noted by [`Footprint::machine`]).
+    processors: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -118,6 +128,8 @@ impl Footprint {
         let spec = machine.spec(topology, hints)?;
         self.virtual_time = spec.time.is_virtual();
         self.tracing = spec.trace;
+        self.timeline = machine.timeline;
+        self.processors = topology.len();
         let p = topology.len() as f64;
         let (each, what) = if self.virtual_time {
             (RESIDENT_BYTES_PER_COROUTINE as f64, "coroutines")
@@ -176,13 +188,34 @@ impl Footprint {
         self
     }
 
-    /// A trace of about `records` records held until the run ends (`--trace`, `--timeline`).
+    /// A trace of about `records` records on the machine noted by [`Footprint::machine`]
+    /// (`--trace`, `--timeline`). Streamed to disk, it holds a bounded part: three buffers per
+    /// processor while the run goes, its processors' heads after it, and while it is read
+    /// back a few chunks of flow starts and each sender's list of them (8 B a chunk: the one
+    /// term that grows with the trace, by 1/8 B a record at most). A timeline is drawn
+    /// from every record at once, so it is planned by the record.
     pub(crate) fn trace(&mut self, records: f64) -> &mut Self {
+        let p = self.processors;
+        let chunk = trace_buffer_bytes(p) as f64;
+        let buffers = p as f64 * (3.0 * chunk + TRACE_PROCESSOR_BYTES);
+        let reading = TRACE_FLOW_CACHE_CHUNKS as f64 * chunk + records * 64.0 / chunk;
         self.add(
             "--trace",
-            format!("a trace of about {records:.0} records"),
-            records * TRACE_RECORD_BYTES,
-        )
+            format!(
+                "a trace of about {records:.0} records, spilled to disk from 3 buffers of {} \
+                 per processor",
+                human_bytes(chunk)
+            ),
+            buffers + reading,
+        );
+        if self.timeline {
+            self.add(
+                "--timeline",
+                format!("a timeline drawn from {records:.0} trace records at once"),
+                records * TIMELINE_RECORD_BYTES,
+            );
+        }
+        self
     }
 
     /// The total, bytes.

@@ -227,6 +227,8 @@ pub(crate) struct MachinePlan {
     pub(crate) trace: bool,
     /// Where a traced run spills its trace (`None`: the system's temporary folder).
     pub(crate) trace_dir: Option<PathBuf>,
+    /// A timeline is drawn from the trace (`--timeline`), which holds it whole at once.
+    pub(crate) timeline: bool,
     /// The host's profile, if any (its wake-up costs guide auto mode).
     pub(crate) profile: Option<LoadedProfile>,
     /// The flag to name when native mode has too few cores.
@@ -282,6 +284,7 @@ impl MachinePlan {
             capacity: 2,
             trace: false,
             trace_dir: None,
+            timeline: false,
             work_costs: work_costs(profile.as_ref().map(|p| &p.profile), &[]),
             profile,
             native_flag: "--mode native",
@@ -315,6 +318,7 @@ impl MachinePlan {
     pub(crate) fn tracing(mut self, plan: &TracePlan) -> Self {
         self.trace = plan.wanted();
         self.trace_dir = plan.spill_folder();
+        self.timeline = plan.timeline.is_some();
         self
     }
 
