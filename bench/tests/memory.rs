@@ -52,7 +52,7 @@ fn the_memory_model_is_within_its_margin_of_measured_peak_rss() {
     std::fs::create_dir_all(&out).unwrap();
     let trace = out.join("t.json");
     let timeline = out.join("t.svg");
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 7] = [
         &[
             "emulate",
             "-t",
@@ -102,6 +102,17 @@ fn the_memory_model_is_within_its_margin_of_measured_peak_rss() {
         ],
         &[
             "dnc", "-t", "binary:4", "--tasks", "100000", "--mode", "virtual",
+        ],
+        // A deep chain: a farm keeps nothing per task and level it passes (it held 81 B each,
+        // 80 MiB more here, before tasks were forwarded whole without a record).
+        &[
+            "farm",
+            "-t",
+            "chain:2000",
+            "--tasks",
+            "1000",
+            "--mode",
+            "virtual",
         ],
     ];
     let mut report = Vec::new();

@@ -28,10 +28,12 @@ pub(crate) const TASK_BYTES: f64 = 200.0;
 /// leave the hops to [`TASK_HOP_BYTES`].
 pub(crate) const DNC_TASK_BYTES: f64 = 64.0;
 
-/// Bytes per task and level it descends that a task engine's run holds in virtual time until
-/// it ends: 81 B measured per hop (`farm -t chain:2000`, 10³ against 2 × 10³ tasks, where a
-/// task descends 1 000 levels on average), rounded up. Planned, so a deep chain with many
-/// tasks is refused rather than run out of memory.
+/// Bytes per task and level it descends that divide and conquer holds while the task is
+/// out: each level keeps its split (the parent's key and a slot per part) until the parts'
+/// results are back to be joined. 81 B was measured per hop when the farm kept such a record
+/// too (`farm -t chain:2000`, 10³ against 2 × 10³ tasks, a task descending 1 000 levels on
+/// average), rounded up. The farm forwards its tasks whole and keeps none
+/// (`Job::forwards_whole`): 0.6 MiB more for twice the tasks on that chain.
 pub(crate) const TASK_HOP_BYTES: f64 = 88.0;
 
 /// Bytes a task engine's node holds per processor besides its coroutine or thread (its
@@ -158,11 +160,12 @@ impl Footprint {
 
     /// The tasks of a task engine's run (farm, divide and conquer) on the machine noted by
     /// [`Footprint::machine`]: `tasks` of them, of `task_bytes` each (`TASK_BYTES`,
-    /// `DNC_TASK_BYTES`), on `topology`, each descending its mean depth; `trace_per_hop`
-    /// trace records a task makes per level if the machine traces.
+    /// `DNC_TASK_BYTES`), on `topology`, each descending its mean depth and held `hop_bytes`
+    /// at each level it passes (`TASK_HOP_BYTES` for split tasks, 0 for tasks forwarded
+    /// whole); `trace_per_hop` trace records a task makes per level if the machine traces.
     pub(crate) fn tasks(
         &mut self,
-        (tasks, task_bytes): (usize, f64),
+        (tasks, task_bytes, hop_bytes): (usize, f64, f64),
         topology: &Topology,
         size_flag: &str,
         trace_per_hop: f64,
@@ -175,11 +178,14 @@ impl Footprint {
                 format!("the task engine's {} nodes", topology.len()),
                 topology.len() as f64 * ENGINE_NODE_BYTES,
             );
-        if self.virtual_time {
+        if hop_bytes > 0.0 {
             self.add(
                 "--tasks",
-                format!("{tasks} tasks' hops through {} processors", topology.len()),
-                hops * TASK_HOP_BYTES,
+                format!(
+                    "{tasks} tasks' splits through {} processors",
+                    topology.len()
+                ),
+                hops * hop_bytes,
             );
         }
         if self.tracing {

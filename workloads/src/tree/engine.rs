@@ -47,6 +47,15 @@ pub trait Job: Sync {
         work: &mut Work,
     ) -> Result<Vec<Self::Task>, Self::Task>;
 
+    /// Whether `split` always gives the task back as its one subtask (a farm forwards tasks
+    /// whole). The engine then keeps no record of a forwarded task on its way down: the
+    /// subtask travels under its parent's key, and its result is joined (alone) and passed up
+    /// under that key when it comes back. Without this, every level a task passes keeps a
+    /// record of it until its result returns: on a deep chain, tasks × depth records.
+    fn forwards_whole(&self) -> bool {
+        false
+    }
+
     /// Emulated time `T_s(i)` to split a task on a processor of `level` (synthetic jobs).
     fn split_time(&self, _level: u32) -> Duration {
         Duration::ZERO
@@ -282,6 +291,8 @@ struct Node<'a, J: Job> {
     ready: VecDeque<(u64, J::Task)>,
     waiting: VecDeque<LinkId>,
     splits: PendingSplits<J::Output>,
+    /// Tasks forwarded whole ([`Job::forwards_whole`]) whose results have not come back.
+    passing: usize,
     next_split: u64,
     split_count: u64,
     split_limit: u64,
@@ -353,6 +364,13 @@ impl<J: Job> Node<'_, J> {
         key: u64,
         output: J::Output,
     ) -> Result<(), ProcessorError> {
+        if self.job.forwards_whole() {
+            self.passing = self.passing.checked_sub(1).ok_or_else(|| {
+                ProcessorError::Program(format!("unexpected result of task {key}"))
+            })?;
+            let joined = self.join(p, vec![output]);
+            return self.deliver(p, key, joined);
+        }
         let id = key >> SUB_BITS;
         let index = (key & ((1 << SUB_BITS) - 1)) as usize;
         let Some(pending) = self.splits.get_mut(id) else {
@@ -374,14 +392,19 @@ impl<J: Job> Node<'_, J> {
             unreachable!("split {id} was present")
         };
         let parts: Vec<J::Output> = done.parts.into_iter().flatten().collect();
-        let joined = if self.job.forwarding_is_real() {
+        let joined = self.join(p, parts);
+        self.deliver(p, done.parent_key, joined)
+    }
+
+    /// Joins a split's results, charging `T_j` (or the real work).
+    fn join(&self, p: &mut Proc<J>, parts: Vec<J::Output>) -> J::Output {
+        if self.job.forwarding_is_real() {
             let job = self.job;
             p.compute(|w| job.join(parts, w))
         } else {
             p.occupy(self.job.join_time(self.level));
             self.job.join(parts, &mut Work::default())
-        };
-        self.deliver(p, done.parent_key, joined)
+        }
     }
 
     /// Step 4: the forwarder. Like the paper's high-priority forwarding process, it takes the
@@ -448,6 +471,15 @@ impl<J: Job> Node<'_, J> {
             p.occupy(job.split_time(self.level));
         }
         p.occupy_comm(self.config.beta_f);
+        if self.job.forwards_whole() {
+            let [whole] = <[J::Task; 1]>::try_from(subtasks).map_err(|_| {
+                ProcessorError::Program("a task forwarded whole was split in parts".into())
+            })?;
+            self.split_count += 1;
+            self.passing += 1;
+            self.ready.push_back((parent_key, whole));
+            return Ok(Ok(()));
+        }
         let id = self.next_split;
         self.next_split += 1;
         self.split_count += 1;
@@ -483,6 +515,7 @@ impl<J: Job> Node<'_, J> {
             && self.ready.is_empty()
             && self.current.is_none()
             && self.splits.is_empty()
+            && self.passing == 0
             && self.waiting.is_empty()
             && self.finished_children == self.children.len()
     }
@@ -633,6 +666,7 @@ where
             waiting: VecDeque::new(),
             splits: PendingSplits::new(),
             next_split: 0,
+            passing: 0,
             split_count: 0,
             split_limit: config.split_limits.as_ref().map_or(u64::MAX, |l| l[p.id()]),
             requests_out: 0,
