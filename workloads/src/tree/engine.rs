@@ -751,6 +751,9 @@ mod tests {
             w.add(UNIT, 1000);
             task * task
         }
+        fn forwards_whole(&self) -> bool {
+            true
+        }
         fn split(&self, task: u64, _: usize, _: &mut Work) -> Result<Vec<u64>, u64> {
             Ok(vec![task])
         }
