@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every command of the README's tour (release build), each with --report (an HTML page
 # per command) where the command takes one, and times it. Prints a Markdown table of
-# command, exit status, wall time and report; the pages go to OUT/reports/ and the results
+# command, exit status, wall time, report, and the wall time the command announced before
+# its run (MULTICOMPUTER_ANNOUNCE_ALL has every estimate announced, short ones too) with
+# whether the wall time fell in that range; the pages go to OUT/reports/ and the results
 # folder is OUT/results.
 #
 #   scripts/readme-tour.sh [OUT]        # default OUT: target/readme-tour
@@ -14,6 +16,7 @@ rm -rf "$out"
 mkdir -p "$out/reports"
 cargo build --release -q -p multicomputer-bench
 mc=target/release/multicomputer
+export MULTICOMPUTER_ANNOUNCE_ALL=1
 res="$out/results"
 # scaling --csv needs a table of its own: a synthetic one like the tests'.
 python3 scripts/synthetic-scaling-table.py "$out/my-measurements.csv"
@@ -31,11 +34,30 @@ run() {
     "$mc" "$@" "${extra[@]}" --out "$res" >"$out/reports/$(printf '%02d' $i)-$name.txt" 2>&1
     status=$?
     end=$(date +%s.%N)
-    printf '| `%s` | %s | %.1f s | %s |\n' "multicomputer $*" "$status" \
-        "$(echo "$end - $start" | bc)" "$([ "$report" = yes ] && basename "$page" || echo —)"
+    local wall log
+    wall=$(echo "$end - $start" | bc)
+    log="$out/reports/$(printf '%02d' $i)-$name.txt"
+    printf '| `%s` | %s | %.1f s | %s | %s |\n' "multicomputer $*" "$status" "$wall" \
+        "$([ "$report" = yes ] && basename "$page" || echo —)" "$(announced "$log" "$wall")"
 }
-echo "| command | exit | wall time | report |"
-echo "|---|---|---|---|"
+# announced LOG WALL: the ranges LOG announces ("[estimate 1.200 s to 4.800 s]", one per
+# announcement, added up) and whether WALL lies in their sum.
+announced() {
+    python3 - "$1" "$2" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+ranges = [(float(a), float(b)) for a, b in re.findall(r"\[estimate ([0-9.]+) s to ([0-9.]+) s\]", text)]
+if not ranges:
+    print("none | —")
+    sys.exit()
+low, high = sum(r[0] for r in ranges), sum(r[1] for r in ranges)
+wall = float(sys.argv[2])
+verdict = "in" if low <= wall <= high else ("below" if wall < low else f"over ({wall / high:.1f} × the top)")
+print(f"{low:.2f} s to {high:.2f} s ({len(ranges)}) | {verdict}")
+PY
+}
+echo "| command | exit | wall time | report | announced | wall in range |"
+echo "|---|---|---|---|---|---|"
 run tour yes tour
 run calibrate yes calibrate
 run emulate-256 yes emulate -t chain:256 --rounds 100 --occupy 10ms
@@ -59,3 +81,7 @@ run ising yes ising -P 16 --mechanism centralized --loop-count 200000 --verify
 run ising-2d yes ising --dimension 2 --size 32 --temperature 1.5
 run scaling no scaling --mechanism tree
 run scaling-csv no scaling --csv "$out/my-measurements.csv" --model 1+log
+run collective-ring yes collective all-reduce --algorithm ring -t ring:8 --bytes 64KiB \
+    --send-overhead 10us --per-byte 1ns --latency 500ns --gamma 1ns --mode virtual
+run collective-hypercube yes collective broadcast -t hypercube:10 --bytes 1MiB \
+    --switching cut-through --send-overhead 10us --per-byte 1ns --latency 500ns

@@ -51,7 +51,8 @@ fn the_memory_model_is_within_its_margin_of_measured_peak_rss() {
     let out = std::env::temp_dir().join(format!("mc-memory-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     let trace = out.join("t.json");
-    let cases: [&[&str]; 4] = [
+    let timeline = out.join("t.svg");
+    let cases: [&[&str]; 7] = [
         &[
             "emulate",
             "-t",
@@ -72,11 +73,46 @@ fn the_memory_model_is_within_its_margin_of_measured_peak_rss() {
             "--trace",
             trace.to_str().unwrap(),
         ],
+        // Five times the trace: spilled to disk, it holds what the shorter one holds.
+        &[
+            "emulate",
+            "-t",
+            "chain:1000",
+            "--rounds",
+            "1500",
+            "--mode",
+            "virtual",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        // A timeline holds the whole trace at once.
+        &[
+            "emulate",
+            "-t",
+            "chain:1000",
+            "--rounds",
+            "1000",
+            "--mode",
+            "virtual",
+            "--timeline",
+            timeline.to_str().unwrap(),
+        ],
         &[
             "farm", "-t", "binary:3", "--tasks", "300000", "--mode", "virtual",
         ],
         &[
             "dnc", "-t", "binary:4", "--tasks", "100000", "--mode", "virtual",
+        ],
+        // A deep chain: a farm keeps nothing per task and level it passes (it held 81 B each,
+        // 80 MiB more here, before tasks were forwarded whole without a record).
+        &[
+            "farm",
+            "-t",
+            "chain:2000",
+            "--tasks",
+            "1000",
+            "--mode",
+            "virtual",
         ],
     ];
     let mut report = Vec::new();

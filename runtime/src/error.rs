@@ -344,6 +344,14 @@ pub enum RunError {
     /// The parts of a partitioned run could not exchange their cut-link effects.
     #[error(transparent)]
     Exchange(#[from] TransportError),
+    /// A traced run could not make its spill file.
+    #[error("cannot make the trace's temporary file in {dir}: {message}")]
+    TraceSpill {
+        /// The folder.
+        dir: String,
+        /// The OS error.
+        message: String,
+    },
     /// A processor could not be started (its thread or its stack).
     #[error("could not start processor P{processor}: {message}")]
     Spawn {

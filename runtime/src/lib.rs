@@ -114,7 +114,7 @@ pub use routing::Switching;
 pub use spec::{Hints, Resolved, RunSpec};
 pub use ties::TieOrder;
 pub use topology::{Direction, Grid, Partition, Topology, TopologyKind};
-pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent};
+pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent, trace_buffer_bytes};
 pub use transport::TransportError;
 #[cfg(feature = "mpi")]
 pub use transport::mpi::Ranks;

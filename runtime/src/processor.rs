@@ -19,7 +19,7 @@ use crate::link::flavors::Port;
 use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
 use crate::routing::Network;
 use crate::topology::{Direction, Grid, TreeChildren, TreeLinks};
-use crate::trace::{Accounting, Activity, MessageEvent, TraceEvent};
+use crate::trace::{Accounting, Activity, MessageEvent, Recorder, TraceEvent};
 use crate::work::{Charging, ComputeCharge, Work};
 
 /// What [`Processor::occupy_or_recv`] ended with.
@@ -66,9 +66,10 @@ pub(crate) struct ProcessorParts<M> {
     pub(crate) network: Arc<Network>,
     pub(crate) cost: LinkCost,
     pub(crate) charging: Charging,
-    pub(crate) trace: bool,
     /// Whether routed messages may be sent (not in partitioned virtual time).
     pub(crate) routes: bool,
+    /// Its trace's recorder, if the run is traced.
+    pub(crate) recorder: Option<Recorder>,
     pub(crate) port: Port<M>,
 }
 
@@ -135,8 +136,7 @@ pub struct Processor<M> {
     routes: bool,
     pub(crate) acct: Accounting,
     pub(crate) tally: WorkTally,
-    pub(crate) trace: Option<Vec<TraceEvent>>,
-    pub(crate) messages: Option<Vec<MessageEvent>>,
+    pub(crate) recorder: Option<Recorder>,
     pub(crate) port: Port<M>,
 }
 
@@ -174,8 +174,7 @@ impl<M: Payload> Processor<M> {
             routes: p.routes,
             acct: Accounting::default(),
             tally: WorkTally::default(),
-            trace: p.trace.then(Vec::new),
-            messages: p.trace.then(Vec::new),
+            recorder: p.recorder,
             port: p.port,
         }
     }
@@ -295,8 +294,8 @@ impl<M: Payload> Processor<M> {
             Activity::Communication => self.acct.communication_ns += ns,
             Activity::Idle => self.acct.idle_ns += ns,
         }
-        if let Some(trace) = &mut self.trace {
-            trace.push(TraceEvent {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.event(&TraceEvent {
                 processor: self.id,
                 activity,
                 start_ns: start,
@@ -445,10 +444,11 @@ impl<M: Payload> Processor<M> {
                     .transit(&hops, self.clock_ns, bytes, &self.cost, self.cost.switching);
         }
         let envelope = self.stamp(message, arrive_ns, bytes);
+        let sent_ns = envelope.sent_ns;
         self.port
             .route(to, envelope)
             .map_err(|_| ProcessorError::Aborted)?;
-        self.count_sent(bytes);
+        self.count_sent(bytes, sent_ns);
         Ok(())
     }
 
@@ -460,11 +460,15 @@ impl<M: Payload> Processor<M> {
             sent_ns: self.clock_ns,
             arrive_ns,
             bytes,
+            seq: self.acct.messages_sent,
         }
     }
 
-    /// Books a message sent.
-    fn count_sent(&mut self, bytes: u64) {
+    /// Books a message sent at `sent_ns`.
+    fn count_sent(&mut self, bytes: u64, sent_ns: u64) {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.sent(sent_ns);
+        }
         self.acct.messages_sent += 1;
         self.acct.bytes_sent += bytes;
         self.note_progress();
@@ -504,6 +508,7 @@ impl<M: Payload> Processor<M> {
                 .saturating_add(nanos(self.cost.latency));
         }
         let envelope = self.stamp(message, arrive_ns, bytes);
+        let sent_ns = envelope.sent_ns;
         let accepted = self
             .port
             .send(l, envelope, self.clock_ns)
@@ -512,7 +517,7 @@ impl<M: Payload> Processor<M> {
             // The link was full: blocked until the receiver made room.
             self.advance(accepted - self.clock_ns, Activity::Idle, Some(peer));
         }
-        self.count_sent(bytes);
+        self.count_sent(bytes, sent_ns);
         Ok(())
     }
 
@@ -534,15 +539,18 @@ impl<M: Payload> Processor<M> {
         }
         self.acct.messages_received += 1;
         self.acct.bytes_received += envelope.bytes;
-        if let Some(messages) = &mut self.messages {
-            messages.push(MessageEvent {
-                from: peer,
-                to: self.id,
-                sent_ns: envelope.sent_ns,
-                arrive_ns: envelope.arrive_ns,
-                received_ns: self.clock_ns,
-                bytes: envelope.bytes,
-            });
+        if let Some(recorder) = &mut self.recorder {
+            recorder.message(
+                &MessageEvent {
+                    from: peer,
+                    to: self.id,
+                    sent_ns: envelope.sent_ns,
+                    arrive_ns: envelope.arrive_ns,
+                    received_ns: self.clock_ns,
+                    bytes: envelope.bytes,
+                },
+                envelope.seq,
+            );
         }
         self.note_progress();
         if !self.free {

@@ -12,7 +12,7 @@ use crate::error::{ProcessorError, RunError};
 use crate::processor::{Processor, WorkTally};
 use crate::spec::{Resolved, RunSpec};
 use crate::topology::Topology;
-use crate::trace::{Accounting, MessageEvent, Trace, TraceEvent};
+use crate::trace::{Accounting, Recorded, Trace, TraceSink};
 use crate::work::{ComputeCharge, WorkCosts};
 
 /// One processor's part of a run report.
@@ -181,8 +181,8 @@ pub(crate) struct Outcome<R> {
     pub(crate) accounting: Accounting,
     pub(crate) tally: WorkTally,
     pub(crate) lateness: LatenessStats,
-    pub(crate) trace: Option<Vec<TraceEvent>>,
-    pub(crate) messages: Option<Vec<MessageEvent>>,
+    /// What it recorded of the trace, all spilled.
+    pub(crate) trace: Option<Recorded>,
 }
 
 impl<R> Outcome<R> {
@@ -199,8 +199,7 @@ impl<R> Outcome<R> {
             accounting: proc.acct.clone(),
             tally: std::mem::take(&mut proc.tally),
             lateness,
-            trace: proc.trace.take(),
-            messages: proc.messages.take(),
+            trace: proc.recorder.take().map(|r| r.finish()),
         }
     }
 }
@@ -233,9 +232,10 @@ pub(crate) fn failure_of(id: usize, failure: &Failure) -> Option<RunError> {
 }
 
 /// Joins every processor's outcome into the run record: the first failure if any, else the
-/// results and the report.
+/// results, the report and the trace (read from `trace`, the run's sink).
 pub(crate) fn assemble<R>(
     spec: &RunSpec,
+    trace: Option<&TraceSink>,
     topology: &Topology,
     outcomes: Vec<Option<Outcome<R>>>,
     wall: WallClock,
@@ -247,8 +247,7 @@ pub(crate) fn assemble<R>(
     let mut per_processor = Vec::with_capacity(n);
     let mut totals = Accounting::default();
     let mut lateness = LatenessStats::default();
-    let mut events = Vec::new();
-    let mut messages = Vec::new();
+    let mut recorded = Vec::with_capacity(if trace.is_some() { n } else { 0 });
     let charge = spec.charging.charge();
     let mut work = WorkReport {
         charge,
@@ -283,8 +282,7 @@ pub(crate) fn assemble<R>(
             let c = work.units.entry(unit.name().to_string()).or_insert(0);
             *c = c.saturating_add(count);
         }
-        events.extend(o.trace.into_iter().flatten());
-        messages.extend(o.messages.into_iter().flatten());
+        recorded.extend(o.trace);
         per_processor.push(ProcessorReport {
             id: i,
             level: topology.level(i),
@@ -312,7 +310,7 @@ pub(crate) fn assemble<R>(
     Ok(RunRecord {
         results,
         report,
-        trace: spec.trace.then_some(Trace { events, messages }),
+        trace: trace.map(|sink| Trace::recorded(sink, recorded)),
     })
 }
 

@@ -111,6 +111,9 @@ pub struct RunSpec {
     pub tolerance: Duration,
     /// Record an event trace.
     pub trace: bool,
+    /// The folder a traced run spills its trace to (`None`: the system's temporary folder).
+    #[serde(skip)]
+    pub trace_dir: Option<std::path::PathBuf>,
     /// Stack reserved for each processor in virtual time, bytes.
     pub stack_bytes: usize,
     /// How often the deadlock monitor looks (wall time, threads only).

@@ -59,3 +59,17 @@ pub const STALL_WARNING: Duration = Duration::from_secs(10);
 /// wakes within 30–100 µs on the development host (a fixed 2 ms before the threads said they
 /// were ready).
 pub const START_MARGIN: Duration = Duration::from_micros(500);
+
+/// Bytes that all the trace buffers of a run share while it runs (each processor has three,
+/// spilled to the run's spill file when full): see [`trace_buffer_bytes`](crate::trace_buffer_bytes).
+pub const TRACE_BUFFERS_BYTES: usize = 48 << 20;
+
+/// The smallest trace buffer, bytes (a run of many processors has buffers this small).
+pub const TRACE_CHUNK_MIN_BYTES: usize = 512;
+
+/// The largest trace buffer, bytes (a run of few processors has buffers this large).
+pub const TRACE_CHUNK_MAX_BYTES: usize = 64 << 10;
+
+/// Chunks of flow starts the trace's reader keeps while it writes the messages (a receiver's
+/// messages come from a few senders, in the order they sent them).
+pub const TRACE_FLOW_CACHE_CHUNKS: usize = 64;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use multicomputer_runtime::{
     Activity, Interrupt, LinkCost, Machine, MachineConfig, Processor, ProcessorError, Resolved,
-    RunError, TimeMode, Topology, WaitStrategy, Waiting,
+    RunError, TimeMode, Topology, Trace, WaitStrategy, Waiting,
 };
 
 #[macro_use]
@@ -320,11 +320,11 @@ per_engine! {
         };
         let machine = Machine::new(Topology::kary_tree(3, 2).unwrap(), config).unwrap();
         let record = machine.run(subtree_sum).unwrap();
-        let trace = record.trace.unwrap();
+        let mut events = Vec::new();
+        record.trace.unwrap().visit_events(|e| events.push(e.clone())).unwrap();
         for p in &record.report.per_processor {
             let sum = |a: Activity| -> u64 {
-                trace
-                    .events
+                events
                     .iter()
                     .filter(|e| e.processor == p.id && e.activity == a)
                     .map(|e| e.duration_ns)
@@ -334,6 +334,55 @@ per_engine! {
             assert_eq!(sum(Activity::Communication), p.accounting.communication_ns);
             assert_eq!(sum(Activity::Idle), p.accounting.idle_ns);
         }
+    }
+}
+
+per_engine! {
+    /// A run recording more than a processor's trace buffer holds spills it to a temporary
+    /// file in the folder given, and reads it back whole: its Chrome JSON equals that of the
+    /// same records held in memory, and the folder is left empty.
+    fn a_spilled_trace_reads_back_as_recorded(mode) {
+        let dir = tempfile::tempdir().unwrap();
+        let link = LinkCost {
+            send_overhead: us(1),
+            ..LinkCost::default()
+        };
+        let config = MachineConfig {
+            trace: true,
+            trace_dir: Some(dir.path().to_path_buf()),
+            ..config(mode, link)
+        };
+        let machine = Machine::new(Topology::chain(3).unwrap(), config).unwrap();
+        let record = machine
+            .run(|p: &mut Processor<u64>| {
+                for round in 0..3_000u64 {
+                    match p.parent() {
+                        Some(up) => p.send(up, round)?,
+                        None => {
+                            p.recv(p.children()[0])?;
+                        }
+                    }
+                    if let Some(&down) = p.children().first().filter(|_| p.parent().is_some()) {
+                        p.recv(down)?;
+                    }
+                    p.occupy(us(1));
+                }
+                Ok(())
+            })
+            .unwrap();
+        let trace = record.trace.unwrap();
+        let (mut events, mut messages) = (Vec::new(), Vec::new());
+        trace.visit_events(|e| events.push(e.clone())).unwrap();
+        trace.visit_messages(|m| messages.push(m.clone())).unwrap();
+        // More than a 64 KiB buffer of 25-byte records on the middle processor.
+        assert!(events.iter().filter(|e| e.processor == 1).count() > 3_000);
+        let json = |t: &Trace| {
+            let mut out = Vec::new();
+            t.write_chrome_json(&mut out, 3).unwrap();
+            out
+        };
+        assert_eq!(json(&trace), json(&Trace::from_records(&events, &messages)));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
 

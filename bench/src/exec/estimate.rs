@@ -3,6 +3,9 @@
 //! be); one expected to take more than [`MAX_WALL_S`] is refused, naming the flags that make
 //! it long; and a run whose emulated time, summed over its processors, would leave the range
 //! of the runtime's clocks ([`MAX_PROCESSOR_EMULATED_S`]) is refused too.
+//!
+//! With [`ANNOUNCE_ALL`] set in the environment, every estimate is announced, short runs'
+//! too, so that `scripts/validate-estimates.sh` can hold each against the run's wall time.
 
 use crate::args::{MAX_PROCESSOR_EMULATED_S, MAX_WALL_S};
 use crate::plan::ArgError;
@@ -10,6 +13,9 @@ use crate::units::wall_time;
 
 /// Runs expected to take longer than this (wall time, seconds) are announced.
 pub(crate) const ANNOUNCE_S: f64 = 10.0;
+
+/// The environment variable that has every estimate announced, however short.
+pub(crate) const ANNOUNCE_ALL: &str = "MULTICOMPUTER_ANNOUNCE_ALL";
 
 /// Wall time of one event in virtual time (a message delivered or a timed wait ended), on
 /// large machines of the development host (docs/results/virtual-time.md: 2–9 M events/s).
@@ -185,13 +191,21 @@ fn about_range(e: &Estimate, load: f64, cores: usize) -> String {
 /// The time is a range: from the estimate to what the spread of its costs and the host's
 /// load now may make of it (a single figure ran 2–3 × low on a shared host).
 pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
-    if e.is_long() {
+    let all = std::env::var_os(ANNOUNCE_ALL).is_some() && e.wall_s.is_finite();
+    if e.is_long() || all {
         let load = multicomputer_workloads::speedup::LoadAverage::now().map_or(0.0, |l| l.one);
         let cores = multicomputer_runtime::host_cores();
         let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
+        // For the script that checks estimates: the range to the millisecond.
+        let exact = if all {
+            let (low, high) = range_s(&e, load, cores);
+            format!(" [estimate {low:.3} s to {high:.3} s]")
+        } else {
+            String::new()
+        };
         eprintln!(
             "{what}: expected to take {} of wall time ({detail}; the longer end allows for \
-             slower events and this host's load of {load:.1} on {cores} cores){faster}",
+             slower events and this host's load of {load:.1} on {cores} cores){faster}{exact}",
             about_range(&e, load, cores)
         );
     }

@@ -9,7 +9,9 @@ mod read;
 mod temps;
 
 pub(crate) use columns::{Columns, ColumnsError};
-pub(crate) use paths::{Target, check_dir_target, check_file_target, distinct, output_target};
+pub(crate) use paths::{
+    Target, check_dir_target, check_file_target, distinct, output_target, staging_folder,
+};
 pub(crate) use publish::{Publication, RunFolder};
 pub(crate) use read::read_text;
 pub(crate) use temps::{Stopped, on_signal, published_any};

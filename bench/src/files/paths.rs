@@ -61,6 +61,16 @@ pub(super) fn folder_of(path: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
+/// Where a run writing `path` may keep a temporary file of its own (a trace's spill): the
+/// folder the file is staged in when it is written whole and renamed; `None` when it is
+/// written into (a device, FIFO or socket), whose folder is not ours.
+pub(crate) fn staging_folder(path: &Path) -> Option<PathBuf> {
+    match output_target(path).ok()? {
+        Target::Replace(real) => Some(folder_of(&real).to_path_buf()),
+        Target::Into(_) => None,
+    }
+}
+
 /// Step 5: every component fits `NAME_MAX`, the whole `PATH_MAX`.
 fn check_length(path: &Path) -> Result<(), String> {
     let bytes = path.as_os_str().len();

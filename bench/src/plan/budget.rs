@@ -9,8 +9,9 @@
 
 use multicomputer_runtime::tuning::{
     PART_BYTES_PER_LINK, PART_BYTES_PER_PROCESSOR, RESIDENT_BYTES_PER_COROUTINE,
+    TRACE_FLOW_CACHE_CHUNKS,
 };
-use multicomputer_runtime::{Hints, HostLimits, Topology};
+use multicomputer_runtime::{Hints, HostLimits, Topology, trace_buffer_bytes};
 
 use super::{ArgError, MachinePlan};
 use crate::args::MEMORY_SHARE;
@@ -30,10 +31,12 @@ pub(crate) const TASK_BYTES: f64 = 200.0;
 /// leave the hops to [`TASK_HOP_BYTES`].
 pub(crate) const DNC_TASK_BYTES: f64 = 64.0;
 
-/// Bytes per task and level it descends that a task engine's run holds in virtual time until
-/// it ends: 81 B measured per hop (`farm -t chain:2000`, 10³ against 2 × 10³ tasks, where a
-/// task descends 1 000 levels on average), rounded up. Planned, so a deep chain with many
-/// tasks is refused rather than run out of memory.
+/// Bytes per task and level it descends that divide and conquer holds while the task is
+/// out: each level keeps its split (the parent's key and a slot per part) until the parts'
+/// results are back to be joined. 81 B was measured per hop when the farm kept such a record
+/// too (`farm -t chain:2000`, 10³ against 2 × 10³ tasks, a task descending 1 000 levels on
+/// average), rounded up. The farm forwards its tasks whole and keeps none
+/// (`Job::forwards_whole`): 0.6 MiB more for twice the tasks on that chain.
 pub(crate) const TASK_HOP_BYTES: f64 = 88.0;
 
 /// Bytes a task engine's node holds per processor besides its coroutine or thread (its
@@ -41,10 +44,16 @@ pub(crate) const TASK_HOP_BYTES: f64 = 88.0;
 /// tasks, less the hops), rounded down to what a short run touches.
 pub(crate) const ENGINE_NODE_BYTES: f64 = 16.0 * 1024.0;
 
-/// Bytes per trace record (an interval or a message) held until the run ends: the record
-/// (48 B) and its vector's growth. 82–94 B measured (`emulate -t chain:2000`, 50, 500 and
-/// 2 000 rounds, `--trace`), rounded up. The file itself is streamed to disk.
-pub(crate) const TRACE_RECORD_BYTES: f64 = 112.0;
+/// Bytes a traced run holds per processor besides its three trace buffers (which are
+/// `trace_buffer_bytes` each, spilled to disk when full): its recording's heads and its
+/// outcome's share, about 200 B, rounded up. A trace's records are spilled to disk as the run
+/// goes, so nothing here grows with the trace's length.
+pub(crate) const TRACE_PROCESSOR_BYTES: f64 = 256.0;
+
+/// Bytes per trace record that `--timeline` holds: its SVG is drawn from every interval and
+/// message at once (the record as the plot takes it, twice, and its element in the SVG text,
+/// about 90 B).
+pub(crate) const TIMELINE_RECORD_BYTES: f64 = 256.0;
 
 /// Bytes an OS thread (native and dilated time) holds: its touched stack pages, its signal
 /// stack and its share of the machine.
@@ -76,6 +85,10 @@ pub(crate) struct Footprint {
     virtual_time: bool,
     /// The machine records a trace (noted by [`Footprint::machine`]).
     tracing: bool,
+    /// It draws a timeline from it (noted by [`Footprint::machine`]).
+    timeline: bool,
+    /// Its processors (noted by [`Footprint::machine`]).
+    processors: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -120,6 +133,8 @@ impl Footprint {
         let spec = machine.spec(topology, hints)?;
         self.virtual_time = spec.time.is_virtual();
         self.tracing = spec.trace;
+        self.timeline = machine.timeline;
+        self.processors = topology.len();
         let p = topology.len() as f64;
         let (each, what) = if self.virtual_time {
             (RESIDENT_BYTES_PER_COROUTINE as f64, "coroutines")
@@ -159,11 +174,12 @@ impl Footprint {
 
     /// The tasks of a task engine's run (farm, divide and conquer) on the machine noted by
     /// [`Footprint::machine`]: `tasks` of them, of `task_bytes` each (`TASK_BYTES`,
-    /// `DNC_TASK_BYTES`), on `topology`, each descending its mean depth; `trace_per_hop`
-    /// trace records a task makes per level if the machine traces.
+    /// `DNC_TASK_BYTES`), on `topology`, each descending its mean depth and held `hop_bytes`
+    /// at each level it passes (`TASK_HOP_BYTES` for split tasks, 0 for tasks forwarded
+    /// whole); `trace_per_hop` trace records a task makes per level if the machine traces.
     pub(crate) fn tasks(
         &mut self,
-        (tasks, task_bytes): (usize, f64),
+        (tasks, task_bytes, hop_bytes): (usize, f64, f64),
         topology: &Topology,
         size_flag: &str,
         trace_per_hop: f64,
@@ -176,11 +192,14 @@ impl Footprint {
                 format!("the task engine's {} nodes", topology.len()),
                 topology.len() as f64 * ENGINE_NODE_BYTES,
             );
-        if self.virtual_time {
+        if hop_bytes > 0.0 {
             self.add(
                 "--tasks",
-                format!("{tasks} tasks' hops through {} processors", topology.len()),
-                hops * TASK_HOP_BYTES,
+                format!(
+                    "{tasks} tasks' splits through {} processors",
+                    topology.len()
+                ),
+                hops * hop_bytes,
             );
         }
         if self.tracing {
@@ -189,13 +208,34 @@ impl Footprint {
         self
     }
 
-    /// A trace of about `records` records held until the run ends (`--trace`, `--timeline`).
+    /// A trace of about `records` records on the machine noted by [`Footprint::machine`]
+    /// (`--trace`, `--timeline`). Streamed to disk, it holds a bounded part: three buffers per
+    /// processor while the run goes, its processors' heads after it, and while it is read
+    /// back a few chunks of flow starts and each sender's list of them (8 B a chunk: the one
+    /// term that grows with the trace, by 1/8 B a record at most). A timeline is drawn
+    /// from every record at once, so it is planned by the record.
     pub(crate) fn trace(&mut self, records: f64) -> &mut Self {
+        let p = self.processors;
+        let chunk = trace_buffer_bytes(p) as f64;
+        let buffers = p as f64 * (3.0 * chunk + TRACE_PROCESSOR_BYTES);
+        let reading = TRACE_FLOW_CACHE_CHUNKS as f64 * chunk + records * 64.0 / chunk;
         self.add(
             "--trace",
-            format!("a trace of about {records:.0} records"),
-            records * TRACE_RECORD_BYTES,
-        )
+            format!(
+                "a trace of about {records:.0} records, spilled to disk from 3 buffers of {} \
+                 per processor",
+                human_bytes(chunk)
+            ),
+            buffers + reading,
+        );
+        if self.timeline {
+            self.add(
+                "--timeline",
+                format!("a timeline drawn from {records:.0} trace records at once"),
+                records * TIMELINE_RECORD_BYTES,
+            );
+        }
+        self
     }
 
     /// The total, bytes.

@@ -5,7 +5,7 @@ use std::path::Path;
 use multicomputer_runtime::Topology;
 use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 
-use super::budget::{DNC_TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
+use super::budget::{DNC_TASK_BYTES, TASK_HOP_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_link;
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error, topology_inputs,
@@ -94,7 +94,7 @@ pub(crate) fn footprint(
     let hints = DncExperiment::hints(e, topology).map_err(hints_error)?;
     // Splits and joins: twice the farm's trace records per level.
     f.machine(topology, machine, &hints)?.tasks(
-        (e.tasks, DNC_TASK_BYTES),
+        (e.tasks, DNC_TASK_BYTES, TASK_HOP_BYTES),
         topology,
         machine.size_flag,
         2.0 * TRACE_RECORDS_PER_TASK_HOP,

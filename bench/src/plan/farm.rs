@@ -131,7 +131,7 @@ pub(crate) fn footprint(
     let mut f = Footprint::new();
     let hints = FarmExperiment::hints(e, topology).map_err(hints_error)?;
     f.machine(topology, machine, &hints)?.tasks(
-        (e.spec.tasks, TASK_BYTES),
+        (e.spec.tasks, TASK_BYTES, 0.0),
         topology,
         machine.size_flag,
         TRACE_RECORDS_PER_TASK_HOP,

@@ -168,7 +168,7 @@ impl IsingPlan {
         let trace = TracePlan::new(&a.trace)?;
         let output = OutputPlan::new(&a.output)?;
         super::distinct_outputs(Some(&trace), &output, &[])?;
-        let machine = message_system(&a.messages, a.loop_count, out)?.tracing(trace.wanted());
+        let machine = message_system(&a.messages, a.loop_count, out)?.tracing(&trace);
         // Auto mode's choice between threads and virtual time does not depend on the hints
         // (measured at the run: a sample's native time); the default ones resolve it alike.
         memory.machine(&topology, &machine, &Hints::default())?;

@@ -24,7 +24,7 @@ use multicomputer_runtime::{
 use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
 
 use super::budget::SLOT_BYTES;
-use super::{ArgError, Inputs};
+use super::{ArgError, Inputs, TracePlan};
 use crate::args::{
     ComputeArg, MAX_DILATION, MAX_DURATION, MessageArgs, ModeArg, SwitchingArg, TimeArgs,
     TransferArgs, WaitArg, check_unit_cost,
@@ -226,6 +226,10 @@ pub(crate) struct MachinePlan {
     pub(crate) capacity: usize,
     /// Record an event trace (for `--trace`, `--timeline`).
     pub(crate) trace: bool,
+    /// Where a traced run spills its trace (`None`: the system's temporary folder).
+    pub(crate) trace_dir: Option<PathBuf>,
+    /// A timeline is drawn from the trace (`--timeline`), which holds it whole at once.
+    pub(crate) timeline: bool,
     /// The host's profile, if any (its wake-up costs guide auto mode).
     pub(crate) profile: Option<LoadedProfile>,
     /// The flag to name when native mode has too few cores.
@@ -283,6 +287,8 @@ impl MachinePlan {
             link: LinkCost::default(),
             capacity: 2,
             trace: false,
+            trace_dir: None,
+            timeline: false,
             work_costs: work_costs(profile.as_ref().map(|p| &p.profile), &[]),
             profile,
             native_flag: "--mode native",
@@ -313,9 +319,11 @@ impl MachinePlan {
         self
     }
 
-    /// Recording a trace or not.
-    pub(crate) fn tracing(mut self, on: bool) -> Self {
-        self.trace = on;
+    /// Recording the trace `plan` asks for, if any, spilled beside its file.
+    pub(crate) fn tracing(mut self, plan: &TracePlan) -> Self {
+        self.trace = plan.wanted();
+        self.trace_dir = plan.spill_folder();
+        self.timeline = plan.timeline.is_some();
         self
     }
 
@@ -381,6 +389,7 @@ impl MachinePlan {
             link: self.link,
             capacity: self.capacity,
             trace: self.trace,
+            trace_dir: self.trace_dir.clone(),
             hints: hints.clone(),
             wakeup: p.map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
             wake_cpu: p.map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),

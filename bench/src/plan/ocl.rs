@@ -93,7 +93,7 @@ fn model_costs(m: &OclMachineArgs, packets: bool) -> Result<Option<Costs>, ArgEr
 
 /// The OCL machine: native costs run natively at D = 1; emulated ones dilated by `--dilation`
 /// or as auto mode chooses.
-fn machine(m: &OclMachineArgs, out: &Path, trace: bool) -> Result<MachinePlan, ArgError> {
+fn machine(m: &OclMachineArgs, out: &Path, trace: &TracePlan) -> Result<MachinePlan, ArgError> {
     let mode = match (m.costs, m.dilation) {
         (CostsArg::Native, Some(_)) => {
             return Err(ArgError::new("--dilation", "native costs run at D = 1"));
@@ -295,7 +295,7 @@ impl OclPlan {
         let model = model_costs(&a.machine, packets)?;
         let trace = TracePlan::new(&a.trace)?;
         let native = a.machine.costs == CostsArg::Native;
-        let machine = machine(&a.machine, out, trace.wanted())?;
+        let machine = machine(&a.machine, out, &trace)?;
         pipeline_machine(&machine, grain, model, native, "--window")?;
         let output_stream = optional_file("--output", a.output.as_deref())?;
         let output = OutputPlan::new(&a.report)?;
@@ -397,7 +397,7 @@ impl SweepOclPlan {
             .transpose()?;
         let explicit = a.cells.as_deref().map(parse_cells).transpose()?;
         let native = a.machine.costs == CostsArg::Native;
-        let machine = machine(&a.machine, out, false)?;
+        let machine = machine(&a.machine, out, &TracePlan::default())?;
         // With native costs the default grid keeps the cells whose machine runs natively
         // here; the cores are the machine's count, from its refusal.
         let mut refused_cores = None;

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::ArgError;
 use crate::args::{ReportArgs, TraceArgs};
-use crate::files::{Target, check_dir_target, check_file_target, distinct, output_target};
+use crate::files::{
+    Target, check_dir_target, check_file_target, distinct, output_target, staging_folder,
+};
 
 /// A report's file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +201,16 @@ impl TracePlan {
     /// Whether the machine must record a trace.
     pub(crate) fn wanted(&self) -> bool {
         self.trace.is_some() || self.timeline.is_some()
+    }
+
+    /// Where the run spills its trace while it runs: beside the trace file (or else the
+    /// timeline), on the file system it is written to; `None` (the system's temporary
+    /// folder) when that is written into a device, FIFO or socket.
+    pub(crate) fn spill_folder(&self) -> Option<PathBuf> {
+        self.trace
+            .as_deref()
+            .or(self.timeline.as_deref())
+            .and_then(staging_folder)
     }
 }
 

@@ -41,7 +41,7 @@ impl<E> RunPlan<E> {
         let mut machine = MachinePlan::new(&r.time, out)?
             .transfer(&r.transfer)
             .messages(&r.messages)
-            .tracing(trace.wanted());
+            .tracing(&trace);
         let topology = r.topology.resolve()?;
         let output = OutputPlan::new(&r.output)?;
         super::distinct_outputs(Some(&trace), &output, &[])?;

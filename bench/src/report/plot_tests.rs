@@ -68,9 +68,9 @@ fn sweep_speedup_pairs_each_family_with_its_model_and_shows_the_spread_and_the_i
 #[test]
 fn a_timeline_labels_every_processor_in_ms_and_draws_every_message() {
     let processors = 40;
-    let mut trace = Trace::default();
+    let (mut events, mut messages) = (Vec::new(), Vec::new());
     for p in 0..processors {
-        trace.events.push(TraceEvent {
+        events.push(TraceEvent {
             processor: p,
             activity: Activity::Compute,
             start_ns: 1_000_000,
@@ -78,7 +78,7 @@ fn a_timeline_labels_every_processor_in_ms_and_draws_every_message() {
             peer: None,
         });
         if p > 0 {
-            trace.messages.push(MessageEvent {
+            messages.push(MessageEvent {
                 from: p - 1,
                 to: p,
                 sent_ns: 100_000 * p as u64,
@@ -88,6 +88,7 @@ fn a_timeline_labels_every_processor_in_ms_and_draws_every_message() {
             });
         }
     }
+    let trace = Trace::from_records(&events, &messages);
     let svg = super::trace::timeline_svg(
         &trace,
         processors,

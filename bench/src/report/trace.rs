@@ -108,10 +108,9 @@ const MOST_LABELLED_ROWS: usize = 1024;
 /// in emulated milliseconds, every processor labelled, every message an arrow from its send
 /// to its arrival.
 pub(crate) fn timeline_svg(trace: &Trace, processors: usize, title: &str) -> Result<String> {
-    let intervals = trace
-        .events
-        .iter()
-        .map(|e| TimelineInterval {
+    let mut intervals = Vec::new();
+    trace.visit_events(|e| {
+        intervals.push(TimelineInterval {
             processor: e.processor,
             start_ns: e.start_ns,
             end_ns: e.start_ns.saturating_add(e.duration_ns),
@@ -121,17 +120,16 @@ pub(crate) fn timeline_svg(trace: &Trace, processors: usize, title: &str) -> Res
                 Activity::Idle => "idle",
             },
         })
-        .collect();
-    let messages = trace
-        .messages
-        .iter()
-        .map(|m| TimelineMessage {
+    })?;
+    let mut messages = Vec::new();
+    trace.visit_messages(|m| {
+        messages.push(TimelineMessage {
             from: m.from,
             to: m.to,
             sent_ns: m.sent_ns,
             arrive_ns: m.arrive_ns,
         })
-        .collect();
+    })?;
     Timeline {
         title: title.to_owned(),
         processors,

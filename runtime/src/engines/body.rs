@@ -13,23 +13,23 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+use super::Run;
 use crate::error::ProcessorError;
 use crate::link::Payload;
 use crate::link::flavors::Port;
 use crate::processor::{Processor, ProcessorParts};
 use crate::report::{Failure, Outcome, panic_message};
 use crate::routing::Network;
-use crate::spec::RunSpec;
-use crate::topology::Topology;
 
-/// Step 1: processor `id`'s handle over `port`.
+/// Step 1: processor `id`'s handle over `port`, with its trace's recorder if the run is
+/// traced.
 fn handle<M: Payload>(
-    spec: &RunSpec,
-    topology: &Topology,
+    run: &Run<'_>,
     id: usize,
     network: Arc<Network>,
     port: Port<M>,
 ) -> Processor<M> {
+    let (spec, topology) = (run.spec, run.topology);
     Processor::new(ProcessorParts {
         id,
         level: topology.level(id),
@@ -40,20 +40,19 @@ fn handle<M: Payload>(
         network,
         cost: spec.link,
         charging: spec.charging.clone(),
-        trace: spec.trace,
         routes: spec.partitions.is_none(),
+        recorder: run.trace.map(|sink| sink.recorder()),
         port,
     })
 }
 
-/// Runs processor `id`'s program over `port`: steps 1 to 3. `network` is the run's routes and
+/// Runs processor `id` of `run` over `port`: steps 1 to 3. `network` is the run's routes and
 /// link clocks, shared by all its processors. `ready` is called with the handle before the
 /// program starts (an engine that must wait for its start instant does it there); `deliver`
 /// takes the outcome.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_body<M, R, F>(
-    spec: &RunSpec,
-    topology: &Topology,
+    run: &Run<'_>,
     id: usize,
     network: Arc<Network>,
     port: Port<M>,
@@ -64,7 +63,7 @@ pub(crate) fn run_body<M, R, F>(
     M: Payload,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError>,
 {
-    let mut proc = handle(spec, topology, id, network, port);
+    let mut proc = handle(run, id, network, port);
     ready(&mut proc);
     // Step 2: the program.
     let result = match catch_unwind(AssertUnwindSafe(|| program(&mut proc))) {

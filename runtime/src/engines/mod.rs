@@ -33,6 +33,7 @@ use crate::processor::Processor;
 use crate::report::RunRecord;
 use crate::spec::RunSpec;
 use crate::topology::Topology;
+use crate::trace::TraceSink;
 
 use body::run_body;
 pub(crate) use parts::Parts;
@@ -47,6 +48,9 @@ pub(crate) struct Run<'a> {
     pub(crate) topology: &'a Topology,
     /// The host's cores, for pinning natively.
     pub(crate) cores: &'a [core_affinity::CoreId],
+    /// Where its processors record their traces, if it is traced: each processor's body
+    /// takes a recorder from it, and `assemble` reads the trace back.
+    pub(crate) trace: Option<&'a TraceSink>,
 }
 
 /// An engine: runs a program once on every processor of a run.

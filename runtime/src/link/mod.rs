@@ -228,6 +228,9 @@ pub(crate) struct Envelope<M> {
     /// Emulated time at which the message is available to the receiver.
     pub(crate) arrive_ns: u64,
     pub(crate) bytes: u64,
+    /// Its number among the messages its sender sent (from 0), by which the trace finds
+    /// where its flow arrow starts.
+    pub(crate) seq: u64,
 }
 
 /// Why a transport operation could not go on.

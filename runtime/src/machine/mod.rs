@@ -6,6 +6,7 @@
 //! and returns the same record.
 
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -20,6 +21,7 @@ use crate::processor::Processor;
 use crate::report::RunRecord;
 use crate::spec::{Hints, Resolved, RunSpec};
 use crate::topology::Topology;
+use crate::trace::TraceSink;
 use crate::tuning::{
     AUTO_LATENESS_SHARE, DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP, MIN_STACK_BYTES,
 };
@@ -46,6 +48,11 @@ pub struct MachineConfig {
     pub stack_bytes: usize,
     /// Record an event trace.
     pub trace: bool,
+    /// The folder a traced run spills its trace to while it runs (an unnamed temporary file,
+    /// gone when the trace is); `None`: the system's temporary folder. Put it where the trace
+    /// will be written, on the same file system.
+    #[serde(skip)]
+    pub trace_dir: Option<PathBuf>,
     /// A wait that ends later than this (emulated) counts as late in the fidelity report;
     /// `None`: [`AUTO_LATENESS_SHARE`] of the smallest emulated cost (at least 1 µs), or 10 µs
     /// if none is known.
@@ -85,6 +92,7 @@ impl Default for MachineConfig {
             hints: Hints::default(),
             stack_bytes: DEFAULT_STACK_BYTES,
             trace: false,
+            trace_dir: None,
             tolerance: None,
             deadlock_check: Duration::from_millis(20),
             stall_timeout: None,
@@ -211,6 +219,7 @@ impl MachineConfig {
             capacity: self.capacity.max(self.hints.min_capacity),
             tolerance,
             trace: self.trace,
+            trace_dir: self.trace_dir.clone(),
             stack_bytes: self.stack_bytes,
             deadlock_check: self.deadlock_check,
             stall_timeout: self.stall_timeout,
@@ -337,10 +346,12 @@ impl Machine {
         R: Send + Wire,
         F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
     {
+        let sink = self.trace_sink()?;
         let run = engines::Run {
             spec: &self.spec,
             topology: &self.topology,
             cores: &self.cores,
+            trace: sink.as_ref(),
         };
         match self.spec.time {
             #[cfg(feature = "mpi")]
@@ -353,6 +364,24 @@ impl Machine {
             Resolved::Virtual => engines::Sim::run(&run, &program),
             Resolved::Native | Resolved::Dilated(_) => engines::Threads::run(&run, &program),
         }
+    }
+
+    /// The run's trace sink, if it is traced: its spill file made in the trace's folder.
+    fn trace_sink(&self) -> Result<Option<TraceSink>, RunError> {
+        if !self.spec.trace {
+            return Ok(None);
+        }
+        let dir = self
+            .spec
+            .trace_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir);
+        TraceSink::spilling_in(&dir, self.topology.len())
+            .map(Some)
+            .map_err(|e| RunError::TraceSpill {
+                dir: dir.display().to_string(),
+                message: e.to_string(),
+            })
     }
 }
 

@@ -189,6 +189,10 @@ impl Job for FarmJob {
         false
     }
 
+    fn forwards_whole(&self) -> bool {
+        true
+    }
+
     fn execute_time(&self, task: &Packet, _level: u32) -> Duration {
         match self.kernel {
             Kernel::Synthetic => Duration::from_nanos(task.work.iter().sum()),

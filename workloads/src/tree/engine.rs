@@ -47,6 +47,15 @@ pub trait Job: Sync {
         work: &mut Work,
     ) -> Result<Vec<Self::Task>, Self::Task>;
 
+    /// Whether `split` always gives the task back as its one subtask (a farm forwards tasks
+    /// whole). The engine then keeps no record of a forwarded task on its way down: the
+    /// subtask travels under its parent's key, and its result is joined (alone) and passed up
+    /// under that key when it comes back. Without this, every level a task passes keeps a
+    /// record of it until its result returns: on a deep chain, tasks × depth records.
+    fn forwards_whole(&self) -> bool {
+        false
+    }
+
     /// Emulated time `T_s(i)` to split a task on a processor of `level` (synthetic jobs).
     fn split_time(&self, _level: u32) -> Duration {
         Duration::ZERO
@@ -283,6 +292,8 @@ struct Node<'a, J: Job> {
     ready: VecDeque<(u64, J::Task)>,
     waiting: VecDeque<LinkId>,
     splits: PendingSplits<J::Output>,
+    /// Tasks forwarded whole ([`Job::forwards_whole`]) whose results have not come back.
+    passing: usize,
     next_split: u64,
     split_count: u64,
     split_limit: u64,
@@ -354,6 +365,13 @@ impl<J: Job> Node<'_, J> {
         key: u64,
         output: J::Output,
     ) -> Result<(), ProcessorError> {
+        if self.job.forwards_whole() {
+            self.passing = self.passing.checked_sub(1).ok_or_else(|| {
+                ProcessorError::Program(format!("unexpected result of task {key}"))
+            })?;
+            let joined = self.join(p, vec![output]);
+            return self.deliver(p, key, joined);
+        }
         let id = key >> SUB_BITS;
         let index = (key & ((1 << SUB_BITS) - 1)) as usize;
         let Some(pending) = self.splits.get_mut(id) else {
@@ -375,14 +393,19 @@ impl<J: Job> Node<'_, J> {
             unreachable!("split {id} was present")
         };
         let parts: Vec<J::Output> = done.parts.into_iter().flatten().collect();
-        let joined = if self.job.forwarding_is_real() {
+        let joined = self.join(p, parts);
+        self.deliver(p, done.parent_key, joined)
+    }
+
+    /// Joins a split's results, charging `T_j` (or the real work).
+    fn join(&self, p: &mut Proc<J>, parts: Vec<J::Output>) -> J::Output {
+        if self.job.forwarding_is_real() {
             let job = self.job;
             p.compute(|w| job.join(parts, w))
         } else {
             p.occupy(self.job.join_time(self.level));
             self.job.join(parts, &mut Work::default())
-        };
-        self.deliver(p, done.parent_key, joined)
+        }
     }
 
     /// Step 4: the forwarder. Like the paper's high-priority forwarding process, it takes the
@@ -449,6 +472,15 @@ impl<J: Job> Node<'_, J> {
             p.occupy(job.split_time(self.level));
         }
         p.occupy_comm(self.config.beta_f);
+        if self.job.forwards_whole() {
+            let [whole] = <[J::Task; 1]>::try_from(subtasks).map_err(|_| {
+                ProcessorError::Program("a task forwarded whole was split in parts".into())
+            })?;
+            self.split_count += 1;
+            self.passing += 1;
+            self.ready.push_back((parent_key, whole));
+            return Ok(Ok(()));
+        }
         let id = self.next_split;
         self.next_split += 1;
         self.split_count += 1;
@@ -484,6 +516,7 @@ impl<J: Job> Node<'_, J> {
             && self.ready.is_empty()
             && self.current.is_none()
             && self.splits.is_empty()
+            && self.passing == 0
             && self.waiting.is_empty()
             && self.finished_children == self.children.len()
     }
@@ -634,6 +667,7 @@ where
             waiting: VecDeque::new(),
             splits: PendingSplits::new(),
             next_split: 0,
+            passing: 0,
             split_count: 0,
             split_limit: config.split_limits.as_ref().map_or(u64::MAX, |l| l[p.id()]),
             requests_out: 0,
@@ -718,6 +752,9 @@ mod tests {
             w.add(UNIT, 1000);
             task * task
         }
+        fn forwards_whole(&self) -> bool {
+            true
+        }
         fn split(&self, task: u64, _: usize, _: &mut Work) -> Result<Vec<u64>, u64> {
             Ok(vec![task])
         }
@@ -753,15 +790,16 @@ mod tests {
             let m = Machine::new(Topology::chain(2).unwrap(), config(mode)).unwrap();
             let r = run(&m, job, (0..4).collect(), &EngineConfig::default()).unwrap();
             assert_eq!(r.outputs, vec![0, 1, 4, 9]);
+            let mut first = None;
             r.trace
                 .unwrap()
-                .events
-                .into_iter()
-                .find(|e| {
-                    e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute
+                .visit_events(|e| {
+                    if e.processor == 0 && e.activity == multicomputer_runtime::Activity::Compute {
+                        first.get_or_insert(e.start_ns);
+                    }
                 })
-                .unwrap()
-                .start_ns
+                .unwrap();
+            first.unwrap()
         };
         // On threads the root's first real task starts when the child's first request is in,
         // at 100 µs: started at 0, it could not be pre-empted by it in real time.

@@ -211,8 +211,7 @@ where
     let mut slots: Vec<Option<Outcome<R>>> = members.iter().map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
     let (coroutines, guards, failure) = match sim::build(
-        topology,
-        spec,
+        run,
         program,
         members.iter().copied(),
         slots_ptr,
@@ -486,6 +485,7 @@ pub(crate) fn assemble_parts<R>(
     };
     let mut record = assemble(
         run.spec,
+        run.trace,
         run.topology,
         slots,
         wall,

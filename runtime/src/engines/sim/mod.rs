@@ -78,7 +78,6 @@ use crate::processor::Processor;
 use crate::report::{Outcome, RunRecord, SimStats, WallClock, assemble, failure_of};
 use crate::routing::Network;
 use crate::spec::RunSpec;
-use crate::topology::Topology;
 use crate::tuning::STALL_WARNING;
 
 pub(super) use lookahead::Lookahead;
@@ -97,22 +96,19 @@ impl Engine for Sim {
         R: Send,
         F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
     {
-        run_virtual(run.topology, run.spec, program)
+        run_virtual(run, program)
     }
 }
 
 pub(super) type Co<M> = Coroutine<Reply<M>, Simcall<M>, Exit, ColouredStack>;
 
 /// Runs `program` on every processor of `topology` in virtual time.
-fn run_virtual<M, R, F>(
-    topology: &Topology,
-    spec: &RunSpec,
-    program: &F,
-) -> Result<RunRecord<R>, RunError>
+fn run_virtual<M, R, F>(run: &Run<'_>, program: &F) -> Result<RunRecord<R>, RunError>
 where
     M: Payload,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
 {
+    let (topology, spec) = (run.topology, run.spec);
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
@@ -122,7 +118,7 @@ where
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
     let network = Arc::new(Network::new(topology));
-    let (mut coroutines, guards) = build(topology, spec, program, 0..n, slots_ptr, &network)?;
+    let (mut coroutines, guards) = build(run, program, 0..n, slots_ptr, &network)?;
     let setup_wall_s = setup_start.elapsed().as_secs_f64();
 
     let watchdog = Watchdog::start();
@@ -182,6 +178,7 @@ where
     };
     assemble(
         spec,
+        run.trace,
         topology,
         slots,
         wall,
@@ -214,8 +211,7 @@ pub(super) fn failure_at<R>(
 /// page's range; `slots` has one slot per member, in the same order.
 #[allow(clippy::type_complexity)]
 pub(super) fn build<M, R, F>(
-    topology: &Topology,
-    spec: &RunSpec,
+    run: &Run<'_>,
     program: &F,
     members: impl ExactSizeIterator<Item = usize>,
     slots: *mut Option<Outcome<R>>,
@@ -225,6 +221,7 @@ where
     M: Payload,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
 {
+    let spec = run.spec;
     let n = members.len();
     let mut coroutines = Vec::with_capacity(n);
     let mut guards = Vec::with_capacity(n);
@@ -247,8 +244,7 @@ where
             // processor (and its port) does not outlive.
             let port = Port::Scheduled(unsafe { ScheduledPort::new(yielder) });
             run_body(
-                spec,
-                topology,
+                run,
                 i,
                 network,
                 port,

@@ -173,8 +173,7 @@ where
                     };
                     // Step 3: run, from emulated time 0; the outcome goes to the watcher.
                     run_body(
-                        spec,
-                        topo,
+                        run,
                         i,
                         network,
                         Port::Channel(Box::new(port)),
@@ -297,6 +296,7 @@ where
         };
         assemble(
             spec,
+            run.trace,
             topo,
             outcomes,
             wall,
