@@ -15,7 +15,7 @@
 //! Each processor draws from its own stream (seeded by the seed and its index) in the order
 //! it executes its events: by time, then by the creating processor and its creation number,
 //! a key that does not depend on how the machine is run. So the executed events are a pure
-//! function of the topology, the lookahead and these parameters, and [`reference`] computes
+//! function of the topology, the lookahead and these parameters, and [`reference()`] computes
 //! them with one priority queue.
 //!
 //! # Checks
@@ -24,7 +24,7 @@
 //!   are exactly the initial population, `processors × population`; an event lost (or run
 //!   twice) shows there.
 //! - **The reference:** the count of executed events and a digest of their times and
-//!   creators, per processor in execution order, equal [`reference`]'s — when no event ran
+//!   creators, per processor in execution order, equal [`reference()`]'s — when no event ran
 //!   late. An event runs late when its processor's clock had passed its time: a send blocked
 //!   on a full link (more than `--capacity` events in flight on one link), or a start-up or
 //!   receive cost (which PHOLD's flags refuse). Late events are counted and reported.
