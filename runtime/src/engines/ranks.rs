@@ -2,7 +2,8 @@
 //! the protocol of `parts/` ([`run_part`]), its cut-link effects crossing ranks through the
 //! MPI exchange (`transport/mpi.rs`).
 //!
-//! 1. **Check** that the run has as many parts as there are ranks.
+//! 1. **Check** that the run has as many parts as there are ranks, and is not traced (each
+//!    rank spills its records to a file of its own; the same run on threads gives the trace).
 //! 2. **Run the part**, as a thread of the threads engine would.
 //! 3. **Gather** the parts' records, serialised, on every rank ([`all_gather`]), each
 //!    assembling the run's record as the threads engine does ([`assemble_parts`]): the same
@@ -94,6 +95,15 @@ where
     let exchange = MpiExchange::new(timeout);
     let ranks = exchange.ranks();
     let k = run.spec.partitions.map_or(1, NonZeroUsize::get);
+    if run.trace.is_some() {
+        return Err(TransportError::Failed(
+            "a trace over MPI ranks is not supported yet (each rank spills its processors' \
+             records to a file of its own): trace the same run with --partitions on threads, \
+             which gives the same trace"
+                .to_string(),
+        )
+        .into());
+    }
     if k != ranks {
         return Err(TransportError::Failed(format!(
             "{k} parts (--partitions) on {ranks} MPI ranks: a run over ranks has one part per rank"

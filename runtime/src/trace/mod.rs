@@ -27,6 +27,7 @@ pub(crate) use recorder::{Recorded, Recorder, TraceSink};
 use spill::Spill;
 
 /// What one processor did during a run, in emulated nanoseconds and counts.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Accounting {
     /// Busy with computation.
@@ -59,6 +60,7 @@ impl Accounting {
 }
 
 /// The kind of a traced interval.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Activity {
@@ -71,6 +73,7 @@ pub enum Activity {
 }
 
 /// One traced interval or event on a processor, in emulated nanoseconds.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TraceEvent {
     /// Processor index.
@@ -86,6 +89,7 @@ pub struct TraceEvent {
 }
 
 /// One message as it crossed a link, in emulated nanoseconds.
+#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MessageEvent {
     /// The sender.

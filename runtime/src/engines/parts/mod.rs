@@ -210,22 +210,17 @@ where
     // The slots outlive the coroutines (declared first, dropped last), as in `sim/`.
     let mut slots: Vec<Option<Outcome<R>>> = members.iter().map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
-    let (coroutines, guards, failure) = match sim::build(
-        run,
-        program,
-        members.iter().copied(),
-        slots_ptr,
-        network,
-    ) {
-        Ok((c, g)) => (c, g, None),
-        Err(e) => {
-            let processor = match &e {
-                RunError::Spawn { processor, .. } => *processor,
-                _ => members.first().copied().unwrap_or(0),
-            };
-            (Vec::new(), Vec::new(), Some(((0, processor), e)))
-        }
-    };
+    let (coroutines, guards, failure) =
+        match sim::build(run, program, members.iter().copied(), slots_ptr, network) {
+            Ok((c, g)) => (c, g, None),
+            Err(e) => {
+                let processor = match &e {
+                    RunError::Spawn { processor, .. } => *processor,
+                    _ => members.first().copied().unwrap_or(0),
+                };
+                (Vec::new(), Vec::new(), Some(((0, processor), e)))
+            }
+        };
     let mut part = Part {
         run,
         partition,
