@@ -7,7 +7,7 @@
 //! 2. **Run the part**, as a thread of the threads engine would.
 //! 3. **Gather** the parts' records, serialised, on every rank ([`all_gather`]), each
 //!    assembling the run's record as the threads engine does ([`assemble_parts`]): the same
-//!    results, report and trace on every rank, and for any K on threads or ranks. So every
+//!    results and report on every rank, and for any K on threads or ranks. So every
 //!    rank goes on through its command alike (a command may run its machine again), and
 //!    rank 0 alone prints and writes.
 //!
