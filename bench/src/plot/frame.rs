@@ -56,6 +56,8 @@ pub(super) enum Glyph {
     Dashed(RGBColor),
     /// A dotted line (reference lines).
     Dotted(RGBColor),
+    /// A line of sparse dashes (a model extrapolated), [`SPARSE_DASH`].
+    Sparse(RGBColor),
     /// An arrow (timeline messages).
     Arrow(RGBColor),
 }
@@ -68,6 +70,13 @@ pub(super) struct LegendEntry {
     /// The label.
     pub(super) label: String,
 }
+
+/// Dash and gap, in pixels, of a model's line (the legend draws what the plot draws).
+pub(super) const MODEL_DASH: (u32, u32) = (9, 5);
+/// Dash and gap, in pixels, of a reference line.
+pub(super) const DOTTED_DASH: (u32, u32) = (2, 4);
+/// Dash and gap, in pixels, of a model's extrapolated part.
+pub(super) const SPARSE_DASH: (u32, u32) = (4, 9);
 
 /// Width of one glyph in a legend entry, in pixels.
 const GLYPH_W: i32 = 26;
@@ -190,16 +199,24 @@ fn draw_glyph(root: &Root<'_>, glyph: Glyph, x: i32, mid: i32) -> anyhow::Result
         Glyph::Dashed(c) => root
             .draw(&DashedPathElement::new(
                 vec![(x, mid), (x + 22, mid)],
-                7,
-                4,
+                MODEL_DASH.0,
+                MODEL_DASH.1,
                 c.stroke_width(2),
             ))
             .map_err(draw_err),
         Glyph::Dotted(c) => root
             .draw(&DashedPathElement::new(
                 vec![(x, mid), (x + 22, mid)],
-                2,
-                3,
+                DOTTED_DASH.0,
+                DOTTED_DASH.1,
+                c.stroke_width(2),
+            ))
+            .map_err(draw_err),
+        Glyph::Sparse(c) => root
+            .draw(&DashedPathElement::new(
+                vec![(x, mid), (x + 22, mid)],
+                SPARSE_DASH.0,
+                SPARSE_DASH.1,
                 c.stroke_width(2),
             ))
             .map_err(draw_err),

@@ -63,8 +63,8 @@ impl Residuals {
                 .map(|s| Pair {
                     label: s.label.clone(),
                     measured: s.points.clone(),
-                    model: Vec::new(),
                     markers_only: true,
+                    ..Pair::default()
                 })
                 .collect(),
             ..LineChart::default()
