@@ -58,6 +58,8 @@ pub(super) enum Glyph {
     Dotted(RGBColor),
     /// A line of sparse dashes (a model extrapolated), [`SPARSE_DASH`].
     Sparse(RGBColor),
+    /// An open circle (a model's value at a single point).
+    Hollow(RGBColor),
     /// An arrow (timeline messages).
     Arrow(RGBColor),
 }
@@ -220,6 +222,7 @@ fn draw_glyph(root: &Root<'_>, glyph: Glyph, x: i32, mid: i32) -> anyhow::Result
                 c.stroke_width(2),
             ))
             .map_err(draw_err),
+        Glyph::Hollow(c) => hollow_marker(root, centre, c),
         Glyph::Arrow(c) => {
             root.draw(&PathElement::new(
                 vec![(x, mid), (x + 16, mid)],

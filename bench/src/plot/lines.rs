@@ -497,6 +497,8 @@ impl LineChart {
     fn legend(&self, prepared: &[Prepared]) -> Vec<LegendEntry> {
         let mut entries = Vec::new();
         let both_halves = |p: &Pair| !p.measured.is_empty() && !p.model.is_empty();
+        // A model drawn as lone points (an open circle each) has that glyph, not a dash.
+        let lone = |p: &Prepared| !p.lines.is_empty() && p.lines.iter().all(|r| r.len() == 1);
         if self.curves.iter().any(both_halves) {
             let (measured, model) = self
                 .key
@@ -511,8 +513,13 @@ impl LineChart {
                 }],
                 label: measured,
             });
+            let models: Vec<&Prepared> = prepared.iter().filter(|p| !p.lines.is_empty()).collect();
             entries.push(LegendEntry {
-                glyphs: vec![Glyph::Dashed(palette::INK)],
+                glyphs: vec![if !models.is_empty() && models.iter().all(|p| lone(p)) {
+                    Glyph::Hollow(palette::INK)
+                } else {
+                    Glyph::Dashed(palette::INK)
+                }],
                 label: model,
             });
         }
@@ -535,7 +542,9 @@ impl LineChart {
                     Glyph::LineMarker(c, s)
                 });
             }
-            if !pair.model.is_empty() {
+            if lone(p) {
+                glyphs.push(Glyph::Hollow(c));
+            } else if !pair.model.is_empty() {
                 glyphs.push(Glyph::Dashed(c));
             }
             entries.push(LegendEntry {
