@@ -54,8 +54,8 @@ pub(super) enum Glyph {
     LineMarker(RGBColor, Shape),
     /// A dashed line (models).
     Dashed(RGBColor),
-    /// A dotted line (reference lines).
-    Dotted(RGBColor),
+    /// A dotted line of the given dash and gap (reference lines, [`reference_style`]).
+    Dotted(RGBColor, (u32, u32)),
     /// A line of sparse dashes (a model extrapolated), [`SPARSE_DASH`].
     Sparse(RGBColor),
     /// An open circle (a model's value at a single point).
@@ -77,6 +77,16 @@ pub(super) struct LegendEntry {
 pub(super) const MODEL_DASH: (u32, u32) = (9, 5);
 /// Dash and gap, in pixels, of a reference line.
 pub(super) const DOTTED_DASH: (u32, u32) = (2, 4);
+
+/// The colour and dash pattern of reference line `i` of a chart: dotted ink, then grey
+/// dashes, then sparse ink dots, so that two references (50 % and 90 %) read apart.
+pub(super) fn reference_style(i: usize) -> (RGBColor, (u32, u32)) {
+    [
+        (palette::INK, DOTTED_DASH),
+        (palette::NOTE, (6, 4)),
+        (palette::INK, (1, 7)),
+    ][i % 3]
+}
 /// Dash and gap, in pixels, of a model's extrapolated part.
 pub(super) const SPARSE_DASH: (u32, u32) = (4, 9);
 
@@ -206,11 +216,11 @@ fn draw_glyph(root: &Root<'_>, glyph: Glyph, x: i32, mid: i32) -> anyhow::Result
                 c.stroke_width(2),
             ))
             .map_err(draw_err),
-        Glyph::Dotted(c) => root
+        Glyph::Dotted(c, (dash, gap)) => root
             .draw(&DashedPathElement::new(
                 vec![(x, mid), (x + 22, mid)],
-                DOTTED_DASH.0,
-                DOTTED_DASH.1,
+                dash,
+                gap,
                 c.stroke_width(2),
             ))
             .map_err(draw_err),

@@ -552,9 +552,10 @@ impl LineChart {
                 label: pair.label.clone(),
             });
         }
-        for r in &self.references {
+        for (i, r) in self.references.iter().enumerate() {
+            let (colour, dash) = frame::reference_style(i);
             entries.push(LegendEntry {
-                glyphs: vec![Glyph::Dotted(palette::INK)],
+                glyphs: vec![Glyph::Dotted(colour, dash)],
                 label: r.label.clone(),
             });
         }
@@ -643,16 +644,16 @@ impl Canvas<'_, '_> {
 
     /// Reference lines, dotted, clipped to the chart.
     fn references(&self, references: &[Reference]) -> anyhow::Result<()> {
-        for r in references {
+        for (i, r) in references.iter().enumerate() {
+            let (colour, (dash, gap)) = frame::reference_style(i);
             for run in reference_runs(r, self.x, self.y, self.data_x) {
                 let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| self.px(x, y)).collect();
-                let style = palette::INK.stroke_width(2);
                 self.root
                     .draw(&DashedPathElement::new(
                         pts,
-                        frame::DOTTED_DASH.0,
-                        frame::DOTTED_DASH.1,
-                        style,
+                        dash,
+                        gap,
+                        colour.stroke_width(2),
                     ))
                     .map_err(frame::draw_err)?;
             }
@@ -1084,8 +1085,8 @@ mod tests {
         // The legend's dash and the line's dashes, and no marker of its own.
         assert!(coloured(&svg, "polyline", "stroke", BLUE).len() > 3);
         assert!(coloured(&svg, "circle", "fill", BLUE).is_empty());
-        // An isolated model point: one hollow circle in its colour.
-        assert_eq!(coloured(&svg, "circle", "stroke", ORANGE).len(), 1);
+        // An isolated model point: one hollow circle in its colour, and its legend's glyph.
+        assert_eq!(coloured(&svg, "circle", "stroke", ORANGE).len(), 2);
         assert!(coloured(&svg, "polygon", "fill", ORANGE).is_empty());
         // One entry per model, and no measured/model key with nothing measured.
         assert!(has_text(&svg, "N = 3") && has_text(&svg, "N = 15"));
@@ -1284,6 +1285,30 @@ mod tests {
         // shorter): the longest is the dash, for the legend's glyph and the plot alike.
         assert_eq!(lengths(BLUE).last(), Some(&(frame::MODEL_DASH.0 as i32)));
         assert_eq!(lengths(INK).last(), Some(&(frame::DOTTED_DASH.0 as i32)));
+    }
+
+    #[test]
+    fn plot_two_reference_lines_are_drawn_and_keyed_apart() {
+        // Efficiency's 90 % and 50 %: the second in grey dashes, in the plot and the legend.
+        let svg = LineChart::new("t", "grain", "efficiency")
+            .pair("runtime", points([(1.0, 0.3), (100.0, 0.95)]), [])
+            .reference(Reference::horizontal("90 %", 0.9))
+            .reference(Reference::horizontal("50 %", 0.5))
+            .to_svg(800, 480)
+            .unwrap();
+        let (grey, dash) = frame::reference_style(1);
+        let grey = format!("#{:02X}{:02X}{:02X}", grey.0, grey.1, grey.2);
+        // A reference line is sampled along x: a dash may have more than two points.
+        let lengths: Vec<i32> = coloured(&svg, "polyline", "stroke", &grey)
+            .into_iter()
+            .map(polyline_points)
+            .filter(|p| p.len() >= 2 && p.iter().all(|q| q.1 == p[0].1))
+            .map(|p| (p[p.len() - 1].0 - p[0].0).abs())
+            .collect();
+        // The legend's glyph and the line across the plot: many dashes of one length.
+        assert!(lengths.len() > 10, "{lengths:?}");
+        assert_eq!(lengths.iter().max(), Some(&(dash.0 as i32)));
+        assert!(has_text(&svg, "90 %") && has_text(&svg, "50 %"));
     }
 
     #[test]
