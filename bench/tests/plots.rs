@@ -81,6 +81,21 @@ fn an_emulate_report_draws_its_timeline_and_a_traced_run_too() {
 }
 
 #[test]
+fn a_collective_report_draws_its_timeline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let html = page(
+        tmp.path(),
+        "collective all-reduce --algorithm ring -t ring:4 --bytes 64 --mode virtual",
+        "c.html",
+    );
+    let svg = plot(&html, "processors against emulated time");
+    for p in 0..4 {
+        assert!(has_text(svg, &format!("P{p}")), "P{p} has no row");
+    }
+    assert!(has_text(svg, "message (send → arrival)"));
+}
+
+#[test]
 fn a_trace_too_long_for_a_page_is_left_to_its_own_file_and_the_page_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();

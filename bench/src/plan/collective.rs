@@ -8,7 +8,7 @@ use multicomputer_workloads::collectives::{
 
 use multicomputer_runtime::Topology;
 
-use super::{ArgError, Footprint, Inputs, MachinePlan, RunPlan};
+use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, trace_for_report};
 use crate::args::{AlgorithmArg, CollectiveArgs, OperationArg};
 use crate::units::human_ns;
 
@@ -55,7 +55,11 @@ fn algorithm(a: AlgorithmArg) -> Algorithm {
 
 /// Validates `collective`'s flags: the algorithm is one of the operation's and suits the
 /// number of processors; the vector is whole 8-byte values.
+///
+/// An HTML or Markdown report draws the run's processor timeline, so a run that writes one
+/// records its trace when the trace fits the page ([`trace_for_report`]).
 pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePlan, ArgError> {
+    let output = OutputPlan::new(&a.run.output)?;
     RunPlan::new(&a.run, out, |topology, machine| {
         let op = operation(a.operation);
         let p = topology.len();
@@ -106,7 +110,11 @@ pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePla
             Algorithm::Pairwise => p as f64,
             _ => 2.0 * (p as f64).log2().ceil(),
         };
-        let memory = footprint(topology, machine, &spec, a.bytes)?;
+        let records = TRACE_RECORDS_PER_MESSAGE * p as f64 * steps;
+        if trace_for_report(&output, records) {
+            machine.trace = true;
+        }
+        let memory = footprint(topology, machine, &spec, (a.bytes, records))?;
         memory.check()?;
         let experiment = CollectiveExperiment {
             spec,
@@ -122,13 +130,18 @@ pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePla
 /// reference's input and result for it.
 const VECTOR_COPIES: f64 = 8.0;
 
+/// Trace records a message makes: its send's and its receive's intervals, the message, and
+/// a wait for it.
+const TRACE_RECORDS_PER_MESSAGE: f64 = 4.0;
+
 /// What a collective run holds (the memory model): the machine's processors and link
-/// buffers, its processors' vectors, and the reference's.
+/// buffers, its processors' vectors, the reference's, and a trace of about `records`
+/// records if it records one.
 fn footprint(
     topology: &Topology,
     machine: &MachinePlan,
     spec: &CollectiveSpec,
-    bytes: usize,
+    (bytes, records): (usize, f64),
 ) -> Result<Footprint, ArgError> {
     let processors = topology.len();
     let mut f = Footprint::new();
@@ -138,6 +151,9 @@ fn footprint(
         format!("{processors} processors' vectors of {bytes} B, {VECTOR_COPIES} copies each"),
         VECTOR_COPIES * processors as f64 * bytes as f64,
     );
+    if f.traced() {
+        f.trace(records);
+    }
     Ok(f)
 }
 
