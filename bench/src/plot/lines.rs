@@ -163,6 +163,9 @@ pub(crate) struct LineChart {
     pub(crate) marks: Vec<Mark>,
     /// The legend key's words for the two halves of a pair; `None`: "measured", "model".
     pub(crate) key: Option<(String, String)>,
+    /// Dodge the markers of pairs sharing an x even without error bars (a residual plot,
+    /// where two series' residuals at one P may coincide).
+    pub(crate) dodge_markers: bool,
 }
 
 /// Pixels between the markers of pairs measured at one x (see the module docs).
@@ -304,17 +307,17 @@ struct Prepared {
 }
 
 /// Fills every pair's [`Prepared::dodge`]: at an x where `k ≥ 2` pairs have measured points
-/// with error bars, the `j`-th of them (in pair order) is shifted by `(j − (k − 1)/2) ·
-/// DODGE_PX` pixels. Points without error bars stay on their x (a marker hides less than a
-/// bar, and a scattered point off its x would misread).
-fn dodge(prepared: &mut [Prepared]) {
+/// with error bars (any points, with `markers`), the `j`-th of them (in pair order) is
+/// shifted by `(j − (k − 1)/2) · DODGE_PX` pixels. Otherwise points without error bars stay
+/// on their x (a marker hides less than a bar, and a scattered point off its x may misread).
+fn dodge(prepared: &mut [Prepared], markers: bool) {
     let mut at: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, p) in prepared.iter().enumerate() {
         let mut xs: Vec<u64> = p
             .measured
             .iter()
             .flatten()
-            .filter(|q| q.error.and_then(|e| e.ends(q.y)).is_some())
+            .filter(|q| markers || q.error.and_then(|e| e.ends(q.y)).is_some())
             .map(|q| q.x.to_bits())
             .collect();
         xs.sort_unstable();
@@ -385,7 +388,7 @@ impl LineChart {
                 dodge: HashMap::new(),
             })
             .collect();
-        dodge(&mut prepared);
+        dodge(&mut prepared, self.dodge_markers);
         let marks: Vec<&Mark> = self.marks.iter().filter(|k| ok(k.x, k.y)).collect();
         let has_data = prepared
             .iter()
@@ -1212,8 +1215,12 @@ mod tests {
                 dodge: HashMap::new(),
             })
             .collect();
-        dodge(&mut prepared);
+        dodge(&mut prepared, false);
         assert!(prepared.iter().all(|p| p.dodge.is_empty()));
+        // A residual plot dodges them all: two residuals at one x both seen.
+        dodge(&mut prepared, true);
+        let offsets: Vec<i32> = prepared.iter().map(|p| p.dodge[&1f64.to_bits()]).collect();
+        assert_eq!(offsets, vec![-DODGE_PX / 2, DODGE_PX / 2]);
     }
 
     #[test]
