@@ -9,6 +9,7 @@ use multicomputer_workloads::collectives::CollectiveComparison;
 use multicomputer_workloads::dnc::{DncCompareError, DncComparison, DncExperiment, DncKernel};
 use multicomputer_workloads::farm::{CompareError, FarmComparison, FarmExperiment, Kernel};
 use multicomputer_workloads::synthetic::{Pattern, Phold, SyntheticComparison, SyntheticSpec};
+use multicomputer_workloads::tree::Prediction;
 
 use super::Estimate;
 use crate::plan::{ArgError, CollectiveExperiment, model_error};
@@ -30,6 +31,13 @@ pub(crate) trait Experiment {
 
     /// The wall time of one run at dilation `d` (none: in virtual time).
     fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate;
+
+    /// The model's prediction of a run on `topology` from the experiment's own inputs, where
+    /// they are all it needs (synthetic tasks; a real kernel's model needs its measured task
+    /// time); `None` too where the model refuses the topology or there is no model.
+    fn predicted(&self, _topology: &Topology) -> Option<Prediction> {
+        None
+    }
 
     /// One run.
     fn run(&self, machine: &Machine) -> Result<Self::Outcome>;
@@ -67,9 +75,16 @@ impl Experiment for FarmExperiment {
         let rate = FarmExperiment::hints(self, topology)
             .ok()
             .and_then(|h| h.events_per_s);
-        match (self.spec.kernel, self.model(topology).predict()) {
-            (Kernel::Synthetic, Ok(p)) => Estimate::emulated(p.makespan_s, d, rate, 1),
-            _ => Estimate::UNKNOWN,
+        match Experiment::predicted(self, topology) {
+            Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1),
+            None => Estimate::UNKNOWN,
+        }
+    }
+
+    fn predicted(&self, topology: &Topology) -> Option<Prediction> {
+        match self.spec.kernel {
+            Kernel::Synthetic => self.model(topology).predict().ok(),
+            _ => None,
         }
     }
 
@@ -116,9 +131,16 @@ impl Experiment for DncExperiment {
         let rate = DncExperiment::hints(self, topology)
             .ok()
             .and_then(|h| h.events_per_s);
-        match (self.kernel, self.model(topology).and_then(|m| m.predict())) {
-            (DncKernel::Synthetic { .. }, Ok(p)) => Estimate::emulated(p.makespan_s, d, rate, 1),
-            _ => Estimate::UNKNOWN,
+        match Experiment::predicted(self, topology) {
+            Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1),
+            None => Estimate::UNKNOWN,
+        }
+    }
+
+    fn predicted(&self, topology: &Topology) -> Option<Prediction> {
+        match self.kernel {
+            DncKernel::Synthetic { .. } => self.model(topology).and_then(|m| m.predict()).ok(),
+            _ => None,
         }
     }
 

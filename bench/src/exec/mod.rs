@@ -4,6 +4,7 @@
 
 mod estimate;
 mod experiment;
+mod family;
 mod grid;
 mod progress;
 mod runs;
@@ -12,6 +13,7 @@ mod ties;
 
 pub(crate) use estimate::{Estimate, FIT_ROW_S, admit, announce, check_emulated, refuse_endless};
 pub(crate) use experiment::Experiment;
+pub(crate) use family::{FAMILY_GROWTH, family_speedups};
 pub(crate) use grid::{cells, ocl_cells};
 pub(crate) use progress::{Progress, Ticker, completed};
 pub(crate) use runs::{Runs, describe, ising_runs, ocl_runs, repeat, runs};

@@ -254,10 +254,15 @@ impl Publication {
         before: &mut dyn FnMut(usize) -> io::Result<()>,
     ) -> io::Result<Vec<PathBuf>> {
         let staged = std::mem::take(&mut self.staged);
+        // One folder named two ways (`cal.html` and `/abs/cwd/profile.json`) is one lock: a
+        // second flock of it from this process would wait for the first for ever.
         let mut folders: Vec<PathBuf> = staged
             .iter()
             .filter(|s| matches!(s, Staged::Replace(..)))
-            .map(|s| folder_of(s.path()).to_path_buf())
+            .map(|s| {
+                let folder = folder_of(s.path());
+                std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
+            })
             .collect();
         folders.sort();
         folders.dedup();
@@ -505,6 +510,28 @@ mod tests {
         let path = f.path();
         assert_eq!(f.publish("sweep farm")?, path);
         Ok(path)
+    }
+
+    #[test]
+    fn files_in_one_folder_named_two_ways_are_committed_under_one_lock() {
+        // `calibrate --profile /abs/dir/p.json --report r.html` run in dir hung for ever.
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("same")).unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("same/b.txt"));
+        let (done, finished) = std::sync::mpsc::channel();
+        let (a2, b2) = (a.clone(), b.clone());
+        std::thread::spawn(move || {
+            let mut p = Publication::new();
+            p.stage(&a2, b"a").unwrap();
+            p.stage(&b2, b"b").unwrap();
+            done.send(p.commit().map(|v| v.len())).unwrap();
+        });
+        let committed = finished
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the commit finishes (no second lock on its own folder)");
+        assert_eq!(committed.unwrap(), 2);
+        assert_eq!(std::fs::read(&a).unwrap(), b"a");
+        assert_eq!(std::fs::read(&b).unwrap(), b"b");
     }
 
     #[test]

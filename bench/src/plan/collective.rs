@@ -9,7 +9,7 @@ use multicomputer_workloads::collectives::{
 
 use multicomputer_runtime::Topology;
 
-use super::{ArgError, Footprint, Inputs, MachinePlan, RunPlan};
+use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, trace_for_report};
 use crate::args::{AlgorithmArg, CollectiveArgs, OperationArg};
 use crate::units::human_ns;
 
@@ -42,7 +42,11 @@ fn algorithm(a: AlgorithmArg) -> Algorithm {
 
 /// Validates `collective`'s flags: the algorithm is one of the operation's and suits the
 /// number of processors; the vector is whole 8-byte values.
+///
+/// An HTML or Markdown report draws the run's processor timeline, so a run that writes one
+/// records its trace when the trace fits the page ([`trace_for_report`]).
 pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePlan, ArgError> {
+    let output = OutputPlan::new(&a.run.output)?;
     RunPlan::new(&a.run, out, |topology, machine| {
         if machine.partitions.is_some() {
             return Err(ArgError::new(
@@ -66,6 +70,9 @@ pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePla
                     )
                 })?,
         };
+        if trace_for_report(&output, TRACE_RECORDS_PER_MESSAGE * messages(alg, p)) {
+            machine.trace = true;
+        }
         let e = experiment(
             (op, alg),
             topology,
@@ -119,18 +126,25 @@ pub(crate) fn experiment(
         &costs,
     )
     .map_err(on)?;
+    let messages = messages(alg, p);
+    let records = TRACE_RECORDS_PER_MESSAGE * messages;
+    let memory = footprint(topology, machine, &spec, (bytes, records), flags[1])?;
+    let experiment = CollectiveExperiment {
+        spec,
+        predicted_s: predicted_ns as f64 * 1e-9,
+        messages,
+    };
+    Ok((experiment, memory))
+}
+
+/// About how many messages `alg` sends on `p` processors (for its trace's size).
+fn messages(alg: Algorithm, p: usize) -> f64 {
     let steps = match alg {
         Algorithm::Ring => 2.0 * p as f64,
         Algorithm::Pairwise => p as f64,
         _ => 2.0 * (p as f64).log2().ceil(),
     };
-    let memory = footprint(topology, machine, &spec, bytes, flags[1])?;
-    let experiment = CollectiveExperiment {
-        spec,
-        predicted_s: predicted_ns as f64 * 1e-9,
-        messages: p as f64 * steps,
-    };
-    Ok((experiment, memory))
+    p as f64 * steps
 }
 
 /// The operation `o` names.
@@ -153,13 +167,18 @@ pub(crate) fn operation(o: OperationArg) -> Operation {
 /// reference's input and result for it.
 const VECTOR_COPIES: f64 = 8.0;
 
+/// Trace records a message makes: its send's and its receive's intervals, the message, and
+/// a wait for it.
+const TRACE_RECORDS_PER_MESSAGE: f64 = 4.0;
+
 /// What a collective run holds (the memory model): the machine's processors and link
-/// buffers, its processors' vectors, and the reference's.
+/// buffers, its processors' vectors, the reference's, and a trace of about `records`
+/// records if it records one.
 fn footprint(
     topology: &Topology,
     machine: &MachinePlan,
     spec: &CollectiveSpec,
-    bytes: usize,
+    (bytes, records): (usize, f64),
     flag: &str,
 ) -> Result<Footprint, ArgError> {
     let processors = topology.len();
@@ -170,6 +189,9 @@ fn footprint(
         format!("{processors} processors' vectors of {bytes} B, {VECTOR_COPIES} copies each"),
         VECTOR_COPIES * processors as f64 * bytes as f64,
     );
+    if f.traced() {
+        f.trace(records);
+    }
     Ok(f)
 }
 

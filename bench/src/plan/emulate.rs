@@ -6,7 +6,7 @@ use std::time::Duration;
 use multicomputer_runtime::{LinkCost, Topology};
 use multicomputer_workloads::synthetic::{Pattern, Phold, SyntheticSpec};
 
-use super::{ArgError, Footprint, Inputs, MachinePlan, RunPlan};
+use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, trace_for_report};
 use crate::args::{EmulateArgs, PatternArg, PholdArgs};
 
 /// A synthetic program on an emulated machine.
@@ -18,7 +18,10 @@ const DEFAULT_ROUNDS: u64 = 100;
 const DEFAULT_OCCUPY: Duration = Duration::from_millis(10);
 
 /// Validates `emulate`'s flags.
+/// An HTML or Markdown report draws the run's processor timeline, so a run that writes one
+/// records its trace when the trace fits the page ([`trace_for_report`]).
 pub(crate) fn emulate(a: &EmulateArgs, out: &Path) -> Result<EmulatePlan, ArgError> {
+    let output = OutputPlan::new(&a.run.output)?;
     RunPlan::new(&a.run, out, |topology, machine| {
         let spec = match a.pattern {
             PatternArg::Phold => phold(a, &machine.link)?,
@@ -36,6 +39,9 @@ pub(crate) fn emulate(a: &EmulateArgs, out: &Path) -> Result<EmulatePlan, ArgErr
                 }
             }
         };
+        if trace_for_report(&output, records(topology, &spec, machine.link.latency)) {
+            machine.trace = true;
+        }
         let memory = footprint(topology, &spec, machine)?;
         memory.check()?;
         Ok((spec, memory))
@@ -110,6 +116,17 @@ fn records_per_round(pattern: Pattern) -> f64 {
     }
 }
 
+/// The trace records a run makes (PHOLD: a wait and a message per event, over the
+/// lookahead `latency`).
+fn records(topology: &Topology, s: &SyntheticSpec, latency: Duration) -> f64 {
+    match s.pattern {
+        Pattern::Phold(p) => {
+            2.0 * p.events_per_emulated_s(topology.len(), latency) * p.horizon.as_secs_f64()
+        }
+        pattern => s.rounds as f64 * topology.len() as f64 * records_per_round(pattern),
+    }
+}
+
 /// What an `emulate` run holds (the memory model): its processors, their links' buffers on
 /// threads, and its trace (PHOLD: a wait and a message per event).
 pub(crate) fn footprint(
@@ -120,14 +137,7 @@ pub(crate) fn footprint(
     let mut f = Footprint::new();
     f.machine(topology, machine, &s.hints(topology.len()))?;
     if f.traced() {
-        let records = match s.pattern {
-            Pattern::Phold(p) => {
-                2.0 * p.events_per_emulated_s(topology.len(), machine.link.latency)
-                    * p.horizon.as_secs_f64()
-            }
-            pattern => s.rounds as f64 * topology.len() as f64 * records_per_round(pattern),
-        };
-        f.trace(records);
+        f.trace(records(topology, s, machine.link.latency));
     }
     Ok(f)
 }

@@ -50,7 +50,10 @@ pub(crate) use ocl::{
 };
 #[cfg(test)]
 pub(crate) use ocl::{parse_transform, read_stream, read_table};
-pub(crate) use output::{Format, OutputPlan, RunFolderPlan, TracePlan, distinct_outputs};
+pub(crate) use output::{
+    Format, MOST_TIMELINE_RECORDS_IN_REPORT, OutputPlan, RunFolderPlan, TracePlan,
+    distinct_outputs, trace_for_report,
+};
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
 pub(crate) use run::RunPlan;

@@ -113,6 +113,13 @@ impl OutputPlan {
             report,
         })
     }
+
+    /// Whether the report file shows plots (HTML or Markdown).
+    pub(crate) fn shows_plots(&self) -> bool {
+        self.report
+            .as_ref()
+            .is_some_and(|r| matches!(r.format, Format::Html | Format::Markdown))
+    }
 }
 
 /// Refuses two outputs of one run naming one file (`--trace x.json --report x.json`): the
@@ -212,6 +219,18 @@ impl TracePlan {
             .or(self.timeline.as_deref())
             .and_then(staging_folder)
     }
+}
+
+/// The most trace records (intervals and messages) a report page draws as its processor
+/// timeline, one SVG element each (about 2 MiB of SVG); a longer trace is left to
+/// `--timeline FILE`, and the page says so.
+pub(crate) const MOST_TIMELINE_RECORDS_IN_REPORT: usize = 20_000;
+
+/// Whether a run that records no trace for its files should record one for its report's
+/// timeline: when the report shows plots and the trace, about `records` records, fits in
+/// the page ([`MOST_TIMELINE_RECORDS_IN_REPORT`]).
+pub(crate) fn trace_for_report(output: &OutputPlan, records: f64) -> bool {
+    output.shows_plots() && records <= MOST_TIMELINE_RECORDS_IN_REPORT as f64
 }
 
 #[cfg(test)]

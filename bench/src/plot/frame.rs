@@ -54,8 +54,12 @@ pub(super) enum Glyph {
     LineMarker(RGBColor, Shape),
     /// A dashed line (models).
     Dashed(RGBColor),
-    /// A dotted line (reference lines).
-    Dotted(RGBColor),
+    /// A dotted line of the given dash and gap (reference lines, [`reference_style`]).
+    Dotted(RGBColor, (u32, u32)),
+    /// A line of sparse dashes (a model extrapolated), [`SPARSE_DASH`].
+    Sparse(RGBColor),
+    /// An open circle (a model's value at a single point).
+    Hollow(RGBColor),
     /// An arrow (timeline messages).
     Arrow(RGBColor),
 }
@@ -68,6 +72,23 @@ pub(super) struct LegendEntry {
     /// The label.
     pub(super) label: String,
 }
+
+/// Dash and gap, in pixels, of a model's line (the legend draws what the plot draws).
+pub(super) const MODEL_DASH: (u32, u32) = (9, 5);
+/// Dash and gap, in pixels, of a reference line.
+pub(super) const DOTTED_DASH: (u32, u32) = (2, 4);
+
+/// The colour and dash pattern of reference line `i` of a chart: dotted ink, then grey
+/// dashes, then sparse ink dots, so that two references (50 % and 90 %) read apart.
+pub(super) fn reference_style(i: usize) -> (RGBColor, (u32, u32)) {
+    [
+        (palette::INK, DOTTED_DASH),
+        (palette::NOTE, (6, 4)),
+        (palette::INK, (1, 7)),
+    ][i % 3]
+}
+/// Dash and gap, in pixels, of a model's extrapolated part.
+pub(super) const SPARSE_DASH: (u32, u32) = (4, 9);
 
 /// Width of one glyph in a legend entry, in pixels.
 const GLYPH_W: i32 = 26;
@@ -190,19 +211,28 @@ fn draw_glyph(root: &Root<'_>, glyph: Glyph, x: i32, mid: i32) -> anyhow::Result
         Glyph::Dashed(c) => root
             .draw(&DashedPathElement::new(
                 vec![(x, mid), (x + 22, mid)],
-                7,
-                4,
+                MODEL_DASH.0,
+                MODEL_DASH.1,
                 c.stroke_width(2),
             ))
             .map_err(draw_err),
-        Glyph::Dotted(c) => root
+        Glyph::Dotted(c, (dash, gap)) => root
             .draw(&DashedPathElement::new(
                 vec![(x, mid), (x + 22, mid)],
-                2,
-                3,
+                dash,
+                gap,
                 c.stroke_width(2),
             ))
             .map_err(draw_err),
+        Glyph::Sparse(c) => root
+            .draw(&DashedPathElement::new(
+                vec![(x, mid), (x + 22, mid)],
+                SPARSE_DASH.0,
+                SPARSE_DASH.1,
+                c.stroke_width(2),
+            ))
+            .map_err(draw_err),
+        Glyph::Hollow(c) => hollow_marker(root, centre, c),
         Glyph::Arrow(c) => {
             root.draw(&PathElement::new(
                 vec![(x, mid), (x + 16, mid)],

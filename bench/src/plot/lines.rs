@@ -9,9 +9,19 @@
 //! gives a pair one entry (its marker and dash, then its label) after a key that says, once,
 //! which is which ("● measured  – – model"), shown when some pair has both halves.
 //!
-//! Drawing order, bottom to top: bands, reference lines, model lines, measured lines, error
-//! bars, markers (with a white halo, so a dashed line passing through a marker visibly stops
-//! at it), marks.
+//! A model may go on beyond the measured range ([`LineChart::extrapolated`]): that part is
+//! drawn with sparse dashes over a shaded stretch of the x axis, and the legend's key names it
+//! ("– · – extrapolated").
+//!
+//! Pairs measured at the same x are **dodged**: their markers, error bars and joining lines
+//! are shifted apart by [`DODGE_PX`] pixels around the x, so that no error bar hides another
+//! (the x axis still reads the shared value).
+//!
+//! Drawing order, bottom to top: bands (the extrapolated stretch among them), reference lines,
+//! model lines, measured lines, error bars, markers (with a white halo, so a dashed line
+//! passing through a marker visibly stops at it), marks.
+
+use std::collections::HashMap;
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -34,6 +44,9 @@ pub(crate) struct Pair {
     pub(crate) model: Vec<(f64, f64)>,
     /// Draw the measured points as markers only, not joined (scattered replicates).
     pub(crate) markers_only: bool,
+    /// The model beyond the measured range, drawn with sparse dashes (its first point
+    /// should be the model's last, so that the two join).
+    pub(crate) extrapolated: Vec<(f64, f64)>,
 }
 
 /// A straight reference line `y = intercept + slope · x` over the data's x range, dotted: the
@@ -150,7 +163,16 @@ pub(crate) struct LineChart {
     pub(crate) marks: Vec<Mark>,
     /// The legend key's words for the two halves of a pair; `None`: "measured", "model".
     pub(crate) key: Option<(String, String)>,
+    /// Dodge the markers of pairs sharing an x even without error bars (a residual plot,
+    /// where two series' residuals at one P may coincide).
+    pub(crate) dodge_markers: bool,
 }
+
+/// Pixels between the markers of pairs measured at one x (see the module docs).
+pub(crate) const DODGE_PX: i32 = 9;
+
+/// The legend key's words for a model's extrapolated part.
+const EXTRAPOLATED: &str = "extrapolated (beyond the measured range)";
 
 impl LineChart {
     /// An empty chart with a title and linear axes described by `x_label` and `y_label`.
@@ -203,7 +225,17 @@ impl LineChart {
             measured: measured.into_iter().collect(),
             model: model.into_iter().collect(),
             markers_only: false,
+            extrapolated: Vec::new(),
         });
+        self
+    }
+
+    /// Continues the last pair's model beyond the measured range with `curve` (starting where
+    /// the model ends), drawn as extrapolated.
+    pub(crate) fn extrapolated(mut self, curve: impl IntoIterator<Item = (f64, f64)>) -> Self {
+        if let Some(p) = self.curves.last_mut() {
+            p.extrapolated = curve.into_iter().collect();
+        }
         self
     }
 
@@ -268,6 +300,42 @@ struct Prepared {
     join: bool,
     /// Runs of model points, drawn dashed (an isolated one as a hollow circle).
     lines: Vec<Vec<(f64, f64)>>,
+    /// Runs of the model's extrapolated points, drawn with sparse dashes.
+    beyond: Vec<Vec<(f64, f64)>>,
+    /// Pixels each measured x is shifted by (dodged), by the x's bits; absent: 0.
+    dodge: HashMap<u64, i32>,
+}
+
+/// Fills every pair's [`Prepared::dodge`]: at an x where `k ≥ 2` pairs have measured points
+/// with error bars (any points, with `markers`), the `j`-th of them (in pair order) is
+/// shifted by `(j − (k − 1)/2) · DODGE_PX` pixels. Otherwise points without error bars stay
+/// on their x (a marker hides less than a bar, and a scattered point off its x may misread).
+fn dodge(prepared: &mut [Prepared], markers: bool) {
+    let mut at: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, p) in prepared.iter().enumerate() {
+        let mut xs: Vec<u64> = p
+            .measured
+            .iter()
+            .flatten()
+            .filter(|q| markers || q.error.and_then(|e| e.ends(q.y)).is_some())
+            .map(|q| q.x.to_bits())
+            .collect();
+        xs.sort_unstable();
+        xs.dedup();
+        for x in xs {
+            at.entry(x).or_default().push(i);
+        }
+    }
+    for (x, pairs) in at {
+        let k = pairs.len() as i32;
+        if k < 2 {
+            continue;
+        }
+        for (j, &i) in pairs.iter().enumerate() {
+            let offset = (2 * j as i32 - (k - 1)) * DODGE_PX / 2;
+            prepared[i].dodge.insert(x, offset);
+        }
+    }
 }
 
 /// Splits `points` into runs of consecutive valid ones, counting the invalid.
@@ -306,7 +374,7 @@ impl LineChart {
         };
 
         let mut skipped = 0usize;
-        let prepared: Vec<Prepared> = self
+        let mut prepared: Vec<Prepared> = self
             .curves
             .iter()
             .enumerate()
@@ -316,16 +384,23 @@ impl LineChart {
                 measured: runs(&pair.measured, |p| ok(p.x, p.y), &mut skipped),
                 join: !pair.markers_only,
                 lines: runs(&pair.model, |&(x, y)| ok(x, y), &mut skipped),
+                beyond: runs(&pair.extrapolated, |&(x, y)| ok(x, y), &mut skipped),
+                dodge: HashMap::new(),
             })
             .collect();
+        dodge(&mut prepared, self.dodge_markers);
         let marks: Vec<&Mark> = self.marks.iter().filter(|k| ok(k.x, k.y)).collect();
         let has_data = prepared
             .iter()
-            .any(|p| !p.measured.is_empty() || !p.lines.is_empty());
+            .any(|p| !p.measured.is_empty() || !p.lines.is_empty() || !p.beyond.is_empty());
 
         // Axis ranges: the data, error bars and marks (reference lines and bands do not widen).
         let measured = || prepared.iter().flat_map(|p| p.measured.iter().flatten());
-        let lines = || prepared.iter().flat_map(|p| p.lines.iter().flatten());
+        let lines = || {
+            prepared
+                .iter()
+                .flat_map(|p| p.lines.iter().chain(&p.beyond).flatten())
+        };
         let xs = measured()
             .map(|p| p.x)
             .chain(lines().map(|p| p.0))
@@ -404,6 +479,7 @@ impl LineChart {
                     (x_axis.lo, x_axis.hi)
                 },
             };
+            canvas.extrapolated_stretch(&prepared)?;
             canvas.bands(&self.bands)?;
             canvas.references(&self.references)?;
             canvas.curves(&prepared)?;
@@ -424,6 +500,8 @@ impl LineChart {
     fn legend(&self, prepared: &[Prepared]) -> Vec<LegendEntry> {
         let mut entries = Vec::new();
         let both_halves = |p: &Pair| !p.measured.is_empty() && !p.model.is_empty();
+        // A model drawn as lone points (an open circle each) has that glyph, not a dash.
+        let lone = |p: &Prepared| !p.lines.is_empty() && p.lines.iter().all(|r| r.len() == 1);
         if self.curves.iter().any(both_halves) {
             let (measured, model) = self
                 .key
@@ -438,9 +516,23 @@ impl LineChart {
                 }],
                 label: measured,
             });
+            let models: Vec<&Prepared> = prepared.iter().filter(|p| !p.lines.is_empty()).collect();
             entries.push(LegendEntry {
-                glyphs: vec![Glyph::Dashed(palette::INK)],
+                glyphs: vec![if !models.is_empty() && models.iter().all(|p| lone(p)) {
+                    Glyph::Hollow(palette::INK)
+                } else {
+                    Glyph::Dashed(palette::INK)
+                }],
                 label: model,
+            });
+        }
+        if self.curves.iter().any(|p| !p.extrapolated.is_empty()) {
+            entries.push(LegendEntry {
+                glyphs: vec![
+                    Glyph::Sparse(palette::INK),
+                    Glyph::Box(palette::extrapolated()),
+                ],
+                label: EXTRAPOLATED.into(),
             });
         }
         for (pair, p) in self.curves.iter().zip(prepared) {
@@ -453,7 +545,9 @@ impl LineChart {
                     Glyph::LineMarker(c, s)
                 });
             }
-            if !pair.model.is_empty() {
+            if lone(p) {
+                glyphs.push(Glyph::Hollow(c));
+            } else if !pair.model.is_empty() {
                 glyphs.push(Glyph::Dashed(c));
             }
             entries.push(LegendEntry {
@@ -461,9 +555,10 @@ impl LineChart {
                 label: pair.label.clone(),
             });
         }
-        for r in &self.references {
+        for (i, r) in self.references.iter().enumerate() {
+            let (colour, dash) = frame::reference_style(i);
             entries.push(LegendEntry {
-                glyphs: vec![Glyph::Dotted(palette::INK)],
+                glyphs: vec![Glyph::Dotted(colour, dash)],
                 label: r.label.clone(),
             });
         }
@@ -506,6 +601,35 @@ impl Canvas<'_, '_> {
         }
     }
 
+    /// The pixel of a measured point of `pair`, dodged.
+    fn px_measured(&self, pair: &Prepared, q: &Point) -> (i32, i32) {
+        let (x, y) = self.px(q.x, q.y);
+        (x + pair.dodge.get(&q.x.to_bits()).copied().unwrap_or(0), y)
+    }
+
+    /// The stretch of the x axis beyond the measured points where some model is
+    /// extrapolated, shaded from the last measured x to the axis' end.
+    fn extrapolated_stretch(&self, prepared: &[Prepared]) -> anyhow::Result<()> {
+        let beyond = prepared.iter().flat_map(|p| p.beyond.iter().flatten());
+        let Some(end) = beyond.map(|p| p.0).reduce(f64::max) else {
+            return Ok(());
+        };
+        let measured = prepared.iter().flat_map(|p| {
+            p.measured
+                .iter()
+                .flatten()
+                .map(|q| q.x)
+                .chain(p.lines.iter().flatten().map(|l| l.0))
+        });
+        let Some(from) = measured.reduce(f64::max).filter(|&f| f < end) else {
+            return Ok(());
+        };
+        let corners = [self.px(from, self.y.hi), self.px(self.x.hi, self.y.lo)];
+        self.root
+            .draw(&Rectangle::new(corners, palette::extrapolated().filled()))
+            .map_err(frame::draw_err)
+    }
+
     /// Shaded bands across the whole width.
     fn bands(&self, bands: &[Band]) -> anyhow::Result<()> {
         for band in bands {
@@ -523,12 +647,17 @@ impl Canvas<'_, '_> {
 
     /// Reference lines, dotted, clipped to the chart.
     fn references(&self, references: &[Reference]) -> anyhow::Result<()> {
-        for r in references {
+        for (i, r) in references.iter().enumerate() {
+            let (colour, (dash, gap)) = frame::reference_style(i);
             for run in reference_runs(r, self.x, self.y, self.data_x) {
                 let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| self.px(x, y)).collect();
-                let style = palette::INK.stroke_width(2);
                 self.root
-                    .draw(&DashedPathElement::new(pts, 2, 4, style))
+                    .draw(&DashedPathElement::new(
+                        pts,
+                        dash,
+                        gap,
+                        colour.stroke_width(2),
+                    ))
                     .map_err(frame::draw_err)?;
             }
         }
@@ -540,7 +669,9 @@ impl Canvas<'_, '_> {
         let path = |pts: Vec<(i32, i32)>, colour: RGBColor, dashed: bool| {
             let style = colour.stroke_width(2);
             if dashed {
-                self.root.draw(&DashedPathElement::new(pts, 9, 5, style))
+                let (dash, gap) = frame::MODEL_DASH;
+                self.root
+                    .draw(&DashedPathElement::new(pts, dash, gap, style))
             } else {
                 self.root.draw(&PathElement::new(pts, style))
             }
@@ -554,11 +685,23 @@ impl Canvas<'_, '_> {
                     true,
                 )?;
             }
+            for run in p.beyond.iter().filter(|r| r.len() > 1) {
+                let pts: Vec<(i32, i32)> = run.iter().map(|&(x, y)| self.px(x, y)).collect();
+                let (dash, gap) = frame::SPARSE_DASH;
+                self.root
+                    .draw(&DashedPathElement::new(
+                        pts,
+                        dash,
+                        gap,
+                        p.colour.stroke_width(2),
+                    ))
+                    .map_err(frame::draw_err)?;
+            }
         }
         for p in prepared.iter().filter(|p| p.join) {
             for run in p.measured.iter().filter(|r| r.len() > 1) {
                 path(
-                    run.iter().map(|q| self.px(q.x, q.y)).collect(),
+                    run.iter().map(|q| self.px_measured(p, q)).collect(),
                     p.colour,
                     false,
                 )?;
@@ -567,15 +710,16 @@ impl Canvas<'_, '_> {
         for p in prepared {
             for q in p.measured.iter().flatten() {
                 if let Some((lo, hi)) = q.error.and_then(|e| e.ends(q.y)) {
-                    let top = self.px(q.x, self.clamp_y(hi));
-                    let bottom = self.px(q.x, self.clamp_y(lo));
+                    let x = self.px_measured(p, q).0;
+                    let top = (x, self.px(q.x, self.clamp_y(hi)).1);
+                    let bottom = (x, self.px(q.x, self.clamp_y(lo)).1);
                     error_bar(self.root, top, bottom, p.colour)?;
                 }
             }
         }
         for p in prepared {
             for q in p.measured.iter().flatten() {
-                frame::marker(self.root, self.px(q.x, q.y), p.shape, p.colour)?;
+                frame::marker(self.root, self.px_measured(p, q), p.shape, p.colour)?;
             }
             for run in p.lines.iter().filter(|r| r.len() == 1) {
                 frame::hollow_marker(self.root, self.px(run[0].0, run[0].1), p.colour)?;
@@ -595,7 +739,7 @@ impl Canvas<'_, '_> {
             let measured = p
                 .measured
                 .iter()
-                .map(|r| r.iter().map(|q| self.px(q.x, q.y)).collect());
+                .map(|r| r.iter().map(|q| self.px_measured(p, q)).collect());
             let lines = p
                 .lines
                 .iter()
@@ -944,8 +1088,8 @@ mod tests {
         // The legend's dash and the line's dashes, and no marker of its own.
         assert!(coloured(&svg, "polyline", "stroke", BLUE).len() > 3);
         assert!(coloured(&svg, "circle", "fill", BLUE).is_empty());
-        // An isolated model point: one hollow circle in its colour.
-        assert_eq!(coloured(&svg, "circle", "stroke", ORANGE).len(), 1);
+        // An isolated model point: one hollow circle in its colour, and its legend's glyph.
+        assert_eq!(coloured(&svg, "circle", "stroke", ORANGE).len(), 2);
         assert!(coloured(&svg, "polygon", "fill", ORANGE).is_empty());
         // One entry per model, and no measured/model key with nothing measured.
         assert!(has_text(&svg, "N = 3") && has_text(&svg, "N = 15"));
@@ -1019,6 +1163,159 @@ mod tests {
             [],
         );
         assert!(has_text(&top.to_svg(640, 480).unwrap(), "10"));
+    }
+
+    /// The x pixel of the vertical stems (error bars) of `colour`.
+    fn stem_xs(svg: &str, colour: &str) -> Vec<i32> {
+        let mut xs: Vec<i32> = coloured(svg, "polyline", "stroke", colour)
+            .into_iter()
+            .map(polyline_points)
+            .filter(|p| p.len() == 2 && p[0].0 == p[1].0 && p[0].1 != p[1].1)
+            .map(|p| p[0].0)
+            .collect();
+        xs.sort_unstable();
+        xs.dedup();
+        xs
+    }
+
+    #[test]
+    fn plot_error_bars_of_pairs_sharing_an_x_are_dodged_apart() {
+        // Three variants measured at P = 1 and 2, each with a spread: their stems must not
+        // sit on one another.
+        let with =
+            |s: f64| [1.0, 2.0].map(|p| Point::with_error(p, s * p, ErrorBar::PlusMinus(0.1)));
+        let svg = LineChart::new("t", "processors P", "speedup")
+            .pair("runtime", with(1.0), [])
+            .pair("rayon", with(1.0), [])
+            .pair("scoped threads", with(1.0), [])
+            .to_svg(640, 480)
+            .unwrap();
+        let [b, o, g] = [BLUE, ORANGE, GREEN].map(|c| stem_xs(&svg, c));
+        assert_eq!((b.len(), o.len(), g.len()), (2, 2, 2));
+        for i in 0..2 {
+            // In pair order, DODGE_PX apart, centred on the shared x.
+            assert_eq!(o[i] - b[i], DODGE_PX, "{b:?} {o:?}");
+            assert_eq!(g[i] - o[i], DODGE_PX, "{o:?} {g:?}");
+        }
+        // Without error bars, the markers stay on their x.
+        let mut plain = LineChart::new("t", "x", "y")
+            .pair("a", points([(1.0, 1.0)]), [])
+            .pair("b", points([(1.0, 2.0)]), []);
+        let mut prepared: Vec<Prepared> = plain
+            .curves
+            .drain(..)
+            .enumerate()
+            .map(|(i, p)| Prepared {
+                colour: palette::colour(i),
+                shape: palette::shape(i),
+                measured: vec![p.measured],
+                join: true,
+                lines: Vec::new(),
+                beyond: Vec::new(),
+                dodge: HashMap::new(),
+            })
+            .collect();
+        dodge(&mut prepared, false);
+        assert!(prepared.iter().all(|p| p.dodge.is_empty()));
+        // A residual plot dodges them all: two residuals at one x both seen.
+        dodge(&mut prepared, true);
+        let offsets: Vec<i32> = prepared.iter().map(|p| p.dodge[&1f64.to_bits()]).collect();
+        assert_eq!(offsets, vec![-DODGE_PX / 2, DODGE_PX / 2]);
+    }
+
+    #[test]
+    fn plot_an_extrapolated_model_is_shaded_and_named_in_the_key() {
+        let model = [(1.0, 1.0), (2.0, 1.9), (4.0, 3.5)];
+        let beyond = [(4.0, 3.5), (8.0, 6.0), (16.0, 9.0)];
+        let plain = LineChart::new("t", "processors P", "speedup")
+            .pair("fit", points(model), model)
+            .to_svg(640, 480)
+            .unwrap();
+        let svg = LineChart::new("t", "processors P", "speedup")
+            .pair("fit", points(model), model)
+            .extrapolated(beyond)
+            .to_svg(640, 480)
+            .unwrap();
+        assert_svg(&svg);
+        assert!(has_text(&svg, EXTRAPOLATED), "{:?}", texts(&svg));
+        assert!(!has_text(&plain, EXTRAPOLATED));
+        // The axis reaches the extrapolated end.
+        assert!(
+            has_text(&svg, "15") && !has_text(&plain, "15"),
+            "{:?}",
+            texts(&svg)
+        );
+        // The shaded stretch and the legend's box, in the extrapolation's shade.
+        let shade = |svg: &str| {
+            elements(svg, "rect")
+                .into_iter()
+                .filter(|e| attr(e, "fill") == Some("#AAAAAA"))
+                .filter(|e| attr(e, "opacity") == Some("0.15"))
+                .count()
+        };
+        assert_eq!((shade(&svg), shade(&plain)), (2, 0));
+        // The extrapolated part is sparse dashes of the pair's colour: short ones, where a
+        // model's dashes are long but for a line's last.
+        let sparse = |svg: &str| {
+            coloured(svg, "polyline", "stroke", BLUE)
+                .into_iter()
+                .map(polyline_points)
+                .filter(|p| p.len() == 2)
+                .map(|p| f64::from(p[1].0 - p[0].0).hypot(f64::from(p[1].1 - p[0].1)))
+                .filter(|l| (3.0..=f64::from(frame::SPARSE_DASH.0) + 0.5).contains(l))
+                .count()
+        };
+        assert!(sparse(&svg) > 3 && sparse(&plain) <= 1, "{}", sparse(&svg));
+    }
+
+    #[test]
+    fn plot_legend_dashes_match_the_lines_drawn() {
+        // The legend's model dash and reference dots have the pattern of the lines drawn:
+        // one polyline per dash, each as long as the pattern's dash.
+        let svg = LineChart::new("t", "processors P", "speedup")
+            .model("model", [(1.0, 1.0), (64.0, 1.0)])
+            .reference(Reference::horizontal("ideal", 2.0))
+            .to_svg(800, 480)
+            .unwrap();
+        let lengths = |colour: &str| -> Vec<i32> {
+            let mut l: Vec<i32> = coloured(&svg, "polyline", "stroke", colour)
+                .into_iter()
+                .map(polyline_points)
+                .filter(|p| p.len() == 2 && p[0].1 == p[1].1)
+                .map(|p| (p[1].0 - p[0].0).abs())
+                .collect();
+            l.sort_unstable();
+            l.dedup();
+            l
+        };
+        // Horizontal dashes come in the pattern's length only (a line's last dash may be
+        // shorter): the longest is the dash, for the legend's glyph and the plot alike.
+        assert_eq!(lengths(BLUE).last(), Some(&(frame::MODEL_DASH.0 as i32)));
+        assert_eq!(lengths(INK).last(), Some(&(frame::DOTTED_DASH.0 as i32)));
+    }
+
+    #[test]
+    fn plot_two_reference_lines_are_drawn_and_keyed_apart() {
+        // Efficiency's 90 % and 50 %: the second in grey dashes, in the plot and the legend.
+        let svg = LineChart::new("t", "grain", "efficiency")
+            .pair("runtime", points([(1.0, 0.3), (100.0, 0.95)]), [])
+            .reference(Reference::horizontal("90 %", 0.9))
+            .reference(Reference::horizontal("50 %", 0.5))
+            .to_svg(800, 480)
+            .unwrap();
+        let (grey, dash) = frame::reference_style(1);
+        let grey = format!("#{:02X}{:02X}{:02X}", grey.0, grey.1, grey.2);
+        // A reference line is sampled along x: a dash may have more than two points.
+        let lengths: Vec<i32> = coloured(&svg, "polyline", "stroke", &grey)
+            .into_iter()
+            .map(polyline_points)
+            .filter(|p| p.len() >= 2 && p.iter().all(|q| q.1 == p[0].1))
+            .map(|p| (p[p.len() - 1].0 - p[0].0).abs())
+            .collect();
+        // The legend's glyph and the line across the plot: many dashes of one length.
+        assert!(lengths.len() > 10, "{lengths:?}");
+        assert_eq!(lengths.iter().max(), Some(&(dash.0 as i32)));
+        assert!(has_text(&svg, "90 %") && has_text(&svg, "50 %"));
     }
 
     #[test]

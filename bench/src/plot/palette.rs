@@ -61,6 +61,10 @@ pub(super) const NOTE: RGBColor = RGBColor(110, 110, 110);
 pub(super) fn band() -> RGBAColor {
     RGBColor(170, 170, 170).mix(0.3)
 }
+/// The stretch of an axis where a model is extrapolated.
+pub(super) fn extrapolated() -> RGBAColor {
+    RGBColor(170, 170, 170).mix(0.15)
+}
 /// Timeline messages.
 pub(super) const MESSAGE: RGBColor = RGBColor(30, 30, 30);
 

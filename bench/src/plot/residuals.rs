@@ -1,7 +1,9 @@
 //! Residual plots: what a fit leaves unexplained, against x, with the zero line and a ±σ band.
 //!
 //! Every fitted chart should have one: a model that fits shows residuals scattered evenly
-//! around zero within about ±σ; a trend or a funnel shows what the model misses.
+//! around zero within about ±σ; a trend or a funnel shows what the model misses. Series
+//! sharing an x are dodged apart (`LineChart::dodge_markers`), so that no residual hides
+//! another.
 
 use super::axis::format_number;
 use super::axis::{AxisSpec, Scale, Ticks};
@@ -63,10 +65,11 @@ impl Residuals {
                 .map(|s| Pair {
                     label: s.label.clone(),
                     measured: s.points.clone(),
-                    model: Vec::new(),
                     markers_only: true,
+                    ..Pair::default()
                 })
                 .collect(),
+            dodge_markers: true,
             ..LineChart::default()
         }
         .reference(Reference::horizontal("the fit (residual 0)", 0.0));

@@ -80,6 +80,10 @@ pub(crate) struct Report<B> {
     /// The results.
     #[serde(flatten)]
     pub(crate) body: B,
+    /// Plots of the run's trace, after the body's: its processor timeline, or a note saying
+    /// why the page leaves it out.
+    #[serde(skip)]
+    pub(crate) trace_plots: Vec<Block>,
 }
 
 /// Files a run folder holds besides its plots and report, by name (tables).
@@ -88,15 +92,31 @@ pub(crate) type FolderFiles = Vec<(String, Vec<u8>)>;
 impl<B: Body> Report<B> {
     /// A report of `body` with `meta`.
     pub(crate) fn new(meta: Meta, body: B) -> Self {
-        Self { meta, body }
+        Self {
+            meta,
+            body,
+            trace_plots: Vec::new(),
+        }
+    }
+
+    /// The plots: the body's figures, then the trace's.
+    fn plots(&self) -> Result<Vec<Block>> {
+        let mut plots: Vec<Block> = self
+            .body
+            .figures()?
+            .into_iter()
+            .map(Block::Figure)
+            .collect();
+        plots.extend(self.trace_plots.iter().cloned());
+        Ok(plots)
     }
 
     /// The whole report as a document: results, plots, inputs, host and time.
     pub(crate) fn document(&self) -> Result<Document> {
         let mut sections = self.body.results();
-        let figures = self.body.figures()?;
-        if !figures.is_empty() {
-            let plots = Section::details("Plots", figures.into_iter().map(Block::Figure).collect());
+        let plots = self.plots()?;
+        if !plots.is_empty() {
+            let plots = Section::details("Plots", plots);
             if self.body.plots_first() {
                 sections.insert(0, plots);
             } else {
@@ -215,8 +235,10 @@ impl<B: Body> Report<B> {
         for (name, bytes) in &extra {
             folder.add(name, bytes)?;
         }
-        for f in self.body.figures()? {
-            folder.add(&f.file, f.svg.as_bytes())?;
+        for b in self.plots()? {
+            if let Block::Figure(f) = b {
+                folder.add(&f.file, f.svg.as_bytes())?;
+            }
         }
         folder.add("report.json", &self.export(Format::Json)?)?;
         folder.add("report.html", &self.export(Format::Html)?)?;
@@ -235,7 +257,8 @@ impl<B: Body> Report<B> {
         if !crate::launch::reports() {
             return Ok(());
         }
-        stage_trace(&mut self.meta, plan, run, what, &mut files)?;
+        self.trace_plots
+            .extend(stage_trace(&mut self.meta, plan, run, what, &mut files)?);
         self.finish(output, files)
     }
 

@@ -247,6 +247,23 @@ fn fit_farm_has_a_residual_plot_by_family_and_task_time() {
         "{:?}",
         texts(svg)
     );
+    // The data beside the fitted curve, extrapolated beyond the largest tree measured (a
+    // chain of 4, a binary tree of 3 levels: P = 7) and marked as such.
+    let svg = figure(&figures, "fit.svg");
+    for t in [
+        "measured (one row each)",
+        "fitted model",
+        "extrapolated (beyond the measured range)",
+        "chain, T_e = 5.000 ms",
+        "throughput (tasks/s)",
+    ] {
+        assert!(has_text(svg, t), "no {t:?} in {:?}", texts(svg));
+    }
+    // Every row a marker of its series' colour (one more in the legend): chain at 1 ms has
+    // levels 4 and 2.
+    assert_eq!(coloured(svg, "circle", "fill", BLUE).len(), 2 + 1);
+    let ticks: Vec<f64> = texts(svg).iter().filter_map(|t| t.parse().ok()).collect();
+    assert!(ticks.iter().any(|&p| p > 7.0), "{ticks:?}");
 }
 
 #[test]

@@ -237,3 +237,60 @@ fn every_format_has_the_report_and_its_metadata() {
     // A single run reports no spread.
     assert!(r.body.repetitions.is_none());
 }
+
+#[test]
+fn a_farm_plots_its_speedup_against_processors_with_the_model_and_the_ideal() {
+    use crate::plot::svg_check::{assert_svg, coloured, elements, has_text, texts};
+    let runs = [comparison(2.4), comparison(2.44)];
+    let mut body =
+        FarmReport::of_runs("Processor farm", &runs, Repeat { runs: 2, warmup: 1 }, &[]).unwrap();
+    let svg_of = |body: &FarmReport| {
+        let figures = body.figures().unwrap();
+        let f = figures.iter().find(|f| f.file == "speedup.svg").unwrap();
+        assert_svg(&f.svg);
+        f.svg.clone()
+    };
+    // A real kernel's model: its value at the run's P, an open circle in the plot and in the
+    // legend (no dash that the plot does not draw).
+    let svg = svg_of(&body);
+    for t in [
+        "ideal (S = P)",
+        "model (g)",
+        "tree:2:2 (P = 3)",
+        "processors P",
+    ] {
+        assert!(has_text(&svg, t), "no {t:?} in {:?}", texts(&svg));
+    }
+    let open = |svg: &str, colour: &str| {
+        elements(svg, "circle")
+            .into_iter()
+            .filter(|e| e.contains(&format!("stroke=\"{colour}\"")) && e.contains("fill=\"none\""))
+            .count()
+    };
+    // The key's, the pair's, the point's.
+    assert_eq!(open(&svg, "#3C3C3C") + open(&svg, "#1F77B4"), 3, "{svg}");
+    // The family's curve, through the run's P, dashed; its P on the axis.
+    body.family = vec![(1.0, 1.0), (3.0, 2.5), (7.0, 4.0), (15.0, 5.0)];
+    let svg = svg_of(&body);
+    assert_eq!(open(&svg, "#1F77B4"), 0);
+    let dashes = coloured(&svg, "polyline", "stroke", "#1F77B4").len();
+    assert!(dashes > 10, "{dashes}");
+    assert!(has_text(&svg, "10"), "{:?}", texts(&svg));
+    // The spread of the two runs as an error bar (stem and two caps).
+    let vertical = |e: &&str| {
+        let pts: Vec<&str> = e
+            .split("points=\"")
+            .nth(1)
+            .and_then(|p| p.split('"').next())
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let x = |p: &str| p.split(',').next().map(str::to_owned);
+        pts.len() == 2 && x(pts[0]) == x(pts[1]) && pts[0] != pts[1]
+    };
+    let stems = coloured(&svg, "polyline", "stroke", "#1F77B4")
+        .into_iter()
+        .filter(vertical)
+        .count();
+    assert_eq!(stems, 1);
+}

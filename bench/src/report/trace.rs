@@ -10,10 +10,10 @@ use multicomputer_workloads::ocl::PipelineRun;
 use multicomputer_workloads::synthetic::SyntheticComparison;
 use multicomputer_workloads::tree::{Comparison, worst_fidelity};
 
-use super::Meta;
+use super::{Block, Figure, Meta};
 use crate::exec::Runs;
 use crate::files::Publication;
-use crate::plan::TracePlan;
+use crate::plan::{MOST_TIMELINE_RECORDS_IN_REPORT, TracePlan};
 use crate::plot::{Timeline, TimelineInterval, TimelineMessage};
 
 /// A measured run as its report sees it: the fidelity of its waits and its trace.
@@ -74,16 +74,18 @@ pub(crate) fn worst<'a, T: Traced + 'a>(
 }
 
 /// Stages in `files` the trace files `plan` asks for (`--trace`, `--timeline`), from `run`
-/// of `what` ("farm on binary:4"), and lists them in `meta`.
+/// of `what` ("farm on binary:4"), and lists them in `meta`; returns what the report's plots
+/// show of the trace: its processor timeline as a figure, or a note saying why not (a trace
+/// too long for a page). Nothing for a run without a trace.
 pub(crate) fn stage_trace(
     meta: &mut Meta,
     plan: &TracePlan,
     run: &impl Traced,
     what: &str,
     files: &mut Publication,
-) -> Result<()> {
+) -> Result<Option<Block>> {
     let Some(trace) = run.trace() else {
-        return Ok(());
+        return Ok(None);
     };
     let processors = run.processors();
     if let Some(path) = &plan.trace {
@@ -91,13 +93,34 @@ pub(crate) fn stage_trace(
         files.stage_with(path, &mut |w| trace.write_chrome_json(w, processors))?;
         meta.files.push(path.display().to_string());
     }
-    if let Some(path) = &plan.timeline {
+    let records = trace.records() as usize;
+    let fits = records <= MOST_TIMELINE_RECORDS_IN_REPORT;
+    let svg = if plan.timeline.is_some() || fits {
         let title = format!("{what}: processors against emulated time (ms)");
-        let svg = timeline_svg(trace, processors, &title)?;
+        Some(timeline_svg(trace, processors, &title)?)
+    } else {
+        None
+    };
+    if let (Some(path), Some(svg)) = (&plan.timeline, &svg) {
         files.stage(path, svg.as_bytes())?;
         meta.files.push(path.display().to_string());
     }
-    Ok(())
+    Ok(Some(match svg.filter(|_| fits) {
+        Some(svg) => Block::Figure(Figure {
+            file: "timeline.svg".into(),
+            caption: format!(
+                "What each processor did when (compute, communication, idle) in emulated \
+                 time; every message an arrow from its send to its arrival. {records} trace \
+                 records."
+            ),
+            svg,
+        }),
+        None => Block::Text(format!(
+            "The processor timeline is left out of this page: its trace has {records} records, \
+             over the {MOST_TIMELINE_RECORDS_IN_REPORT} a page draws. `--timeline FILE` writes \
+             it as an SVG of its own; `--trace FILE` as JSON for Perfetto."
+        )),
+    }))
 }
 
 /// The tallest timeline drawn: every row labelled up to this many processors; beyond, every

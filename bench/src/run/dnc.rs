@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::DncArgs;
-use crate::exec::runs;
+use crate::exec::{family_speedups, runs};
 use crate::files::Publication;
 use crate::plan::{dnc, dnc_inputs};
 use crate::report::{FarmReport, Meta, Report, last, worst};
@@ -24,8 +24,9 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     if let Some(seed) = e.seed() {
         meta = meta.seed(seed);
     }
-    let body = FarmReport::of_runs("Divide and conquer", &runs.runs, plan.repeat, &runs.seeds)
+    let mut body = FarmReport::of_runs("Divide and conquer", &runs.runs, plan.repeat, &runs.seeds)
         .context("no run")?;
+    body.family = family_speedups(e, &plan.topology);
     let what = format!("divide and conquer on {}", plan.topology);
     Report::new(meta, body).finish_run(
         &plan.output,

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::FarmArgs;
-use crate::exec::runs;
+use crate::exec::{family_speedups, runs};
 use crate::files::Publication;
 use crate::plan::{farm, farm_inputs};
 use crate::report::{FarmReport, Meta, Report, last, worst};
@@ -21,8 +21,9 @@ pub(crate) fn run(a: &FarmArgs, out: &Path) -> Result<()> {
         .ties(runs.ties.as_ref())
         .watched(&runs.ran, &watch);
     meta.memory_plan_bytes = Some(plan.memory.bytes());
-    let body = FarmReport::of_runs("Processor farm", &runs.runs, plan.repeat, &runs.seeds)
+    let mut body = FarmReport::of_runs("Processor farm", &runs.runs, plan.repeat, &runs.seeds)
         .context("no run")?;
+    body.family = family_speedups(e, &plan.topology);
     let what = format!("farm on {}", plan.topology);
     let meta = match e.seed() {
         Some(seed) => meta.seed(seed),

@@ -129,6 +129,14 @@ impl Trace {
         }
     }
 
+    /// How many records the trace holds: intervals and messages, without reading them back.
+    pub fn records(&self) -> u64 {
+        self.processors
+            .iter()
+            .map(|p| p.events.records + p.messages.records)
+            .sum()
+    }
+
     /// A trace held in memory, from intervals (grouped by processor, each processor's in time
     /// order) and messages (grouped by receiver, each receiver's in the order taken), as a
     /// run records them.

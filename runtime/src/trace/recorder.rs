@@ -94,6 +94,8 @@ pub(crate) struct Stream {
     last: Option<u64>,
     /// Encoded records not spilled.
     pub(crate) tail: Vec<u8>,
+    /// Records appended, spilled or not.
+    pub(crate) records: u64,
 }
 
 impl Stream {
@@ -108,6 +110,7 @@ impl Stream {
             }
         }
         self.tail.extend_from_slice(record);
+        self.records += 1;
     }
 
     /// Appends the buffer to the spill file as one chunk.

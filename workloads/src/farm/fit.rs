@@ -42,8 +42,9 @@ impl ThroughputObservation {
     }
 
     /// The model's throughput (tasks/s) for given `β_e`, `β_f` (seconds), unchecked so that
-    /// the iteration may try any values.
-    fn predict_per_s(&self, beta_e_s: f64, beta_f_s: f64) -> f64 {
+    /// the iteration may try any values: the fitted curve a report draws through the rows,
+    /// and beyond them for other shapes of the row's tree.
+    pub fn predict_per_s(&self, beta_e_s: f64, beta_f_s: f64) -> f64 {
         let costs = FarmCosts {
             te_s: self.te_s,
             beta_e_s,

@@ -1,10 +1,12 @@
 //! `calibrate`: this host's costs.
 
+use anyhow::Result;
 use multicomputer_runtime::MachineProfile;
 use serde::Serialize;
 
 use crate::plan::wait_name;
-use crate::report::{Block, Body, Section, Table};
+use crate::plot::{ErrorBar, LineChart, Point, Scale, Ticks};
+use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::human_ns;
 
 /// The host's profile (its keys at the top level, as `calibrate --json` always printed).
@@ -50,6 +52,51 @@ impl CalibrateReport {
         }
         vec![Block::Table(t), Block::Table(o)]
     }
+
+    /// How late each wait strategy ends a timed wait, against the wait's length: the median
+    /// lateness of the samples, the bar up to their 99th percentile; log–log, since a spin
+    /// is late by nanoseconds and a sleep by tens of microseconds.
+    fn lateness_figure(&self) -> Result<Figure> {
+        let p = &self.profile;
+        let mut strategies = Vec::new();
+        for e in &p.occupy {
+            if !strategies.contains(&e.strategy) {
+                strategies.push(e.strategy);
+            }
+        }
+        let targets = || p.occupy.iter().map(|e| e.target_ns as f64 / 1e3);
+        let mut chart = LineChart::new(
+            "Lateness of timed waits by strategy: median, bar to the 99th percentile",
+            "wait length (µs)",
+            "lateness: actual − requested (µs)",
+        )
+        .x_scale(Scale::Log10)
+        .x_ticks(Ticks::at_few(targets()))
+        .y_scale(Scale::Log10);
+        for s in strategies {
+            let points = p.occupy.iter().filter(|e| e.strategy == s).map(|e| {
+                let (median, p99) = (e.median_error_ns / 1e3, e.p99_error_ns / 1e3);
+                Point::with_error(
+                    e.target_ns as f64 / 1e3,
+                    median,
+                    ErrorBar::Range {
+                        low: median,
+                        high: p99,
+                    },
+                )
+            });
+            chart = chart.pair(wait_name(s), points, []);
+        }
+        Ok(Figure {
+            file: "wait-lateness.svg".into(),
+            caption: "How late this host ends a timed wait, by strategy and length: the \
+                      median of the samples (marker) and their 99th percentile (bar's top). \
+                      A wait that ended early or on time has no place on the log axis and is \
+                      counted in a footnote."
+                .into(),
+            svg: chart.to_svg(960, 560)?,
+        })
+    }
 }
 
 impl Body for CalibrateReport {
@@ -59,5 +106,57 @@ impl Body for CalibrateReport {
 
     fn results(&self) -> Vec<Section> {
         vec![Section::results("Costs of this host", self.tables())]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        Ok(vec![self.lateness_figure()?])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use multicomputer_runtime::{CalibrateOptions, OccupyError, WaitStrategy, calibrate};
+
+    use super::*;
+    use crate::plot::svg_check::{assert_svg, attr, coloured, has_text, texts};
+
+    #[test]
+    fn the_lateness_plot_has_every_strategy_and_length_with_its_spread() {
+        let mut profile = calibrate(CalibrateOptions { samples: 1 });
+        profile.occupy = [
+            (WaitStrategy::Spin, 0.1, 0.4),
+            (WaitStrategy::Sleep, 60.0, 200.0),
+            (WaitStrategy::Hybrid, 1.0, 3.0),
+        ]
+        .into_iter()
+        .flat_map(|(strategy, median_us, p99_us)| {
+            [100_000u64, 1_000_000].map(|target_ns| OccupyError {
+                strategy,
+                target_ns,
+                median_error_ns: median_us * 1e3,
+                p99_error_ns: p99_us * 1e3,
+            })
+        })
+        .collect();
+        let f = CalibrateReport { profile }.lateness_figure().unwrap();
+        assert_svg(&f.svg);
+        for t in ["spin", "sleep", "hybrid", "wait length (µs)", "100", "1000"] {
+            assert!(has_text(&f.svg, t), "no {t:?} in {:?}", texts(&f.svg));
+        }
+        // Two lengths a strategy, each a marker and a bar (stem and two caps): the blue
+        // (spin) circles are the legend's and two.
+        assert_eq!(coloured(&f.svg, "circle", "fill", "#1F77B4").len(), 1 + 2);
+        let stems = coloured(&f.svg, "polyline", "stroke", "#1F77B4")
+            .into_iter()
+            .filter_map(|e| attr(e, "points"))
+            .filter(|p| {
+                let xs: Vec<&str> = p
+                    .split_whitespace()
+                    .filter_map(|q| q.split(',').next())
+                    .collect();
+                xs.len() == 2 && xs[0] == xs[1]
+            })
+            .count();
+        assert_eq!(stems, 2);
     }
 }

@@ -6,8 +6,9 @@ use multicomputer_workloads::repetitions::Summary;
 use multicomputer_workloads::tree::Comparison;
 use serde::Serialize;
 
+use crate::exec::FAMILY_GROWTH;
 use crate::plan::Repeat;
-use crate::plot::{Bar, BarChart, BarGroup, ErrorBar};
+use crate::plot::{Bar, BarChart, BarGroup, ErrorBar, LineChart, Point, Reference, Scale};
 use crate::report::{Block, Body, Figure, Repetitions, Section, Table};
 use crate::units::{human_s, signed_pct};
 
@@ -120,6 +121,11 @@ pub(crate) struct FarmReport {
     /// Each level's task fraction over the runs (mean ± sd, min, max), for several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) fractions_by_level_runs: Option<Vec<Option<Summary>>>,
+    /// The model's speedup over the family of the run's network (chains or k-ary trees of
+    /// one level to a few more), as (processors, speedup), for the speedup plot; empty where
+    /// the model needs what only the run measures.
+    #[serde(skip)]
+    pub(crate) family: Vec<(f64, f64)>,
 }
 
 impl FarmReport {
@@ -152,6 +158,7 @@ impl FarmReport {
                 .is_some()
                 .then(|| (0..levels).map(|i| Summary::of(&level(i))).collect()),
             repetitions,
+            family: Vec::new(),
         })
     }
 
@@ -344,27 +351,48 @@ impl Body for FarmReport {
                 ),
             ],
         };
-        let mut speedup = BarChart {
-            title: "Speedup, measured and predicted".into(),
-            y_label: "speedup".into(),
-            categories: vec![c.topology.clone()],
-            groups: vec![
-                BarGroup {
-                    name: measured,
-                    bars: vec![Bar {
-                        value: c.measured.speedup,
-                        error: sd(speedup_sd),
-                    }],
-                },
-                BarGroup::of("model (g)", &[c.predicted.speedup]),
-            ],
-            ..BarChart::default()
+        let p = c.processors as f64;
+        let run = match sd(speedup_sd) {
+            Some(e) => Point::with_error(p, c.measured.speedup, e),
+            None => Point::new(p, c.measured.speedup),
         };
+        // The model over the network's family where it needs only the run's inputs, else
+        // its value at the run's P.
+        let model = if self.family.is_empty() {
+            vec![(p, c.predicted.speedup)]
+        } else {
+            self.family.clone()
+        };
+        let xs = || model.iter().map(|m| m.0).chain([p]);
+        let mut speedup = LineChart::new(
+            format!(
+                "Speedup against processors: the run on {} beside the model",
+                c.topology
+            ),
+            "processors P",
+            "speedup S(P)",
+        )
+        .x_scale(Scale::spanning(xs()))
+        .y_include(0.0)
+        .key(measured, "model (g)")
+        .pair(
+            format!("{} (P = {})", c.topology, c.processors),
+            [run],
+            model,
+        )
+        .scattered()
+        .reference(Reference::ideal_speedup());
         if let Some(f) = self.drain.as_ref().and_then(|d| d.flood_fill.as_ref()) {
-            speedup
-                .groups
-                .push(BarGroup::of("model (g) + drain", &[f.speedup]));
+            speedup = speedup.model("model (g) + drain", [(p, f.speedup)]);
         }
+        let family = if self.family.is_empty() {
+            "at the run's P (a real kernel's model needs the task time the run measured)".into()
+        } else {
+            format!(
+                "over the chains or trees of its kind, from one level to {FAMILY_GROWTH}× the \
+                 run's processors"
+            )
+        };
         Ok(vec![
             Figure {
                 file: "fractions.svg".into(),
@@ -373,8 +401,11 @@ impl Body for FarmReport {
             },
             Figure {
                 file: "speedup.svg".into(),
-                caption: "Speedup: measured beside the model's.".into(),
-                svg: speedup.to_svg(640, 420)?,
+                caption: format!(
+                    "Speedup against processors: the run (its P) beside the model (g) {family}, \
+                     and the ideal S = P."
+                ),
+                svg: speedup.to_svg(800, 480)?,
             },
         ])
     }

@@ -2,11 +2,11 @@
 
 use anyhow::Result;
 use multicomputer_workloads::estimate::Interval;
-use multicomputer_workloads::farm::{BetaFit, ThroughputObservation};
+use multicomputer_workloads::farm::{BetaFit, ThroughputObservation, TreeShape};
 use serde::Serialize;
 
 use crate::plan::SkippedRow;
-use crate::plot::{AxisSpec, Point, ResidualSeries, Residuals, Scale, Ticks};
+use crate::plot::{AxisSpec, LineChart, Point, ResidualSeries, Residuals, Scale, Ticks};
 use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::{human_s, signed_pct};
 
@@ -46,6 +46,117 @@ pub(crate) struct FitFarmReport {
     pub(crate) rows: Vec<ThroughputObservation>,
     /// The table.
     pub(crate) source: String,
+}
+
+/// How far the fitted curve goes beyond the largest tree measured: up to this many times its
+/// processors (and at least one level more).
+const EXTRAPOLATE_P: u64 = 4;
+
+impl FitFarmReport {
+    /// Each row's legend label: its tree family, and its task time when the rows have several.
+    fn labels(&self) -> Vec<String> {
+        let family = |o: &ThroughputObservation| match o.shape.k {
+            1 => "chain".to_owned(),
+            2 => "binary".to_owned(),
+            k => format!("tree:{k}"),
+        };
+        let te = |o: &ThroughputObservation| human_s(o.te_s);
+        let first_te = self.rows.first().map(te).unwrap_or_default();
+        let several_te = self.rows.iter().any(|o| te(o) != first_te);
+        self.rows
+            .iter()
+            .map(|o| {
+                if several_te {
+                    format!("{}, T_e = {}", family(o), te(o))
+                } else {
+                    family(o)
+                }
+            })
+            .collect()
+    }
+
+    /// Throughput against processors: every row fitted, and through each family's rows the
+    /// fitted model (β_e, β_f) over the trees measured, then extrapolated to deeper trees.
+    fn data_figure(&self) -> Result<Figure> {
+        let labels = self.labels();
+        let mut chart = LineChart::new(
+            format!(
+                "Throughput against processors: the rows and the fitted model (β_e = {}, \
+                 β_f = {})",
+                human_s(self.beta_e_s),
+                human_s(self.beta_f_s)
+            ),
+            "processors P",
+            "throughput (tasks/s)",
+        )
+        .key("measured (one row each)", "fitted model");
+        let mut every_p = Vec::new();
+        let mut every_y = Vec::new();
+        let mut done: Vec<&str> = Vec::new();
+        for (i, label) in labels.iter().enumerate() {
+            if done.contains(&label.as_str()) {
+                continue;
+            }
+            done.push(label);
+            let first = &self.rows[i];
+            let rows: Vec<&ThroughputObservation> = self
+                .rows
+                .iter()
+                .zip(&labels)
+                .filter(|(_, l)| *l == label)
+                .map(|(o, _)| o)
+                .collect();
+            let deepest = rows.iter().map(|o| o.shape.levels).max().unwrap_or(1);
+            let largest = rows.iter().map(|o| o.shape.processors()).max().unwrap_or(1);
+            let at = |levels: u32| {
+                let shape = TreeShape {
+                    k: first.shape.k,
+                    levels,
+                };
+                let o = ThroughputObservation { shape, ..*first };
+                (
+                    shape.processors() as f64,
+                    o.predict_per_s(self.beta_e_s, self.beta_f_s),
+                )
+            };
+            let model: Vec<(f64, f64)> = (1..=deepest).map(at).collect();
+            let mut beyond = vec![at(deepest)];
+            for levels in deepest + 1.. {
+                let shape = TreeShape {
+                    k: first.shape.k,
+                    levels,
+                };
+                if levels > deepest + 1 && shape.processors() > EXTRAPOLATE_P * largest {
+                    break;
+                }
+                beyond.push(at(levels));
+            }
+            let measured: Vec<Point> = rows
+                .iter()
+                .map(|o| Point::new(o.shape.processors() as f64, o.throughput_per_s))
+                .collect();
+            every_p.extend(beyond.iter().map(|b| b.0));
+            every_y.extend(measured.iter().map(|m| m.y));
+            every_y.extend(model.iter().chain(&beyond).map(|m| m.1));
+            chart = chart
+                .pair(label.as_str(), measured, model)
+                .extrapolated(beyond);
+        }
+        let chart = chart
+            .x_scale(Scale::spanning(every_p.iter().copied().chain([1.0])))
+            .y_scale(Scale::spanning(every_y))
+            .scattered();
+        Ok(Figure {
+            file: "fit.svg".into(),
+            caption: format!(
+                "The rows fitted (markers) and the fitted model through them (dashed), by tree \
+                 family; beyond the largest tree measured the model is extrapolated (sparse \
+                 dashes, shaded) to {EXTRAPOLATE_P}× its processors: a prediction, not a \
+                 measurement."
+            ),
+            svg: chart.to_svg(960, 600)?,
+        })
+    }
 }
 
 impl Body for FitFarmReport {
@@ -112,24 +223,13 @@ impl Body for FitFarmReport {
     }
 
     fn figures(&self) -> Result<Vec<Figure>> {
-        let family = |o: &ThroughputObservation| match o.shape.k {
-            1 => "chain".to_owned(),
-            2 => "binary".to_owned(),
-            k => format!("tree:{k}"),
-        };
-        let te = |o: &ThroughputObservation| human_s(o.te_s);
-        let first_te = self.rows.first().map(te).unwrap_or_default();
-        let several_te = self.rows.iter().any(|o| te(o) != first_te);
-        let label = |o: &ThroughputObservation| {
-            if several_te {
-                format!("{}, T_e = {}", family(o), te(o))
-            } else {
-                family(o)
-            }
-        };
         let mut series: Vec<ResidualSeries> = Vec::new();
-        for (o, r) in self.rows.iter().zip(&self.fit.relative_residuals) {
-            let l = label(o);
+        for ((o, r), l) in self
+            .rows
+            .iter()
+            .zip(&self.fit.relative_residuals)
+            .zip(self.labels())
+        {
             let point = Point::new(o.shape.processors() as f64, 100.0 * r);
             match series.iter_mut().find(|s| s.label == l) {
                 Some(s) => s.points.push(point),
@@ -152,12 +252,15 @@ impl Body for FitFarmReport {
             sigma: Some(sd_pct),
             sigma_label: Some(format!("±σ, σ = {sd_pct:.2} % (the fit's)")),
         };
-        Ok(vec![Figure {
-            file: "residuals.svg".into(),
-            caption: "Residuals of the fit, one per row fitted, by tree family and task time; \
+        Ok(vec![
+            self.data_figure()?,
+            Figure {
+                file: "residuals.svg".into(),
+                caption: "Residuals of the fit, one per row fitted, by tree family and task time; \
                       the band is the fit's residual standard deviation."
-                .into(),
-            svg: residuals.to_svg(960, 480)?,
-        }])
+                    .into(),
+                svg: residuals.to_svg(960, 480)?,
+            },
+        ])
     }
 }

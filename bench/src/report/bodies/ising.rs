@@ -1,9 +1,11 @@
 //! `ising`: one run of the scalability paper's program.
 
-use multicomputer_workloads::ising::{Estimate, IsingMeasurement};
+use anyhow::Result;
+use multicomputer_workloads::ising::{Dimension, Estimate, IsingMeasurement, exact};
 use serde::Serialize;
 
-use crate::report::{Block, Body, Repetitions, Section, Table};
+use crate::plot::{ErrorBar, LineChart, Point};
+use crate::report::{Block, Body, Figure, Repetitions, Section, Table};
 use crate::units::human_s;
 
 /// What `ising` reports (the last run, and every run's times for several).
@@ -22,6 +24,142 @@ fn estimate(e: &Estimate) -> String {
         format!("{:.5} ± {:.5}", e.mean, e.std_error)
     } else {
         format!("{:.5}", e.mean)
+    }
+}
+
+/// A per-spin quantity the plots show against temperature.
+struct Quantity {
+    /// Its file.
+    file: &'static str,
+    /// Its axis label.
+    label: &'static str,
+    /// The run's estimate.
+    estimate: Estimate,
+    /// 2D: the exact value of the infinite lattice (Onsager).
+    exact_2d: fn(f64) -> f64,
+    /// Its low-temperature series (3D: the reference below T_c).
+    low: fn(Dimension, f64) -> f64,
+    /// Its high-temperature series, if the module has one (the energy).
+    high: Option<fn(Dimension, f64) -> f64>,
+}
+
+/// Temperatures at which the reference curves are drawn, in units of T_c.
+const CURVE_FROM_TC: f64 = 0.3;
+/// Up to.
+const CURVE_TO_TC: f64 = 1.7;
+/// The low-temperature series are drawn up to this fraction of T_c, the high-temperature
+/// series from this multiple of it: where they hold to a few parts in a thousand.
+const LOW_SERIES_TO_TC: f64 = 0.6;
+/// See [`LOW_SERIES_TO_TC`].
+const HIGH_SERIES_FROM_TC: f64 = 1.5;
+/// Points along a reference curve.
+const CURVE_POINTS: usize = 240;
+
+impl IsingReport {
+    /// `⟨|m|⟩` and `⟨e⟩` per spin against temperature: the run's estimate (± its standard
+    /// error) beside the exact infinite-lattice values in 2D (Onsager), or the low- and
+    /// high-temperature series in 3D where they hold (far from T_c; none holds near it).
+    fn physics_figures(&self) -> Result<Vec<Figure>> {
+        let r = &self.run;
+        let tc = r.critical_temperature;
+        let quantities = [
+            Quantity {
+                file: "magnetisation.svg",
+                label: "⟨|m|⟩ per spin",
+                estimate: r.abs_magnetisation,
+                exact_2d: exact::onsager_magnetisation,
+                low: exact::low_temperature_magnetisation,
+                high: None,
+            },
+            Quantity {
+                file: "energy.svg",
+                label: "⟨e⟩ per spin (J)",
+                estimate: r.energy,
+                exact_2d: exact::onsager_energy,
+                low: exact::low_temperature_energy,
+                high: Some(exact::high_temperature_energy),
+            },
+        ];
+        let from = (CURVE_FROM_TC * tc).min(0.9 * r.temperature);
+        let to = (CURVE_TO_TC * tc).max(1.1 * r.temperature);
+        let along = |lo: f64, hi: f64| {
+            (0..=CURVE_POINTS).map(move |i| lo + (hi - lo) * i as f64 / CURVE_POINTS as f64)
+        };
+        let measured_label = format!(
+            "this run (± standard error): {}D, L = {}, {} samples",
+            r.dimension.d(),
+            r.size,
+            r.samples
+        );
+        let mut figures = Vec::new();
+        for q in quantities {
+            let e = q.estimate;
+            let point = if e.std_error.is_finite() && e.std_error > 0.0 {
+                Point::with_error(r.temperature, e.mean, ErrorBar::PlusMinus(e.std_error))
+            } else {
+                Point::new(r.temperature, e.mean)
+            };
+            let title = format!(
+                "{} against temperature, {}D Ising model",
+                q.label,
+                r.dimension.d()
+            );
+            let chart = LineChart::new(
+                title,
+                format!("temperature T (J/k_B); T_c = {tc:.3}"),
+                q.label,
+            );
+            let (chart, caption) = match r.dimension {
+                Dimension::Two => {
+                    // Onsager's values, sampled finely through T_c where |m| drops to 0.
+                    let mut ts: Vec<f64> = along(from, to).chain([tc, tc * 0.9999]).collect();
+                    ts.sort_by(f64::total_cmp);
+                    let curve = ts.iter().map(|&t| (t, (q.exact_2d)(t)));
+                    (
+                        chart
+                            .pair(measured_label.as_str(), [point], [])
+                            .model("exact, L = ∞ (Onsager)", curve)
+                            .mark(tc, (q.exact_2d)(tc), format!("T_c = {tc:.3}")),
+                        format!(
+                            "{}: the run's estimate (± its standard error) beside Onsager's \
+                             exact value for the infinite square lattice; a finite lattice \
+                             differs near T_c = {tc:.3}.",
+                            q.label
+                        ),
+                    )
+                }
+                Dimension::Three => {
+                    let low =
+                        along(from, LOW_SERIES_TO_TC * tc).map(|t| (t, (q.low)(r.dimension, t)));
+                    let mut chart = chart
+                        .pair(measured_label.as_str(), [point], [])
+                        .model("low-temperature series, L = ∞", low);
+                    if let Some(high) = q.high {
+                        chart = chart.model(
+                            "high-temperature series, L = ∞",
+                            along(HIGH_SERIES_FROM_TC * tc, to).map(|t| (t, high(r.dimension, t))),
+                        );
+                    }
+                    (
+                        chart,
+                        format!(
+                            "{}: the run's estimate (± its standard error) beside the \
+                             series expansions of the infinite simple cubic lattice, drawn \
+                             only where they hold (below {LOW_SERIES_TO_TC} T_c, above \
+                             {HIGH_SERIES_FROM_TC} T_c; T_c ≈ {tc:.3}). There is no exact \
+                             3D value to compare with near T_c.",
+                            q.label
+                        ),
+                    )
+                }
+            };
+            figures.push(Figure {
+                file: q.file.into(),
+                caption,
+                svg: chart.scattered().to_svg(800, 480)?,
+            });
+        }
+        Ok(figures)
     }
 }
 
@@ -127,5 +265,9 @@ impl Body for IsingReport {
             blocks.extend(rep.blocks("the native sample time is measured around each of"));
         }
         vec![Section::results("Run", blocks)]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        self.physics_figures()
     }
 }

@@ -3,8 +3,8 @@
 use anyhow::Result;
 use multicomputer_runtime::Fidelity;
 use multicomputer_workloads::ocl::fit::TimingRow;
-use multicomputer_workloads::ocl::model::Costs;
-use multicomputer_workloads::ocl::{OclComparison, OclFitComparison, OclTable};
+use multicomputer_workloads::ocl::model::{self, Costs};
+use multicomputer_workloads::ocl::{Grain, OclComparison, OclFitComparison, OclTable};
 use serde::Serialize;
 
 use crate::plot::{AxisSpec, ErrorBar, LineChart, Point, ResidualSeries, Residuals, Scale};
@@ -28,6 +28,100 @@ pub(crate) struct OclReport {
     /// Mean ± sd, min and max over the runs, for several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) repetitions: Option<Repetitions>,
+}
+
+/// Points along a model's curve of time against stream length.
+const STREAM_CURVE_POINTS: u64 = 200;
+
+impl OclReport {
+    /// Time against stream length ℓ: the run's times at ℓ = L (outputs produced, inputs
+    /// consumed, and the sequential program's when it was timed) beside the model's
+    /// `t(ℓ)`, consumption time and `s(ℓ) = ℓNβ`, whose slopes are the throughputs.
+    fn stream_figure(&self) -> Result<Figure> {
+        let r = &self.comparison;
+        let p = r.predicted.as_ref();
+        let costs = p.map(|p| Costs {
+            alpha0_s: p.alpha0_s,
+            alpha1_s: p.alpha1_s,
+            beta_s: p.beta_s,
+        });
+        let grain = Grain::new(r.n, r.m, r.k).ok();
+        let (unit_s, unit) = if r.output_s.max(r.sequential_s.unwrap_or(0.0)) < 1.0 {
+            (1e-3, "ms")
+        } else {
+            (1.0, "s")
+        };
+        // ℓ from one packet to L, evenly on the log axis.
+        let first = r.k.max(1) as f64;
+        let mut ls: Vec<u64> = (0..=STREAM_CURVE_POINTS)
+            .map(|i| {
+                let f = i as f64 / STREAM_CURVE_POINTS as f64;
+                (first * (r.l as f64 / first).powf(f)).round() as u64
+            })
+            .filter(|&l| l >= 1)
+            .collect();
+        ls.dedup();
+        let curve = |f: &dyn Fn(Grain, Costs, u64) -> f64| -> Vec<(f64, f64)> {
+            match (grain, costs) {
+                (Some(g), Some(c)) => ls
+                    .iter()
+                    .map(|&l| (l as f64, f(g, c, l) / unit_s))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let at_l = |t: f64| [Point::new(r.l as f64, t / unit_s)];
+        let mut chart = LineChart::new(
+            format!(
+                "Time to produce and to consume the first ℓ values of the stream, OCL {} on \
+                 N = {} ({} processes)",
+                r.transform, r.n, r.processes
+            ),
+            "stream length ℓ (values)",
+            format!("time ({unit})"),
+        )
+        .x_scale(Scale::Log10)
+        .y_scale(Scale::Log10)
+        .pair(
+            "produce ℓ outputs, t(ℓ)",
+            at_l(r.output_s),
+            curve(&model::output_time_s),
+        )
+        .pair(
+            "consume ℓ inputs (§4)",
+            at_l(r.consumption_s),
+            curve(&model::consumption_time_s),
+        );
+        // The sequential program's time is measured with native costs; else it is s(L).
+        let sequential: Vec<Point> = match r.sequential_s {
+            Some(t) if r.native_costs() => at_l(t).to_vec(),
+            _ => Vec::new(),
+        };
+        chart = chart.pair(
+            "sequential program, s(ℓ) = ℓNβ",
+            sequential,
+            curve(&|g: Grain, c: Costs, l| model::sequential_time_s(g.n(), l, c.beta_s)),
+        );
+        // The run's produce and consume times at L nearly coincide: dodged, both seen.
+        let mut chart = chart.scattered();
+        chart.dodge_markers = true;
+        Ok(Figure {
+            file: "stream.svg".into(),
+            caption: format!(
+                "Time against stream length, log–log: the run at ℓ = L = {} beside the \
+                 model's curves (dashed). Time grows as ℓ over a throughput, so the vertical \
+                 gap between the array's curve and the sequential program's is the \
+                 speedup.{}",
+                r.l,
+                if costs.is_none() {
+                    " No model: native costs without constants (give them to draw it)."
+                } else {
+                    ""
+                }
+            ),
+            svg: chart.to_svg(960, 560)?,
+        })
+    }
 }
 
 impl Body for OclReport {
@@ -118,6 +212,10 @@ impl Body for OclReport {
             blocks.extend(rep.blocks("measured over"));
         }
         vec![Section::results("Measured beside predicted", blocks)]
+    }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        Ok(vec![self.stream_figure()?])
     }
 }
 

@@ -1,9 +1,11 @@
 //! `pingpong`: the runtime's per-message cost against a bare ping-pong.
 
+use anyhow::Result;
 use multicomputer_workloads::repetitions::Summary;
 use serde::Serialize;
 
-use crate::report::{Block, Body, Section, Table};
+use crate::plot::{LineChart, Point, Scale};
+use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::human_ns;
 
 /// What `pingpong` reports.
@@ -87,6 +89,87 @@ pub(crate) fn noise_warnings(r: &PingpongReport) -> Vec<String> {
     w
 }
 
+/// The empirical distribution function of `samples` in units of `unit_ns`: each sample `t`
+/// at the fraction of samples `≤ t`, in increasing order.
+fn distribution(samples: &[f64], unit_ns: f64) -> Vec<Point> {
+    let mut v: Vec<f64> = samples.iter().copied().filter(|t| t.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    v.iter()
+        .enumerate()
+        .map(|(i, &t)| Point::new(t / unit_ns, (i + 1) as f64 / n))
+        .collect()
+}
+
+impl PingpongReport {
+    /// The distribution of the one-way times, bare and runtime, each measurement a marker,
+    /// their medians marked; in µs from a median of 1 µs up, else ns; on a log axis when the
+    /// slowest is over 10× the fastest (an outlier), else linear.
+    fn latency_figure(&self) -> Result<Figure> {
+        let all = || {
+            self.bare_samples_ns
+                .iter()
+                .chain(&self.runtime_samples_ns)
+                .copied()
+                .filter(|t| t.is_finite() && *t > 0.0)
+        };
+        let lo = all().fold(f64::INFINITY, f64::min);
+        let hi = all().fold(0.0, f64::max);
+        let scale = if hi > 10.0 * lo {
+            Scale::Log10
+        } else {
+            Scale::Linear
+        };
+        let (unit_ns, unit) = if self.bare_one_way_ns.max(self.runtime_one_way_ns) >= 1e3 {
+            (1e3, "µs")
+        } else {
+            (1.0, "ns")
+        };
+        let chart = LineChart::new(
+            format!(
+                "One-way message time: the distribution of {} measurements of {} round trips \
+                 each",
+                self.repeat, self.round_trips
+            ),
+            format!("one-way message time ({unit})"),
+            "fraction of measurements ≤ time",
+        )
+        .x_scale(scale)
+        .y_include(0.0)
+        .y_include(1.0)
+        .pair(
+            "bare crossbeam bounded(1), spinning",
+            distribution(&self.bare_samples_ns, unit_ns),
+            [],
+        )
+        .pair(
+            "runtime send/recv, native spin",
+            distribution(&self.runtime_samples_ns, unit_ns),
+            [],
+        )
+        .scattered()
+        .mark(
+            self.bare_one_way_ns / unit_ns,
+            0.5,
+            format!("bare median {}", human_ns(self.bare_one_way_ns)),
+        )
+        .mark(
+            self.runtime_one_way_ns / unit_ns,
+            0.5,
+            format!("runtime median {}", human_ns(self.runtime_one_way_ns)),
+        );
+        Ok(Figure {
+            file: "latency.svg".into(),
+            caption: "The one-way message time of every measurement (its empirical \
+                      distribution function: each measurement at the fraction of measurements \
+                      as fast or faster), bare channel and runtime, medians ringed; \
+                      measurements far right of their median are host noise."
+                .into(),
+            svg: chart.to_svg(960, 520)?,
+        })
+    }
+}
+
 /// A slowest measurement this many times the median is an outlier worth a warning.
 const OUTLIER_FACTOR: f64 = 3.0;
 
@@ -130,6 +213,10 @@ impl Body for PingpongReport {
         blocks.extend(noise_warnings(self).into_iter().map(Block::Warning));
         vec![Section::results("One-way message time", blocks)]
     }
+
+    fn figures(&self) -> Result<Vec<Figure>> {
+        Ok(vec![self.latency_figure()?])
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +241,38 @@ mod tests {
             bare: Summary::of(bare),
             runtime: Summary::of(runtime),
         }
+    }
+
+    #[test]
+    fn the_latency_plot_draws_every_measurement_and_marks_the_medians() {
+        use crate::plot::svg_check::{assert_svg, coloured, has_text, texts};
+        let r = report(&[100.0, 101.0, 99.0], &[150.0, 152.0, 149.0, 151.0]);
+        let f = r.latency_figure().unwrap();
+        assert_eq!(f.file, "latency.svg");
+        assert_svg(&f.svg);
+        for t in [
+            "bare crossbeam bounded(1), spinning",
+            "runtime send/recv, native spin",
+            "one-way message time (ns)",
+            "runtime median 151.0 ns",
+            "fraction of measurements ≤ time",
+            "bare median 100.0 ns",
+        ] {
+            assert!(has_text(&f.svg, t), "no {t:?} in {:?}", texts(&f.svg));
+        }
+        // Every measurement a marker, and one in the legend: bare 3 + 1 blue circles,
+        // runtime 4 + 1 orange squares.
+        assert_eq!(coloured(&f.svg, "circle", "fill", "#1F77B4").len(), 4);
+        assert_eq!(coloured(&f.svg, "polygon", "fill", "#FF7F0E").len(), 5);
+        let d = distribution(&[3000.0, 1000.0, 2000.0, f64::NAN], 1e3);
+        assert_eq!(
+            d,
+            vec![
+                Point::new(1.0, 1.0 / 3.0),
+                Point::new(2.0, 2.0 / 3.0),
+                Point::new(3.0, 1.0)
+            ]
+        );
     }
 
     #[test]
