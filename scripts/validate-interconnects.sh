@@ -28,7 +28,8 @@ costs=(--send-overhead 10us --recv-overhead 1us --latency 500ns --per-byte 1ns -
 echo "## Every algorithm against its model (virtual time)"
 echo
 grid=$(mktemp)
-trap 'rm -f "$grid"' EXIT
+runs=$(mktemp -d)
+trap 'rm -rf "$grid" "$runs"' EXIT
 "$ex" "$max_p" "$max_bytes" | tee "$grid"
 echo
 python3 scripts/summarize-collectives-grid.py <"$grid"
@@ -38,7 +39,7 @@ echo "## All-reduce: ring against recursive doubling, by bytes (sweep collective
 echo
 "$mc" sweep collective all-reduce --algorithms ring,recursive-doubling \
   --topologies hypercube:4,ring:16 --bytes 8-1MiB --gamma 1ns --switching cut-through \
-  "${costs[@]}" --out /tmp/mc-validate-interconnects | grep -E "^On |^Each crossing"
+  "${costs[@]}" --out "$runs" | grep -E "^On |^Each crossing"
 echo
 echo "## Latency against hop count, mesh:16x16"
 echo
@@ -52,12 +53,12 @@ echo
 old_maps=$(cat /proc/sys/vm/max_map_count)
 if [ "$old_maps" -lt 262144 ] && [ "$(id -u)" = 0 ]; then
   sysctl -qw vm.max_map_count=262144
-  trap 'rm -f "$grid"; sysctl -qw vm.max_map_count='"$old_maps" EXIT
+  trap 'rm -rf "$grid" "$runs"; sysctl -qw vm.max_map_count='"$old_maps" EXIT
   echo "vm.max_map_count raised from $old_maps to 262144 for the run (put back on exit)"
 fi
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for d in 16 14; do
   /usr/bin/time -f "wall %e s, peak resident %M KiB" "$mc" collective all-reduce \
     --algorithm recursive-doubling -t "hypercube:$d" --bytes 64 "${costs[@]}" \
-    --out /tmp/mc-validate-interconnects 2>&1 | tail -12 || true
+    --out "$runs" 2>&1 | tail -12 || true
 done

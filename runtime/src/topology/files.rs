@@ -168,9 +168,8 @@ mod tests {
 
     #[test]
     fn a_fifo_is_not_read_as_a_topology_file() {
-        let dir = std::env::temp_dir().join(format!("mc-topology-fifo-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let fifo = dir.join("pipe");
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: mkfifo reads the zero-terminated path. Nobody writes into the FIFO: reading
         // it would wait for ever.
@@ -181,6 +180,5 @@ mod tests {
                 .to_string();
             assert!(e.contains("not a regular file"), "{kind}: {e}");
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

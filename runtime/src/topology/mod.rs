@@ -858,9 +858,8 @@ mod tests {
 
     #[test]
     fn parent_file_errors_name_the_file_and_the_line() {
-        let dir = std::env::temp_dir().join(format!("mc-topology-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("p.txt");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.txt");
         let spec = format!("parents:{}", file.display());
         std::fs::write(&file, "\u{feff}-\n0\n0 x\n").unwrap();
         let e = Topology::parse(&spec).unwrap_err().to_string();
@@ -875,7 +874,6 @@ mod tests {
         std::fs::write(&file, [b'-', b'\n', 0xff, b'\n']).unwrap();
         let e = Topology::parse(&spec).unwrap_err().to_string();
         assert!(e.contains("line 2: not UTF-8"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
