@@ -19,14 +19,13 @@ use std::sync::Arc;
 
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
-use serde::{Deserialize, Serialize};
 
 use super::Run;
-use super::parts::{PartRecord, assemble_parts, run_part};
+use super::parts::{assemble_parts, run_part};
 use crate::error::{ProcessorError, RunError};
 use crate::link::{Payload, Wire};
 use crate::processor::Processor;
-use crate::report::{Outcome, RunRecord};
+use crate::report::RunRecord;
 use crate::routing::Network;
 use crate::topology::Partition;
 use crate::transport::TransportError;
@@ -38,49 +37,6 @@ pub(crate) fn started() -> bool {
     mpi::environment::is_initialized()
         && !mpi::environment::is_finalized()
         && SimpleCommunicator::world().size() > 1
-}
-
-/// A part's record as it crosses ranks.
-#[derive(Serialize, Deserialize)]
-struct WirePart<R> {
-    outcomes: Vec<(usize, Option<Outcome<R>>)>,
-    delivered: u64,
-    timed_waits: u64,
-    simcalls: u64,
-    queue_pops: u64,
-    windows: u64,
-    run_s: f64,
-    setup_s: f64,
-}
-
-impl<R> From<PartRecord<R>> for WirePart<R> {
-    fn from(p: PartRecord<R>) -> Self {
-        Self {
-            outcomes: p.outcomes,
-            delivered: p.delivered,
-            timed_waits: p.timed_waits,
-            simcalls: p.simcalls,
-            queue_pops: p.queue_pops,
-            windows: p.windows,
-            run_s: p.run_s,
-            setup_s: p.setup_s,
-        }
-    }
-}
-
-impl<R> From<WirePart<R>> for PartRecord<R> {
-    fn from(p: WirePart<R>) -> Self {
-        Self {
-            outcomes: p.outcomes,
-            delivered: p.delivered,
-            timed_waits: p.timed_waits,
-            simcalls: p.simcalls,
-            queue_pops: p.queue_pops,
-            windows: p.windows,
-            run_s: p.run_s,
-            setup_s: p.setup_s,
-        }
-    }
 }
 
 /// Runs this rank's part of `program` (steps 1 to 3).
@@ -115,10 +71,6 @@ where
     let network = Arc::new(Network::new(run.topology));
     let record = run_part(run, &partition, &network, program, exchange)?;
     // Step 3.
-    let parts = all_gather(&mut MpiExchange::new(timeout), WirePart::from(record))?;
-    assemble_parts(
-        run,
-        &partition,
-        parts.into_iter().map(PartRecord::from).collect(),
-    )
+    let parts = all_gather(&mut MpiExchange::new(timeout), record)?;
+    assemble_parts(run, &partition, parts)
 }

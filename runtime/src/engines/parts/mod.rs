@@ -124,7 +124,8 @@ impl Engine for Parts {
     }
 }
 
-/// What one part leaves behind when the run succeeds.
+/// What one part leaves behind when the run succeeds (serialised as it crosses MPI ranks).
+#[cfg_attr(feature = "mpi", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct PartRecord<R> {
     /// Its processors' outcomes, by increasing processor index.
     pub(crate) outcomes: Vec<(usize, Option<Outcome<R>>)>,
