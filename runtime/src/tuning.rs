@@ -34,15 +34,13 @@ pub const DEFAULT_WAKEUP: Duration = Duration::from_micros(60);
 /// CPU time of one sleep/wake cycle assumed when no profile is given.
 pub const DEFAULT_WAKE_CPU: Duration = Duration::from_micros(5);
 
-/// Partitioned virtual time: bytes every part's scheduler holds per directed link of the
-/// whole machine (its queue, its room and closure books, its place in the link tables), as
-/// the structures' sizes add up on 64-bit hosts; every part keeps the tables of the whole
-/// machine.
-pub const PART_BYTES_PER_LINK: u64 = 160;
-
-/// Partitioned virtual time: bytes every part's scheduler holds per processor of the whole
-/// machine (its wait, its event, its routed inbox, its ranks and place among the parts).
-pub const PART_BYTES_PER_PROCESSOR: u64 = 80;
+/// Partitioned virtual time: bytes the partitioned semantics add per directed link to the
+/// scheduler of the part that holds it (messages sent and takes seen, the takes' times
+/// not seen yet, when its closure is seen, its name between parts), as the structures' sizes
+/// add up on 64-bit hosts. Each part's tables hold its own processors and links only, so the
+/// parts together hold one machine's tables and these books once (a cut link in both of its
+/// parts).
+pub const LOOKAHEAD_BYTES_PER_LINK: u64 = 60;
 
 /// The smallest stack a virtual-time processor may be given, bytes.
 pub const MIN_STACK_BYTES: usize = 16 * 1024;

@@ -8,8 +8,7 @@
 //! differ in one count only (release build, this project's 2-core VM), rounded up.
 
 use multicomputer_runtime::tuning::{
-    PART_BYTES_PER_LINK, PART_BYTES_PER_PROCESSOR, RESIDENT_BYTES_PER_COROUTINE,
-    TRACE_FLOW_CACHE_CHUNKS,
+    LOOKAHEAD_BYTES_PER_LINK, RESIDENT_BYTES_PER_COROUTINE, TRACE_FLOW_CACHE_CHUNKS,
 };
 use multicomputer_runtime::{Hints, HostLimits, Topology, trace_buffer_bytes};
 
@@ -142,15 +141,16 @@ impl Footprint {
             (THREAD_BYTES, "threads")
         };
         let buffers = machine.channel_bytes(topology, hints)?;
-        // Each part beyond the first holds a scheduler's tables of the whole machine (the
-        // first one's are in each coroutine's share).
-        if let Some(extra) = spec.partitions.map(|k| k.get() - 1).filter(|&e| e > 0) {
-            let tables = 2.0 * topology.links() as f64 * PART_BYTES_PER_LINK as f64
-                + p * PART_BYTES_PER_PROCESSOR as f64;
+        // The parts' schedulers hold one machine's tables between them (in each coroutine's
+        // share), and the partitioned semantics' books of every link once.
+        if spec.partitions.is_some() {
             self.add(
                 "--partitions",
-                format!("{extra} more parts' scheduler tables"),
-                extra as f64 * tables,
+                format!(
+                    "the partitioned semantics' books of {} links",
+                    2 * topology.links()
+                ),
+                2.0 * topology.links() as f64 * LOOKAHEAD_BYTES_PER_LINK as f64,
             );
         }
         Ok(self

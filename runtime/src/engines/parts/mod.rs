@@ -25,8 +25,9 @@
 //!
 //! # Protocol (each part, on its own thread)
 //!
-//! 1. **Build** ([`run_part`]): the part's scheduler ([`Scheduler::partitioned`]) over the
-//!    whole topology, its processors' coroutines on its thread (coroutines are not `Send`).
+//! 1. **Build** ([`run_part`]): the part's scheduler ([`Lookahead::scheduler`]), with tables
+//!    for the part's processors and links only, its processors' coroutines on its thread
+//!    (coroutines are not `Send`).
 //! 2. **Exchange** ([`exchange_step`]): the effects owed to other parts and a [`Summary`] (a lower
 //!    bound of the next event, the first failure, whether all the part's processors returned)
 //!    go to every part; the effects received are handed to the scheduler.
@@ -149,10 +150,10 @@ type FirstFailure = Option<((u64, usize), RunError)>;
 struct Part<'a, M, R> {
     run: &'a Run<'a>,
     partition: &'a Partition,
+    /// Its processors, in increasing index: the scheduler's (local) order, the coroutines'
+    /// and the slots'.
     members: Vec<usize>,
-    /// Each processor's index among the members (`u32::MAX` for other parts').
-    local: Vec<u32>,
-    scheduler: Scheduler<M>,
+    scheduler: Scheduler<M, Lookahead<M>>,
     slots: *mut Option<Outcome<R>>,
     coroutines: Vec<Co<M>>,
     guards: Vec<(usize, usize)>,
@@ -198,16 +199,6 @@ where
     sim::install_overflow_trap();
     let me = exchange.part();
     let members = partition.members(me);
-    let mut local = vec![u32::MAX; topology.len()];
-    for (k, &i) in members.iter().enumerate() {
-        local[i] = k as u32;
-    }
-    let la = Lookahead::new(
-        spec.link.latency_ns(),
-        me,
-        Arc::clone(partition),
-        2 * topology.links(),
-    );
     // The slots outlive the coroutines (declared first, dropped last), as in `sim/`.
     let mut slots: Vec<Option<Outcome<R>>> = members.iter().map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
@@ -222,12 +213,19 @@ where
                 (Vec::new(), Vec::new(), Some(((0, processor), e)))
             }
         };
+    let scheduler = Lookahead::scheduler(
+        topology,
+        spec.capacity,
+        spec.ties,
+        spec.link.latency_ns(),
+        &members,
+        Arc::clone(partition),
+    );
     let mut part = Part {
         run,
         partition,
-        scheduler: Scheduler::partitioned(topology, spec.capacity, spec.ties, la),
+        scheduler,
         members,
-        local,
         slots: slots_ptr,
         coroutines,
         guards,
@@ -287,10 +285,7 @@ where
     X: Exchange<Effect<M>>,
 {
     let queued = part.scheduler.next_time();
-    let la = part
-        .scheduler
-        .lookahead()
-        .expect("a part's scheduler is partitioned");
+    let la = part.scheduler.lookahead();
     let (outgoing, earliest) = la.take_outgoing();
     let handed: u64 = outgoing.iter().map(|o| o.len() as u64).sum();
     let summary = Summary {
@@ -334,23 +329,23 @@ fn decide(summaries: &[Summary], parts: usize, latency_ns: u64) -> Next {
 fn run_window<M: Payload, R>(part: &mut Part<'_, M, R>, mut until: u64, watchdog: &Watchdog) {
     part.windows += 1;
     let latency_ns = part.run.spec.link.latency_ns();
-    while let Some(pid) = part.scheduler.next_event_before(until) {
-        let Some(reply) = part.scheduler.wake(pid) else {
+    while let Some(k) = part.scheduler.next_event_before(until) {
+        let Some(reply) = part.scheduler.wake(k) else {
             continue;
         };
         part.resumes += 1;
-        let k = part.local[pid] as usize;
         let Some(exit) = sim::step(
             &mut part.scheduler,
             &mut part.coroutines[k],
             part.guards[k],
-            pid,
+            k,
             reply,
             watchdog,
         ) else {
             continue;
         };
-        part.scheduler.finish(pid);
+        part.scheduler.finish(k);
+        let pid = part.members[k];
         part.finished += 1;
         // SAFETY: the coroutine has returned, so it wrote its slot and will not touch it
         // again; nothing else holds a reference to it.

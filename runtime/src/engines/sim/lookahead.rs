@@ -1,37 +1,46 @@
-//! The scheduler's state under the partitioned semantics (`--partitions K`, see `parts/`):
-//! which processors are this part's, the cut-link effects it owes other parts, and the two
-//! effects that cross a link besides messages, each seen one lookahead L after it happened:
-//! room freed on a link (by its sender) and a link's closure (by its receiver).
+//! The partitioned semantics (`--partitions K`, see `parts/`), one part's side: which
+//! processors are this part's, the cut-link effects it owes other parts, and the two effects
+//! that cross a link besides messages, each seen one lookahead L after it happened: room
+//! freed on a link (by its sender) and a link's closure (by its receiver).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::scheduler::{CutLink, ELSEWHERE, Open, Scheduler, Wait};
+use super::semantics::Semantics;
+use crate::TieOrder;
 use crate::engines::effect::Effect;
-use crate::topology::Partition;
+use crate::link::Envelope;
+use crate::link::flavors::scheduled::Reply;
+use crate::topology::{Partition, Topology};
 
 /// A link's closure not seen yet.
-pub(super) const OPEN: u64 = u64::MAX;
+const OPEN: u64 = u64::MAX;
 
-/// One part's side of the partitioned semantics.
+/// One part's side of the partitioned semantics. Links are the part's scheduler's (local)
+/// ones.
 pub(crate) struct Lookahead<M> {
     /// L, ns: the least time any effect takes to cross a link.
-    pub(super) latency_ns: u64,
-    /// This part.
-    pub(super) part: usize,
+    latency_ns: u64,
     /// Every processor's part.
-    pub(super) partition: Arc<Partition>,
-    /// Per global out-link whose sender is here: messages sent on it.
-    pub(super) sent: Vec<u64>,
-    /// Per global out-link whose sender is here: takes its sender has seen.
-    pub(super) seen: Vec<u64>,
-    /// Per global out-link whose sender is here: when its sender sees the takes not seen yet,
-    /// in order.
-    pub(super) room_at: Vec<VecDeque<u64>>,
-    /// Per global out-link whose receiver is here: when its receiver sees it closed
-    /// ([`OPEN`]: not known yet).
-    pub(super) closed_at: Vec<u64>,
+    partition: Arc<Partition>,
+    /// This part's processors, in increasing index (local index → processor).
+    members: Vec<u32>,
+    /// Per link whose sender is here: messages sent on it.
+    sent: Vec<u64>,
+    /// Per link whose sender is here: takes its sender has seen.
+    seen: Vec<u64>,
+    /// Per link whose sender is here: when its sender sees the takes not seen yet, in order.
+    room_at: Vec<VecDeque<u64>>,
+    /// Per link whose receiver is here: when its receiver sees it closed ([`OPEN`]: not
+    /// known yet).
+    closed_at: Vec<u64>,
+    /// Per link: its global out-link index, by which effects name it (cut links only).
+    global: Vec<u32>,
+    /// The cut links, as (global out-link index, link here), by global index.
+    local: Vec<(u32, u32)>,
     /// Effects owed to each part, in the order they happened.
-    pub(super) outgoing: Vec<Vec<Effect<M>>>,
+    outgoing: Vec<Vec<Effect<M>>>,
     /// Cut-link effects sent to and received from other parts, over the run.
     pub(crate) effects_sent: u64,
     /// See `effects_sent`.
@@ -39,42 +48,62 @@ pub(crate) struct Lookahead<M> {
 }
 
 impl<M> Lookahead<M> {
-    /// Part `part` of `partition` with lookahead `latency_ns`, over `links` directed links.
-    pub(crate) fn new(
+    /// The scheduler of the part of `partition` of `topology` whose processors are
+    /// `members` (in increasing index), with lookahead `latency_ns`: its tables hold the
+    /// part's processors, their out-links and the cut links that come in to them.
+    pub(crate) fn scheduler(
+        topology: &Topology,
+        capacity: usize,
+        ties: TieOrder,
         latency_ns: u64,
-        part: usize,
+        members: &[usize],
         partition: Arc<Partition>,
-        links: usize,
-    ) -> Self {
+    ) -> Scheduler<M, Self> {
+        let members: Vec<u32> = members.iter().map(|&i| i as u32).collect();
         let parts = partition.parts();
-        Self {
+        let size = members.len();
+        let la = Self {
             latency_ns,
-            part,
             partition,
-            sent: vec![0; links],
-            seen: vec![0; links],
-            room_at: (0..links).map(|_| VecDeque::new()).collect(),
-            closed_at: vec![OPEN; links],
+            members,
+            sent: Vec::new(),
+            seen: Vec::new(),
+            room_at: Vec::new(),
+            closed_at: Vec::new(),
+            global: Vec::new(),
+            local: Vec::new(),
             outgoing: (0..parts).map(|_| Vec::new()).collect(),
             effects_sent: 0,
             effects_received: 0,
+        };
+        let (mut s, cuts) = Scheduler::build(topology, capacity, ties, la, size);
+        let links = s.links.len();
+        let la = &mut s.sem;
+        la.sent = vec![0; links];
+        la.seen = vec![0; links];
+        la.room_at = (0..links).map(|_| VecDeque::new()).collect();
+        la.closed_at = vec![OPEN; links];
+        la.global = vec![ELSEWHERE; links];
+        for &CutLink { local, global } in &cuts {
+            la.global[local] = global as u32;
         }
+        la.local = cuts
+            .into_iter()
+            .map(|c| (c.global as u32, c.local as u32))
+            .collect();
+        la.local.sort_unstable();
+        s
     }
 
-    /// Whether processor `pid` runs in this part.
-    #[inline]
-    pub(super) fn is_here(&self, pid: usize) -> bool {
-        self.partition.part_of(pid) == self.part
-    }
-
-    /// Owes `effect` to the part of processor `pid`.
-    pub(super) fn owe(&mut self, pid: usize, effect: Effect<M>) {
+    /// Owes `effect` on cut link `g` to the part of processor `far` (a global index).
+    fn owe(&mut self, far: usize, g: usize, effect: impl FnOnce(u32) -> Effect<M>) {
         self.effects_sent += 1;
-        self.outgoing[self.partition.part_of(pid)].push(effect);
+        let link = self.global[g];
+        self.outgoing[self.partition.part_of(far)].push(effect(link));
     }
 
     /// Messages on out-link `g` its sender still counts as taking room at `now_ns`.
-    pub(super) fn in_flight(&mut self, g: usize, now_ns: u64) -> u64 {
+    fn in_flight(&mut self, g: usize, now_ns: u64) -> u64 {
         let room = &mut self.room_at[g];
         while room.front().is_some_and(|&t| t <= now_ns) {
             room.pop_front();
@@ -90,5 +119,165 @@ impl<M> Lookahead<M> {
         let out = std::mem::replace(&mut self.outgoing, (0..parts).map(|_| Vec::new()).collect());
         let earliest = out.iter().flatten().filter_map(Effect::at_ns).min();
         (out, earliest)
+    }
+
+    /// The link here that effects name `link`.
+    fn here(&self, link: u32) -> usize {
+        let at = self
+            .local
+            .binary_search_by_key(&link, |&(global, _)| global)
+            .expect("an effect on a link that is not cut into this part");
+        self.local[at].1 as usize
+    }
+}
+
+impl<M> Scheduler<M, Lookahead<M>> {
+    /// The partitioned semantics' state.
+    pub(crate) fn lookahead(&mut self) -> &mut Lookahead<M> {
+        &mut self.sem
+    }
+
+    /// Takes an effect another part sent this one.
+    pub(crate) fn apply(&mut self, effect: Effect<M>) {
+        self.sem.effects_received += 1;
+        match effect {
+            Effect::Message { link, envelope } => {
+                let g = self.sem.here(link);
+                self.enqueue(g, envelope);
+            }
+            Effect::Room { link, at_ns } => {
+                let g = self.sem.here(link);
+                self.sem.room_at[g].push_back(at_ns);
+                self.room_made(g, at_ns);
+            }
+            Effect::Closed { link, at_ns } => {
+                let g = self.sem.here(link);
+                self.sem.closed_at[g] = at_ns;
+                self.notify_closed(g, at_ns);
+            }
+            Effect::Ended(_) => {}
+        }
+    }
+
+    /// The sender of out-link `g` (here) will see a take at `at_ns`: it looks then if it
+    /// waits on that link.
+    fn room_made(&mut self, g: usize, at_ns: u64) {
+        let sender = self.sender(g) as usize;
+        if let Wait::Send { link } = self.procs[sender].wait {
+            if self.out_link(sender, link) == g {
+                self.schedule(sender, at_ns);
+            }
+        }
+    }
+
+    /// Link `g` (its receiver here) will be seen closed at `at_ns`: a receive waiting on it
+    /// looks then (an occupation does not care).
+    fn notify_closed(&mut self, g: usize, at_ns: u64) {
+        let (to, at) = (
+            self.links[g].to as usize,
+            self.links[g].at_receiver as usize,
+        );
+        // SAFETY: the processor is suspended in the simcall that lent `links`.
+        if let Wait::Recv { links } = self.procs[to].wait {
+            if unsafe { links.contains(at) } {
+                self.schedule(to, at_ns);
+            }
+        }
+    }
+}
+
+impl<M> Semantics<M> for Lookahead<M> {
+    /// (arrival, send time, sender): no part's order of events can change it.
+    type Key = (u64, u64, usize);
+
+    #[inline]
+    fn global(&self, k: usize) -> usize {
+        self.members[k] as usize
+    }
+
+    fn local(&self, pid: usize) -> Option<usize> {
+        self.members.binary_search(&(pid as u32)).ok()
+    }
+
+    #[inline]
+    fn key(_seq: u64, envelope: &Envelope<M>) -> Self::Key {
+        (envelope.arrive_ns, envelope.sent_ns, envelope.from)
+    }
+
+    /// The message goes at once (to its receiver's queue, or to its part); the sender goes
+    /// on if the link's room it has seen allows, else waits until it sees a take.
+    fn send(
+        s: &mut Scheduler<M, Self>,
+        k: usize,
+        local: usize,
+        g: usize,
+        envelope: Envelope<M>,
+    ) -> Option<Reply<M>> {
+        let now = s.now_ns;
+        s.sem.sent[g] += 1;
+        let full = s.sem.in_flight(g, now) > s.capacity as u64;
+        if s.links[g].to == ELSEWHERE {
+            let far = s.peer[g] as usize;
+            s.sem.owe(far, g, |link| Effect::Message { link, envelope });
+        } else {
+            s.enqueue(g, envelope);
+        }
+        if full {
+            s.procs[k].wait = Wait::Send { link: local };
+            Self::send_woken(s, k, local)
+        } else {
+            Some(Reply::Go { now_ns: now })
+        }
+    }
+
+    /// Goes on if it now sees room; else waits for the next take it will see.
+    fn send_woken(s: &mut Scheduler<M, Self>, k: usize, local: usize) -> Option<Reply<M>> {
+        let g = s.out_link(k, local);
+        let now = s.now_ns;
+        if s.sem.in_flight(g, now) <= s.capacity as u64 {
+            return Some(s.go(k));
+        }
+        if let Some(&at) = s.sem.room_at[g].front() {
+            s.schedule(k, at);
+        }
+        None
+    }
+
+    #[inline]
+    fn closed(s: &Scheduler<M, Self>, g: usize) -> bool {
+        s.sem.closed_at[g] <= s.now_ns
+    }
+
+    fn open(s: &Scheduler<M, Self>, g: usize) -> Open {
+        match s.sem.closed_at[g] {
+            OPEN => Open::Yes,
+            closed if closed > s.now_ns => Open::Until(closed),
+            _ => Open::No,
+        }
+    }
+
+    /// The sender sees the room one lookahead later.
+    fn taken(s: &mut Scheduler<M, Self>, g: usize) {
+        let at_ns = s.now_ns.saturating_add(s.sem.latency_ns);
+        let sender = s.sender(g);
+        if sender == ELSEWHERE {
+            let far = s.peer[s.reverse[g] as usize] as usize;
+            s.sem.owe(far, g, |link| Effect::Room { link, at_ns });
+        } else {
+            s.sem.room_at[g].push_back(at_ns);
+            s.room_made(g, at_ns);
+        }
+    }
+
+    /// The receiver sees the closure one lookahead later.
+    fn close(s: &mut Scheduler<M, Self>, g: usize) {
+        let at_ns = s.now_ns.saturating_add(s.sem.latency_ns);
+        if s.links[g].to == ELSEWHERE {
+            let far = s.peer[g] as usize;
+            s.sem.owe(far, g, |link| Effect::Closed { link, at_ns });
+        } else {
+            s.sem.closed_at[g] = at_ns;
+            s.notify_closed(g, at_ns);
+        }
     }
 }

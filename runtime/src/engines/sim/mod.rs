@@ -40,6 +40,9 @@
 //! sent). With model compute charging ([`ComputeCharge::Model`](crate::ComputeCharge)) a
 //! configuration therefore gives one event sequence, bit for bit, on any host.
 //!
+//! The rules that differ between the two semantics are the scheduler's [`Semantics`]: this
+//! engine's are `Today`'s, a part's under `--partitions` are [`Lookahead`]'s; each is a type
+//! the scheduler is compiled for, so this engine's scheduler carries no lookahead branch.
 //! Under the partitioned semantics (`--partitions`, the scheduler of one part of `parts/`),
 //! equal arrivals go instead by (send time, sender): "sent first in the run" would depend on
 //! the order in which the parts' events were taken. The processor order among simultaneous
@@ -60,6 +63,7 @@
 mod lookahead;
 mod queue;
 mod scheduler;
+mod semantics;
 mod stack;
 
 use std::sync::Arc;
@@ -82,6 +86,8 @@ use crate::tuning::STALL_WARNING;
 
 pub(super) use lookahead::Lookahead;
 pub(super) use scheduler::Scheduler;
+
+use semantics::Semantics;
 pub(super) use stack::{Exit, install_overflow_trap};
 
 use stack::ColouredStack;
@@ -112,7 +118,7 @@ where
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
-    let mut scheduler = Scheduler::<M>::new(topology, spec.capacity, spec.ties);
+    let mut scheduler = Scheduler::<M, semantics::Today>::new(topology, spec.capacity, spec.ties);
     // The slots outlive the coroutines (declared first, dropped last): each coroutine writes
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
@@ -265,25 +271,25 @@ where
     Ok((coroutines, guards))
 }
 
-/// Steps 4 and 5 for one processor: resume it with `reply`, carry out its simcalls that can
-/// be answered at once, until it waits (`None`) or its body ends.
-pub(super) fn step<M>(
-    scheduler: &mut Scheduler<M>,
+/// Steps 4 and 5 for one processor, `k` of the scheduler's: resume it with `reply`, carry
+/// out its simcalls that can be answered at once, until it waits (`None`) or its body ends.
+pub(super) fn step<M, S: Semantics<M>>(
+    scheduler: &mut Scheduler<M, S>,
     coroutine: &mut Co<M>,
     guard: (usize, usize),
-    pid: usize,
+    k: usize,
     mut reply: Reply<M>,
     watchdog: &Watchdog,
 ) -> Option<Exit> {
-    watchdog.running(pid);
+    watchdog.running(scheduler.global(k));
     loop {
-        scheduler.resuming(pid);
+        scheduler.resuming(k);
         stack::entering(guard, coroutine.trap_handler());
         let result = coroutine.resume(reply);
         stack::left();
         watchdog.progress(scheduler.simcalls);
         match result {
-            CoroutineResult::Yield(call) => match scheduler.handle(pid, call) {
+            CoroutineResult::Yield(call) => match scheduler.handle(k, call) {
                 Some(next) => reply = next,
                 None => return None,
             },

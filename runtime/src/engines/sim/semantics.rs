@@ -1,0 +1,152 @@
+//! What the scheduler's rules depend on: a [`Semantics`], one type per set of rules, so that
+//! the scheduler is compiled once for each and neither carries the other's branches.
+//!
+//! - [`Today`]: the sequential engine's rules (see the tie-break rule in `sim/`): a blocked
+//!   sender goes on when its receiver takes, a closure is seen at once, equal arrivals go to
+//!   the message sent first in the run.
+//! - [`Lookahead`](super::Lookahead): one part's side of the partitioned rules (`parts/`):
+//!   every effect that crosses a link is seen one lookahead L later, equal arrivals go by
+//!   (send time, sender).
+
+use super::scheduler::{Open, Scheduler, Wait};
+use crate::TieOrder;
+use crate::link::Envelope;
+use crate::link::flavors::scheduled::Reply;
+use crate::topology::Topology;
+
+/// The rules a scheduler carries out where the sequential and partitioned semantics differ.
+/// Processor and link indices are the scheduler's own (local) ones.
+pub(crate) trait Semantics<M>: Sized {
+    /// The order of equal arrivals on a receive: the message whose key is smallest first.
+    type Key: Ord + Copy;
+
+    /// The global index of processor `k`.
+    fn global(&self, k: usize) -> usize;
+
+    /// The index here of processor `pid`, if this scheduler holds it.
+    fn local(&self, pid: usize) -> Option<usize>;
+
+    /// The key of message `envelope`, the `seq`-th the scheduler queued (with its arrival
+    /// first: the earliest arrival is taken first).
+    fn key(seq: u64, envelope: &Envelope<M>) -> Self::Key;
+
+    /// Processor `k` sends `envelope` on its out-link `local` (link `g`): the reply it goes
+    /// on with, or `None` if it now waits.
+    fn send(
+        s: &mut Scheduler<M, Self>,
+        k: usize,
+        local: usize,
+        g: usize,
+        envelope: Envelope<M>,
+    ) -> Option<Reply<M>>;
+
+    /// An event for `k`, blocked sending on its out-link `local`: the reply if it may go on.
+    fn send_woken(s: &mut Scheduler<M, Self>, k: usize, local: usize) -> Option<Reply<M>>;
+
+    /// Whether link `g` (its receiver here) is closed, as its receiver sees it now.
+    fn closed(s: &Scheduler<M, Self>, g: usize) -> bool;
+
+    /// Whether the empty link `g` (its receiver here) can still bring anything.
+    fn open(s: &Scheduler<M, Self>, g: usize) -> Open;
+
+    /// The receiver of link `g` has just taken a message from it: its sender learns of the
+    /// room.
+    fn taken(s: &mut Scheduler<M, Self>, g: usize);
+
+    /// The sender of link `g` has finished: its receiver learns that it is closed.
+    fn close(s: &mut Scheduler<M, Self>, g: usize);
+}
+
+/// The sequential engine's semantics: one scheduler holds every processor (local index =
+/// processor index), and effects are seen at once.
+pub(crate) struct Today;
+
+impl<M> Scheduler<M, Today> {
+    /// The links of `topology` as bounded queues of `capacity`, every processor ready to start
+    /// at time 0 (step 1).
+    pub(crate) fn new(topology: &Topology, capacity: usize, ties: TieOrder) -> Self {
+        Self::build(topology, capacity, ties, Today, topology.len()).0
+    }
+}
+
+impl<M> Semantics<M> for Today {
+    /// (arrival, the order the scheduler queued them in): the message sent first in the run.
+    type Key = (u64, u64);
+
+    #[inline]
+    fn global(&self, k: usize) -> usize {
+        k
+    }
+
+    #[inline]
+    fn local(&self, pid: usize) -> Option<usize> {
+        Some(pid)
+    }
+
+    #[inline]
+    fn key(seq: u64, envelope: &Envelope<M>) -> Self::Key {
+        (envelope.arrive_ns, seq)
+    }
+
+    /// The message goes on the link if it has room; else it waits beside it, and its sender
+    /// with it, until the receiver takes one.
+    fn send(
+        s: &mut Scheduler<M, Self>,
+        k: usize,
+        local: usize,
+        g: usize,
+        envelope: Envelope<M>,
+    ) -> Option<Reply<M>> {
+        if s.links[g].queue.len() < s.capacity {
+            s.enqueue(g, envelope);
+            Some(Reply::Go { now_ns: s.now_ns })
+        } else {
+            assert!(
+                s.links[g].blocked.is_none(),
+                "P{k} overwrote a blocked message on link {g}"
+            );
+            s.links[g].blocked = Some(envelope);
+            s.procs[k].wait = Wait::Send { link: local };
+            None
+        }
+    }
+
+    fn send_woken(s: &mut Scheduler<M, Self>, k: usize, local: usize) -> Option<Reply<M>> {
+        if s.links[s.out_link(k, local)].blocked.is_some() {
+            None
+        } else {
+            Some(s.go(k))
+        }
+    }
+
+    #[inline]
+    fn closed(s: &Scheduler<M, Self>, g: usize) -> bool {
+        s.links[g].sender_done
+    }
+
+    #[inline]
+    fn open(s: &Scheduler<M, Self>, g: usize) -> Open {
+        let link = &s.links[g];
+        if !link.sender_done || link.blocked.is_some() {
+            Open::Yes
+        } else {
+            Open::No
+        }
+    }
+
+    /// A sender blocked on the link gets the freed room, and goes on now.
+    fn taken(s: &mut Scheduler<M, Self>, g: usize) {
+        if let Some(waiting) = s.links[g].blocked.take() {
+            s.enqueue(g, waiting);
+            let sender = s.sender(g) as usize;
+            s.schedule(sender, s.now_ns);
+        }
+    }
+
+    fn close(s: &mut Scheduler<M, Self>, g: usize) {
+        let link = &mut s.links[g];
+        link.sender_done = true;
+        let (to, at) = (link.to as usize, link.at_receiver as usize);
+        s.notify(to, at, s.now_ns);
+    }
+}
