@@ -6,7 +6,9 @@
 #    (--partitions, the parts block: cut links, windows) is byte-identical for `--partitions 1/2/4` on
 #    threads and `mpirun -np 2/4 … --partitions 2/4`: farm binary:8, farm binary:4 with
 #    exponential task times, dnc, `emulate --pattern reduce`, and PHOLD (whose own digest
-#    also equals its sequential reference's).
+#    also equals its sequential reference's). The trace file rank 0 writes over 2 and 4
+#    ranks is byte-identical to `--partitions 1`'s; and `--partitions 4` on 2 ranks is
+#    refused with exit 2, naming `--partitions` and the ranks.
 # 2. PHOLD events per second at K = 1 and 2 (threads, and ranks), same run; marked "under
 #    load" when the host's load average exceeds 3.
 # 3. Capacity: the largest machine one process holds at the default vm.max_map_count
@@ -36,10 +38,10 @@ strip() {
 import json, sys
 # Of the host (wall clock, rates, date, cores an MPI rank is bound to, paths) and of the
 # partitioning itself (the command line, --partitions, the parts block: parts, cut
-# links, windows; the memory plan, which counts the scheduler tables of every part).
+# links, windows).
 HOST = {"wall_s", "run_s", "setup_s", "events_per_s", "date", "host", "command_line", "cores",
         "version", "files", "out", "folder", "path", "profile", "wall_over_dilation_s",
-        "partitions", "parts", "memory_plan_bytes"}
+        "partitions", "parts"}
 def clean(v):
     if isinstance(v, dict):
         return {k: clean(x) for k, x in v.items() if k not in HOST and "wall" not in k}
@@ -95,6 +97,40 @@ for c in "${cases[@]}"; do
         echo "| \`$c\` | $k | $t | $m |"
     done
 done
+
+# The trace over ranks: rank 0 writes the file a one-part run writes, byte for byte.
+echo
+echo "## Traces over ranks ($(date -u +%F), $loaded)"
+echo
+echo "| case (--mode virtual --trace) | K | mpirun -np K |"
+echo "|---|---|---|"
+tcase="${cases[1]}"
+# shellcheck disable=SC2086
+"$BIN" $tcase --mode virtual --partitions 1 --trace "$out/trace-1.json" --out "$out/r" >/dev/null
+for k in "${ks[@]}"; do
+    # shellcheck disable=SC2086
+    "${mpi[@]}" -np "$k" "$BIN" $tcase --mode virtual --partitions "$k" \
+        --trace "$out/trace-m$k.json" --out "$out/r" >/dev/null
+    t=identical
+    cmp -s "$out/trace-m$k.json" "$out/trace-1.json" || { t=DIFFERENT; failed=1; }
+    echo "| \`$tcase\` | $k | $t |"
+done
+
+# Parts other than the ranks are refused before any work, naming --partitions (exit 2).
+echo
+set +e
+# shellcheck disable=SC2086
+"${mpi[@]}" -np 2 "$BIN" ${cases[0]} --mode virtual --partitions 4 --json --out "$out/r" \
+    >/dev/null 2>"$out/refused.err"
+code=$?
+set -e
+if [ "$code" = 2 ] && grep -q -- "--partitions 4 on 2 MPI ranks" "$out/refused.err"; then
+    echo "mpirun -np 2 … --partitions 4: refused with exit 2, naming --partitions and the 2 ranks"
+else
+    echo "mpirun -np 2 … --partitions 4: NOT refused as it should be (exit $code): $(head -c 300 "$out/refused.err")"
+    failed=1
+fi
+
 if [ "$mode" = quick ]; then
     exit "$failed"
 fi

@@ -26,12 +26,6 @@ fn ranks() -> Option<(&'static str, usize)> {
     ranks_in(|v| std::env::var(v).ok())
 }
 
-/// Whether this process is one of several MPI ranks. A run over ranks records no trace
-/// (each rank's records would stay in its own spill file), so a report's timeline is left out.
-pub(crate) fn over_ranks() -> bool {
-    ranks().is_some_and(|(_, k)| k > 1)
-}
-
 /// Why a binary without MPI cannot run as one of `k` ranks.
 fn without_mpi(variable: &str, k: usize) -> String {
     format!(

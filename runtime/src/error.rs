@@ -207,6 +207,17 @@ pub enum ConfigError {
         /// Parts asked for.
         partitions: usize,
     },
+    /// A run over MPI ranks with a number of parts other than the ranks'.
+    #[error(
+        "--partitions {partitions} on {ranks} MPI ranks: a run over ranks has one part per \
+         rank; give --partitions {ranks}, or start {partitions} ranks (mpirun -np {partitions})"
+    )]
+    PartsNotRanks {
+        /// Parts asked for.
+        partitions: usize,
+        /// The MPI ranks this process runs among.
+        ranks: usize,
+    },
     /// A unit of work the workload declared, with no cost to charge it by (model charging).
     #[error(transparent)]
     UnknownUnit(#[from] UnknownUnit),

@@ -181,8 +181,8 @@ pub(crate) struct Outcome<R> {
     pub(crate) accounting: Accounting,
     pub(crate) tally: WorkTally,
     pub(crate) lateness: LatenessStats,
-    /// What it recorded of the trace, all spilled. It stays on its rank: a run over MPI
-    /// ranks is not traced (`engines/ranks.rs`, step 1).
+    /// What it recorded of the trace, all spilled. It crosses MPI ranks apart, read back
+    /// from its rank's spill (`engines/ranks.rs`, step 2).
     #[cfg_attr(feature = "mpi", serde(skip))]
     pub(crate) trace: Option<Recorded>,
 }

@@ -414,7 +414,8 @@ impl MachinePlan {
             ConfigError::BadUnitCost { .. } | ConfigError::UnknownUnit(_) => "--unit-cost",
             ConfigError::PartitionsNotVirtual { .. }
             | ConfigError::TooManyPartitions { .. }
-            | ConfigError::NoLookahead { .. } => "--partitions",
+            | ConfigError::NoLookahead { .. }
+            | ConfigError::PartsNotRanks { .. } => "--partitions",
         };
         ArgError::new(flag, e)
     }

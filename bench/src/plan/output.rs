@@ -228,12 +228,9 @@ pub(crate) const MOST_TIMELINE_RECORDS_IN_REPORT: usize = 20_000;
 
 /// Whether a run that records no trace for its files should record one for its report's
 /// timeline: when the report shows plots and the trace, about `records` records, fits in
-/// the page ([`MOST_TIMELINE_RECORDS_IN_REPORT`]), and the run is not one over MPI ranks,
-/// which records no trace.
+/// the page ([`MOST_TIMELINE_RECORDS_IN_REPORT`]).
 pub(crate) fn trace_for_report(output: &OutputPlan, records: f64) -> bool {
-    output.shows_plots()
-        && records <= MOST_TIMELINE_RECORDS_IN_REPORT as f64
-        && !crate::launch::over_ranks()
+    output.shows_plots() && records <= MOST_TIMELINE_RECORDS_IN_REPORT as f64
 }
 
 #[cfg(test)]

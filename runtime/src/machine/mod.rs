@@ -185,6 +185,7 @@ impl MachineConfig {
             TimeMode::Auto => Resolved::Virtual,
         };
         self.check_partitions(time, p)?;
+        check_ranks(self.partitions, ranks_running())?;
         if time.is_virtual() && self.stack_bytes < MIN_STACK_BYTES {
             return Err(ConfigError::StackTooSmall {
                 given: self.stack_bytes,
@@ -267,6 +268,31 @@ pub struct Machine {
     config: MachineConfig,
     spec: RunSpec,
     cores: Vec<core_affinity::CoreId>,
+}
+
+/// Over MPI ranks, a run has one part per rank: `partitions` must equal `ranks` (the ranks
+/// this process runs among, if it is one of several).
+fn check_ranks(partitions: Option<NonZeroUsize>, ranks: Option<usize>) -> Result<(), ConfigError> {
+    match (partitions, ranks) {
+        (Some(k), Some(ranks)) if k.get() != ranks => Err(ConfigError::PartsNotRanks {
+            partitions: k.get(),
+            ranks,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The number of MPI ranks this process runs among, if it is one of several (feature `mpi`).
+#[cfg(feature = "mpi")]
+fn ranks_running() -> Option<usize> {
+    engines::ranks::count()
+}
+
+/// Without the `mpi` feature a process is never one of several ranks (the command line
+/// refuses to start as one).
+#[cfg(not(feature = "mpi"))]
+fn ranks_running() -> Option<usize> {
+    None
 }
 
 /// The processors whose coroutines this process holds: all of them, but over MPI ranks only
@@ -388,6 +414,24 @@ impl Machine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn over_mpi_ranks_the_parts_must_be_the_ranks() {
+        let k = |n| NonZeroUsize::new(n);
+        assert_eq!(
+            check_ranks(k(4), Some(2)),
+            Err(ConfigError::PartsNotRanks {
+                partitions: 4,
+                ranks: 2
+            })
+        );
+        let e = check_ranks(k(1), Some(4)).unwrap_err().to_string();
+        assert!(e.contains("--partitions 1 on 4 MPI ranks"), "{e}");
+        assert_eq!(check_ranks(k(4), Some(4)), Ok(()));
+        // Not over ranks, or not partitioned: nothing to check.
+        assert_eq!(check_ranks(k(4), None), Ok(()));
+        assert_eq!(check_ranks(None, Some(4)), Ok(()));
+    }
 
     /// Charges a block that sleeps 30 ms on one processor; returns the machine's work clock
     /// and the compute charged.

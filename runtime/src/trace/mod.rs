@@ -19,6 +19,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::tuning::TRACE_FLOW_CACHE_CHUNKS;
+#[cfg(feature = "mpi")]
+pub(crate) use recorder::Carried;
 pub use recorder::trace_buffer_bytes;
 use recorder::{
     EVENT_BYTES, FLOW_BYTES, MESSAGE_BYTES, Stream, decode_event, decode_flow, decode_message,

@@ -264,6 +264,70 @@ pub(crate) struct Recorded {
     pub(crate) flows: Stream,
 }
 
+/// A processor's recording as it crosses MPI ranks: each stream's records read back whole
+/// from the spill of the rank that recorded them, to be spilled again by the rank that takes
+/// them ([`Recorded::land`]), as if recorded there. The trace read back is the same record
+/// for record, so its file is the same byte for byte.
+#[cfg(feature = "mpi")]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Carried {
+    /// Its intervals, the messages it took and its flow starts, each stream's records in
+    /// order.
+    streams: [Vec<u8>; 3],
+}
+
+#[cfg(feature = "mpi")]
+impl Recorded {
+    /// The recording, read back from `sink`'s spill (where it was recorded), for another rank.
+    pub(crate) fn carry(&self, sink: &TraceSink) -> std::io::Result<Carried> {
+        let read = |stream: &Stream| -> std::io::Result<Vec<u8>> {
+            let mut all = Vec::new();
+            let mut body = Vec::new();
+            let mut at = stream.first;
+            while let Some(a) = at {
+                let spill = sink
+                    .spill
+                    .as_deref()
+                    .ok_or_else(|| std::io::Error::other("a trace chunk without a spill file"))?;
+                spill.check()?;
+                at = spill.read(a, &mut body)?;
+                all.extend_from_slice(&body);
+            }
+            all.extend_from_slice(&stream.tail);
+            Ok(all)
+        };
+        Ok(Carried {
+            streams: [
+                read(&self.events)?,
+                read(&self.messages)?,
+                read(&self.flows)?,
+            ],
+        })
+    }
+
+    /// A recording carried from another rank, spilled to `sink` in chunks as a recorder
+    /// here would have spilled it.
+    pub(crate) fn land(carried: Carried, sink: &TraceSink) -> Self {
+        let [events, messages, flows] = carried.streams;
+        let landed = |bytes: Vec<u8>, size: usize| {
+            let mut stream = Stream::default();
+            for record in bytes.chunks_exact(size) {
+                stream.push(sink, record);
+            }
+            if let Some(spill) = &sink.spill {
+                stream.spill(spill);
+                stream.tail = Vec::new();
+            }
+            stream
+        };
+        Self {
+            events: landed(events, EVENT_BYTES),
+            messages: landed(messages, MESSAGE_BYTES),
+            flows: landed(flows, FLOW_BYTES),
+        }
+    }
+}
+
 /// Decodes an interval of processor `processor`.
 pub(crate) fn decode_event(processor: usize, r: &[u8]) -> TraceEvent {
     let word = |i: usize| u64::from_le_bytes(r[i..i + 8].try_into().expect("8 bytes"));
