@@ -12,6 +12,12 @@
 //! the `horizon` are not executed; they are the run's leftover population. Events take no
 //! emulated time, so that the run measures the engine, as ROSS's PHOLD does.
 //!
+//! Remote events go to neighbours only, not to any processor as in ROSS's PHOLD: an event for
+//! a processor further away would travel as a routed message, and partitioned runs
+//! (`--partitions`) refuse routed messages (their link reservations would be shared across
+//! parts). On a network where every processor is a neighbour's neighbour's … this is PHOLD
+//! with nearest-neighbour traffic, the kind a partitioned run cuts least.
+//!
 //! Each processor draws from its own stream (seeded by the seed and its index) in the order
 //! it executes its events: by time, then by the creating processor and its creation number,
 //! a key that does not depend on how the machine is run. So the executed events are a pure
