@@ -18,14 +18,7 @@ fn without_run_details(mut v: Value) -> Value {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(fields) => {
-                for key in [
-                    "wall",
-                    "wall_s",
-                    "parts",
-                    "date",
-                    "command_line",
-                    "files",
-                ] {
+                for key in ["wall", "wall_s", "parts", "date", "command_line", "files"] {
                     fields.remove(key);
                 }
                 fields.values_mut().for_each(strip);

@@ -6,8 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::scheduler::{CutLink, ELSEWHERE, Open, Scheduler, Wait};
-use super::semantics::Semantics;
+use super::scheduler::{CutLink, ELSEWHERE, Open, Scheduler, Semantics, Wait};
 use crate::TieOrder;
 use crate::engines::effect::Effect;
 use crate::link::Envelope;

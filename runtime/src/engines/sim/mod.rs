@@ -41,7 +41,7 @@
 //! configuration therefore gives one event sequence, bit for bit, on any host.
 //!
 //! The rules that differ between the two semantics are the scheduler's [`Semantics`]: this
-//! engine's are `Today`'s, a part's under `--partitions` are [`Lookahead`]'s; each is a type
+//! engine's are `Today`'s (`today.rs`), a part's under `--partitions` are [`Lookahead`]'s; each is a type
 //! the scheduler is compiled for, so this engine's scheduler carries no lookahead branch.
 //! Under the partitioned semantics (`--partitions`, the scheduler of one part of `parts/`),
 //! equal arrivals go instead by (send time, sender): "sent first in the run" would depend on
@@ -63,8 +63,8 @@
 mod lookahead;
 mod queue;
 mod scheduler;
-mod semantics;
 mod stack;
+mod today;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -87,7 +87,7 @@ use crate::tuning::STALL_WARNING;
 pub(super) use lookahead::Lookahead;
 pub(super) use scheduler::Scheduler;
 
-use semantics::Semantics;
+use scheduler::Semantics;
 pub(super) use stack::{Exit, install_overflow_trap};
 
 use stack::ColouredStack;
@@ -118,7 +118,7 @@ where
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
-    let mut scheduler = Scheduler::<M, semantics::Today>::new(topology, spec.capacity, spec.ties);
+    let mut scheduler = Scheduler::<M, today::Today>::new(topology, spec.capacity, spec.ties);
     // The slots outlive the coroutines (declared first, dropped last): each coroutine writes
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();

@@ -1,10 +1,12 @@
 //! The scheduler's state: the event queue, the links' queues, and what each processor waits
 //! on; and how each simcall is carried out (steps 4 and 5 of the protocol in `sim/`).
 //!
-//! The scheduler is generic over its [`Semantics`]: today's sequential rules ([`Today`]) or
-//! one part's side of the partitioned ones ([`Lookahead`](super::Lookahead)). Each is a
-//! type, and the scheduler is compiled once for each, so neither carries the other's
-//! branches.
+//! The scheduler is generic over its [`Semantics`], one type per set of rules: today's
+//! sequential rules (`Today`, `today.rs`: a blocked sender goes on when its receiver takes, a
+//! closure is seen at once, equal arrivals go to the message sent first in the run) or one
+//! part's side of the partitioned ones (`Lookahead`, `lookahead.rs`: every effect that crosses
+//! a link is seen one lookahead L later, equal arrivals go by (send time, sender)). The
+//! scheduler is compiled once for each, so neither carries the other's branches.
 //!
 //! It holds tables for its own processors only: under the partitioned semantics a part's
 //! scheduler knows its members (by a *local* index, 0 to its size), their out-links, and the
@@ -16,16 +18,12 @@
 use std::collections::VecDeque;
 
 use super::queue::EventQueue;
-use super::semantics::Semantics;
 use crate::TieOrder;
 
 use crate::error::{WaitReport, Waiting};
 use crate::link::Envelope;
 use crate::link::flavors::scheduled::{LinkSet, Reply, Simcall};
 use crate::topology::Topology;
-
-#[cfg(doc)]
-use super::semantics::Today;
 
 /// A link's end in another part (its sender or receiver is not here).
 pub(super) const ELSEWHERE: u32 = u32::MAX;
@@ -66,9 +64,9 @@ pub(super) struct Link<M> {
     /// Messages sent and not yet taken, oldest first, each with its send sequence number.
     /// Transfers on a link are serialised, so arrivals never decrease along the queue.
     pub(super) queue: VecDeque<(u64, Envelope<M>)>,
-    /// A sender's message waiting for room ([`Today`]'s semantics).
+    /// A sender's message waiting for room (today's semantics).
     pub(super) blocked: Option<Envelope<M>>,
-    /// The sender has finished: nothing more will come ([`Today`]'s semantics).
+    /// The sender has finished: nothing more will come (today's semantics).
     pub(super) sender_done: bool,
 }
 
@@ -102,6 +100,49 @@ pub(super) struct CutLink {
     /// Its global out-link index (the sender's links in the topology's order, processor by
     /// processor): how effects name it between parts.
     pub(super) global: usize,
+}
+
+/// The rules a scheduler carries out where the sequential and partitioned semantics differ.
+/// Processor and link indices are the scheduler's own (local) ones.
+pub(crate) trait Semantics<M>: Sized {
+    /// The order of equal arrivals on a receive: the message whose key is smallest first.
+    type Key: Ord + Copy;
+
+    /// The global index of processor `k`.
+    fn global(&self, k: usize) -> usize;
+
+    /// The index here of processor `pid`, if this scheduler holds it.
+    fn local(&self, pid: usize) -> Option<usize>;
+
+    /// The key of message `envelope`, the `seq`-th the scheduler queued (with its arrival
+    /// first: the earliest arrival is taken first).
+    fn key(seq: u64, envelope: &Envelope<M>) -> Self::Key;
+
+    /// Processor `k` sends `envelope` on its out-link `local` (link `g`): the reply it goes
+    /// on with, or `None` if it now waits.
+    fn send(
+        s: &mut Scheduler<M, Self>,
+        k: usize,
+        local: usize,
+        g: usize,
+        envelope: Envelope<M>,
+    ) -> Option<Reply<M>>;
+
+    /// An event for `k`, blocked sending on its out-link `local`: the reply if it may go on.
+    fn send_woken(s: &mut Scheduler<M, Self>, k: usize, local: usize) -> Option<Reply<M>>;
+
+    /// Whether link `g` (its receiver here) is closed, as its receiver sees it now.
+    fn closed(s: &Scheduler<M, Self>, g: usize) -> bool;
+
+    /// Whether the empty link `g` (its receiver here) can still bring anything.
+    fn open(s: &Scheduler<M, Self>, g: usize) -> Open;
+
+    /// The receiver of link `g` has just taken a message from it: its sender learns of the
+    /// room.
+    fn taken(s: &mut Scheduler<M, Self>, g: usize);
+
+    /// The sender of link `g` has finished: its receiver learns that it is closed.
+    fn close(s: &mut Scheduler<M, Self>, g: usize);
 }
 
 /// The scheduler's state, under semantics `S`.

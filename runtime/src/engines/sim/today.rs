@@ -1,61 +1,12 @@
-//! What the scheduler's rules depend on: a [`Semantics`], one type per set of rules, so that
-//! the scheduler is compiled once for each and neither carries the other's branches.
-//!
-//! - [`Today`]: the sequential engine's rules (see the tie-break rule in `sim/`): a blocked
-//!   sender goes on when its receiver takes, a closure is seen at once, equal arrivals go to
-//!   the message sent first in the run.
-//! - [`Lookahead`](super::Lookahead): one part's side of the partitioned rules (`parts/`):
-//!   every effect that crosses a link is seen one lookahead L later, equal arrivals go by
-//!   (send time, sender).
+//! Today's semantics (the sequential engine, see the tie-break rule in `sim/`): a blocked
+//! sender goes on when its receiver takes, a closure is seen at once, equal arrivals go to
+//! the message sent first in the run.
 
-use super::scheduler::{Open, Scheduler, Wait};
+use super::scheduler::{Open, Scheduler, Semantics, Wait};
 use crate::TieOrder;
 use crate::link::Envelope;
 use crate::link::flavors::scheduled::Reply;
 use crate::topology::Topology;
-
-/// The rules a scheduler carries out where the sequential and partitioned semantics differ.
-/// Processor and link indices are the scheduler's own (local) ones.
-pub(crate) trait Semantics<M>: Sized {
-    /// The order of equal arrivals on a receive: the message whose key is smallest first.
-    type Key: Ord + Copy;
-
-    /// The global index of processor `k`.
-    fn global(&self, k: usize) -> usize;
-
-    /// The index here of processor `pid`, if this scheduler holds it.
-    fn local(&self, pid: usize) -> Option<usize>;
-
-    /// The key of message `envelope`, the `seq`-th the scheduler queued (with its arrival
-    /// first: the earliest arrival is taken first).
-    fn key(seq: u64, envelope: &Envelope<M>) -> Self::Key;
-
-    /// Processor `k` sends `envelope` on its out-link `local` (link `g`): the reply it goes
-    /// on with, or `None` if it now waits.
-    fn send(
-        s: &mut Scheduler<M, Self>,
-        k: usize,
-        local: usize,
-        g: usize,
-        envelope: Envelope<M>,
-    ) -> Option<Reply<M>>;
-
-    /// An event for `k`, blocked sending on its out-link `local`: the reply if it may go on.
-    fn send_woken(s: &mut Scheduler<M, Self>, k: usize, local: usize) -> Option<Reply<M>>;
-
-    /// Whether link `g` (its receiver here) is closed, as its receiver sees it now.
-    fn closed(s: &Scheduler<M, Self>, g: usize) -> bool;
-
-    /// Whether the empty link `g` (its receiver here) can still bring anything.
-    fn open(s: &Scheduler<M, Self>, g: usize) -> Open;
-
-    /// The receiver of link `g` has just taken a message from it: its sender learns of the
-    /// room.
-    fn taken(s: &mut Scheduler<M, Self>, g: usize);
-
-    /// The sender of link `g` has finished: its receiver learns that it is closed.
-    fn close(s: &mut Scheduler<M, Self>, g: usize);
-}
 
 /// The sequential engine's semantics: one scheduler holds every processor (local index =
 /// processor index), and effects are seen at once.
