@@ -6,7 +6,7 @@ use multicomputer_workloads::ocl::transform_label;
 
 use super::runs::{OclRun, ocl_estimate, run_grain};
 use super::runs::{prepare, time_flags};
-use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, repeat, runs};
+use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, overhead, repeat, runs};
 use multicomputer_runtime::TimeMode;
 
 use crate::plan::{MachinePlan, SweepOclPlan, SweepPlan, pipeline_machine};
@@ -24,12 +24,14 @@ fn cells_mode(machine: &MachinePlan, total: &Estimate) -> &'static str {
     }
 }
 
-/// Every cell of a sweep, announced with the grid's estimated wall time first.
+/// Every cell of a sweep, announced with the estimated wall time of the grid and of the
+/// command's `overhead` (its costs besides the runs) first.
 pub(crate) fn cells<E: Experiment>(
     plan: &SweepPlan<E>,
     what: &str,
+    overhead: Estimate,
 ) -> Result<Vec<Runs<E::Outcome>>> {
-    let mut total = Estimate::ZERO;
+    let mut total = overhead;
     for c in &plan.cells {
         let (_, per_run) = prepare(&plan.machine, &c.topology, &c.experiment)?;
         total = total.plus(per_run.times(plan.repeat.total()));
@@ -54,7 +56,7 @@ pub(crate) fn cells<E: Experiment>(
             &c.topology,
             &c.experiment,
             plan.repeat,
-            false,
+            None,
         )?);
         progress.inc();
     }
@@ -64,7 +66,7 @@ pub(crate) fn cells<E: Experiment>(
 /// Every cell of an OCL sweep.
 pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
     let l = plan.stream.len() as u64;
-    let mut total = Estimate::ZERO;
+    let mut total = overhead(&plan.output, true);
     let flag = "--windows";
     let mut machines = Vec::with_capacity(plan.cells.len());
     for &(table, g) in &plan.cells {
