@@ -58,7 +58,7 @@ import re, sys
 text = open(sys.argv[1], errors="replace").read()
 ranges = [(float(a), float(b)) for a, b in re.findall(r"\[estimate ([0-9.]+) s to ([0-9.]+) s\]", text)]
 if not ranges:
-    print("none | — | no")
+    print("none | — | —")
     sys.exit()
 low, high = sum(r[0] for r in ranges), sum(r[1] for r in ranges)
 wall = float(sys.argv[2])

@@ -206,12 +206,13 @@ pub(crate) fn range_s(e: &Estimate, load: f64, cores: usize) -> (f64, f64) {
     (e.wall_s, high)
 }
 
-/// What a command spends besides its runs: its start, plan and tables ([`PROCESS_S`]), and,
-/// when `output` asks for a report file or the command publishes a run `folder`, that report
-/// with its plots ([`PAGE_S`]).
-pub(crate) fn overhead(output: &OutputPlan, folder: bool) -> Estimate {
+/// What a command spends besides its runs, seconds: its start, plan and tables
+/// ([`PROCESS_S`]), and, when `output` asks for a report file or the command publishes a run
+/// `folder`, that report with its plots ([`PAGE_S`]). Added to an estimate with
+/// [`Estimate::with_fixed`], which leaves an unknown one unknown.
+pub(crate) fn overhead(output: &OutputPlan, folder: bool) -> f64 {
     let page = folder || output.report.is_some();
-    Estimate::fixed(PROCESS_S + if page { PAGE_S } else { 0.0 })
+    PROCESS_S + if page { PAGE_S } else { 0.0 }
 }
 
 /// A calibration of `samples` samples (see `multicomputer_runtime::calibrate`), and with
@@ -397,9 +398,11 @@ mod tests {
     fn a_commands_overhead_is_its_start_and_its_pages() {
         use crate::plan::{Format, ReportFile};
         let tables = OutputPlan::default();
-        assert_eq!(overhead(&tables, false).wall_s, PROCESS_S);
-        assert_eq!(overhead(&tables, false).fixed_s, PROCESS_S);
-        assert_eq!(overhead(&tables, true).wall_s, PROCESS_S + PAGE_S);
+        assert_eq!(overhead(&tables, false), PROCESS_S);
+        assert_eq!(overhead(&tables, true), PROCESS_S + PAGE_S);
+        // Added to a run whose time is unknown, it leaves it unknown: nothing is announced.
+        let unknown = Estimate::UNKNOWN.with_fixed(overhead(&tables, false));
+        assert_eq!(announcement("farm", &unknown, "", (0.0, 2), true), None);
         let page = OutputPlan {
             json: false,
             report: Some(ReportFile {
@@ -408,7 +411,7 @@ mod tests {
                 on_stdout: false,
             }),
         };
-        assert_eq!(overhead(&page, false).wall_s, PROCESS_S + PAGE_S);
+        assert_eq!(overhead(&page, false), PROCESS_S + PAGE_S);
         // The tour's 50 samples; `calibrate`'s 200 and its unit costs.
         let tour = calibration(50, false);
         assert!((tour.wall_s - (CALIBRATION_FIXED_S + 50.0 * CALIBRATION_SAMPLE_S)).abs() < 1e-12);

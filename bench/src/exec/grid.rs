@@ -25,17 +25,18 @@ fn cells_mode(machine: &MachinePlan, total: &Estimate) -> &'static str {
 }
 
 /// Every cell of a sweep, announced with the estimated wall time of the grid and of the
-/// command's `overhead` (its costs besides the runs) first.
+/// command's `overhead_s` (its seconds besides the runs) first.
 pub(crate) fn cells<E: Experiment>(
     plan: &SweepPlan<E>,
     what: &str,
-    overhead: Estimate,
+    overhead_s: f64,
 ) -> Result<Vec<Runs<E::Outcome>>> {
-    let mut total = overhead;
+    let mut total = Estimate::ZERO;
     for c in &plan.cells {
         let (_, per_run) = prepare(&plan.machine, &c.topology, &c.experiment)?;
         total = total.plus(per_run.times(plan.repeat.total()));
     }
+    let total = total.with_fixed(overhead_s);
     admit(
         what,
         &time_flags(&plan.machine, E::TIME_FLAGS),
@@ -66,7 +67,7 @@ pub(crate) fn cells<E: Experiment>(
 /// Every cell of an OCL sweep.
 pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
     let l = plan.stream.len() as u64;
-    let mut total = overhead(&plan.output, true);
+    let mut total = Estimate::ZERO;
     let flag = "--windows";
     let mut machines = Vec::with_capacity(plan.cells.len());
     for &(table, g) in &plan.cells {
@@ -76,6 +77,7 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
         check_emulated("--length", per_run.emulated_s, g.processes())?;
         total = total.plus(per_run.times(plan.repeat.total()));
     }
+    let total = total.with_fixed(overhead(&plan.output, true));
     admit(
         "sweep ocl",
         &time_flags(&plan.machine, "--length"),

@@ -105,7 +105,7 @@ pub(crate) fn prepare<E: Experiment>(
     Ok((m, per_run))
 }
 
-/// An experiment's runs on `topology`. `standalone`, the command's costs besides the runs
+/// An experiment's runs on `topology`. `standalone`, the command's seconds besides the runs
 /// ([`overhead`](super::overhead)) when they are a command's own: refuse runs too long, say
 /// beforehand how long the command will take and show the runs' progress (a sweep's cells
 /// get `None`: the sweep does all that for its whole grid instead).
@@ -114,7 +114,7 @@ pub(crate) fn runs<E: Experiment>(
     topology: &Topology,
     e: &E,
     r: Repeat,
-    standalone: Option<Estimate>,
+    standalone: Option<f64>,
 ) -> Result<Runs<E::Outcome>> {
     let (m, per_run) = prepare(machine, topology, e)?;
     let ran = m.spec().clone();
@@ -124,7 +124,7 @@ pub(crate) fn runs<E: Experiment>(
         admit(
             E::NAME,
             &time_flags(machine, E::TIME_FLAGS),
-            per_run.times(r.total() + ties).plus(overhead),
+            per_run.times(r.total() + ties).with_fixed(overhead),
             &detail(&ran, r),
         )?;
         E::NAME
@@ -221,7 +221,7 @@ pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
         &time_flags(&plan.machine, "--length"),
         per_run
             .times(plan.repeat.total())
-            .plus(overhead(&plan.output, false)),
+            .with_fixed(overhead(&plan.output, false)),
         &format!(
             "the model's time at the machine's dilation, {} run(s)",
             plan.repeat.total()
@@ -278,7 +278,7 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
         &time_flags(&plan.machine, "--samples"),
         per_run
             .times(plan.repeat.total())
-            .plus(overhead(&plan.output, false)),
+            .with_fixed(overhead(&plan.output, false)),
         &format!(
             "{}, native sample {}",
             detail(&ran, plan.repeat),

@@ -63,9 +63,9 @@ impl ScalingRow {
 /// drift of the host's speed (it changes the CPU time charged for real compute and for the busy
 /// loop in measured charging) shows as scatter between replicates, not as a trend in P or in
 /// loop_count. Rows come back sorted by loop count, P and repeat. The announcement adds
-/// `overhead`, the command's costs besides its runs.
-pub(crate) fn scaling_runs(sweep: &ScalingSweep, overhead: Estimate) -> Result<Vec<ScalingRow>> {
-    admit_sweep(sweep, overhead)?;
+/// `overhead_s`, the command's seconds besides its runs.
+pub(crate) fn scaling_runs(sweep: &ScalingSweep, overhead_s: f64) -> Result<Vec<ScalingRow>> {
+    admit_sweep(sweep, overhead_s)?;
     let cells: Vec<(usize, usize)> = (0..sweep.loop_counts.len())
         .flat_map(|l| (0..sweep.processors.len()).map(move |i| (l, i)))
         .collect();
@@ -106,7 +106,7 @@ const SWEEP_FLAGS: &str = "--processors, --loop-counts, --samples-per-processor,
 /// time is its samples per processor × the sample time, plus the busy loop of the sends on its
 /// busiest processor: the centralized root sends twice per sample (work out, result in), a tree
 /// processor twice per sample of its own plus once per level.
-fn admit_sweep(sweep: &ScalingSweep, overhead: Estimate) -> Result<()> {
+fn admit_sweep(sweep: &ScalingSweep, overhead_s: f64) -> Result<()> {
     let e = IsingExperiment {
         config: sweep.config.clone(),
         workload: sweep.workload,
@@ -116,7 +116,7 @@ fn admit_sweep(sweep: &ScalingSweep, overhead: Estimate) -> Result<()> {
     let native = median(e.native_sample_times()?);
     let native_s = native.as_secs_f64();
     let loop_s = sweep.machine.work_costs.0.loop_iteration_ns * 1e-9;
-    let mut total = overhead;
+    let mut total = Estimate::ZERO;
     let mut ran = None;
     for &p in &sweep.processors {
         let samples = sweep
@@ -150,7 +150,7 @@ fn admit_sweep(sweep: &ScalingSweep, overhead: Estimate) -> Result<()> {
     admit(
         "scaling",
         &time_flags(&sweep.machine, SWEEP_FLAGS),
-        total,
+        total.with_fixed(overhead_s),
         &detail,
     )?;
     Ok(())

@@ -17,7 +17,7 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     let plan = CalibratePlan::new(a, out)?;
     announce(
         "calibrate",
-        calibration(plan.samples, true).plus(overhead(&plan.output, false)),
+        calibration(plan.samples, true).with_fixed(overhead(&plan.output, false)),
         &format!(
             "{} samples of each wait, and the kernels' unit costs",
             plan.samples

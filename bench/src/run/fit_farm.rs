@@ -20,7 +20,7 @@ pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
     admit(
         "fit farm",
         "--csv",
-        Estimate::native(estimate_s).plus(overhead(&plan.output, false)),
+        Estimate::native(estimate_s).with_fixed(overhead(&plan.output, false)),
         &format!("a nonlinear fit over {rows} rows"),
     )?;
     // The fit's iterations are not visible from here: its progress is elapsed time against

@@ -67,7 +67,7 @@ pub(crate) fn run(a: &PingpongArgs) -> Result<()> {
     let messages = 2.0 * 2.0 * plan.round_trips as f64 * measurements;
     announce(
         "pingpong",
-        Estimate::native(messages * ONE_WAY_MESSAGE_S).plus(overhead(&plan.output, false)),
+        Estimate::native(messages * ONE_WAY_MESSAGE_S).with_fixed(overhead(&plan.output, false)),
         &format!(
             "{measurements} measurements, bare and through the runtime, of {} one-way messages, \
              about {} each on a quiet host",

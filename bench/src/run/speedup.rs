@@ -39,7 +39,7 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
     admit(
         "speedup",
         flags,
-        Estimate::native(prepared.estimate_s()).plus(overhead(&plan.output, true)),
+        Estimate::native(prepared.estimate_s()).with_fixed(overhead(&plan.output, true)),
         &detail,
     )?;
     let mut progress = Progress::new("speedup", e.measurements() as u64, "measurements");
