@@ -532,6 +532,44 @@ fn output_paths_follow_one_rule() {
 
 /// A small farm writing its `flag` output to `path`; it succeeds.
 #[track_caller]
+/// `--report` naming the file stdout writes into (`/dev/stdout`; here the FIFO stdout was sent
+/// to): the report alone fills it, never followed by the tables.
+#[test]
+fn a_report_sent_to_stdout_replaces_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("stdout");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads the zero-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let stdout = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(["farm", "-t", "chain:2", "--te", "1ms", "--report"])
+        .arg(&fifo)
+        .arg("--out")
+        .arg(dir.path().join("results"))
+        .stdout(stdout)
+        .output()
+        .expect("the binary runs");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let bytes = reader.join().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+        panic!(
+            "stdout holds more than the report ({e}): {}",
+            String::from_utf8_lossy(&bytes)
+        )
+    });
+    assert_eq!(report["meta"]["command"], "farm");
+}
+
 fn small_farm(flag: &str, path: &Path, out: &Path) {
     let args = [
         "farm",

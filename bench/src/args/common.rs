@@ -151,7 +151,8 @@ pub(crate) struct TraceArgs {
     /// Write the run's processor timeline as Chrome trace-event JSON (open in Perfetto).
     #[arg(long, value_name = "FILE")]
     pub(crate) trace: Option<PathBuf>,
-    /// Draw the run's processor timeline (compute, communication, idle) as an SVG.
+    /// Draw the run's processor timeline (compute, communication, idle) as an SVG; a long
+    /// trace is drawn at two intervals a pixel column, in bounded memory.
     #[arg(long, value_name = "FILE")]
     pub(crate) timeline: Option<PathBuf>,
 }

@@ -4,11 +4,18 @@
 //! it long; and a run whose emulated time, summed over its processors, would leave the range
 //! of the runtime's clocks ([`MAX_PROCESSOR_EMULATED_S`]) is refused too.
 //!
+//! An estimate covers the whole command: its runs, and what it does besides them (its start,
+//! a calibration, copies of its data, its report: [`overhead`]), each step at its measured
+//! cost ([`super::tuning`]).
+//!
 //! With [`ANNOUNCE_ALL`] set in the environment, every estimate is announced, short runs'
-//! too, so that `scripts/validate-estimates.sh` can hold each against the run's wall time.
+//! too, so that `scripts/readme-tour.sh` can hold each against the command's wall time.
 
+use super::tuning::{
+    CALIBRATION_FIXED_S, CALIBRATION_SAMPLE_S, PAGE_S, PROCESS_S, UNIT_COSTS_S, VIRTUAL_EVENT_S,
+};
 use crate::args::{MAX_PROCESSOR_EMULATED_S, MAX_WALL_S};
-use crate::plan::ArgError;
+use crate::plan::{ArgError, OutputPlan};
 use crate::units::wall_time;
 
 /// Runs expected to take longer than this (wall time, seconds) are announced.
@@ -16,14 +23,6 @@ pub(crate) const ANNOUNCE_S: f64 = 10.0;
 
 /// The environment variable that has every estimate announced, however short.
 pub(crate) const ANNOUNCE_ALL: &str = "MULTICOMPUTER_ANNOUNCE_ALL";
-
-/// Wall time of one event in virtual time (a message delivered or a timed wait ended), on
-/// large machines of the development host (docs/results/virtual-time.md: 2–9 M events/s).
-pub(crate) const VIRTUAL_EVENT_S: f64 = 0.5e-6;
-
-/// Wall time of one row in `fit farm`'s nonlinear fit (every iteration evaluates the model at
-/// every row): 64 µs measured on 10⁶ rows (issue 21), 178 µs on 10⁵ rows on a loaded host.
-pub(crate) const FIT_ROW_S: f64 = 64e-6;
 
 /// A wall time for an estimate: `under a second`, `45 s`, `3 min 20 s`.
 fn about(s: f64) -> String {
@@ -38,8 +37,13 @@ fn about(s: f64) -> String {
 /// the others.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Estimate {
-    /// Seconds of wall time in the run's own mode, or NaN when nothing is known.
+    /// Seconds of wall time in the run's own mode, or NaN when nothing is known; with
+    /// `fixed_s`.
     pub(crate) wall_s: f64,
+    /// The part of `wall_s` that is the same in every time mode and does not stretch with
+    /// the spread of events' costs: the command's start and report, copies of its data, a
+    /// calibration.
+    pub(crate) fixed_s: f64,
     /// The same runs in virtual time (their events, and any real work done on the
     /// scheduler's thread), or NaN.
     pub(crate) virtual_s: f64,
@@ -53,6 +57,7 @@ impl Estimate {
     /// Nothing known.
     pub(crate) const UNKNOWN: Self = Self {
         wall_s: f64::NAN,
+        fixed_s: 0.0,
         virtual_s: f64::NAN,
         emulated_s: f64::NAN,
         in_virtual: false,
@@ -69,6 +74,7 @@ impl Estimate {
     /// Nothing yet: the start of a sum.
     pub(crate) const ZERO: Self = Self {
         wall_s: 0.0,
+        fixed_s: 0.0,
         virtual_s: 0.0,
         emulated_s: 0.0,
         in_virtual: false,
@@ -87,6 +93,7 @@ impl Estimate {
         let virtual_s = events_per_s.map_or(f64::NAN, |rate| emulated_s * rate * VIRTUAL_EVENT_S);
         Self {
             wall_s: dilation.map_or(virtual_s, |d| emulated_s * d.max(1.0)),
+            fixed_s: 0.0,
             virtual_s,
             emulated_s,
             in_virtual: dilation.is_none(),
@@ -104,11 +111,25 @@ impl Estimate {
         self
     }
 
+    /// With `s` seconds of wall time that every time mode spends alike (see
+    /// [`fixed_s`](Self::fixed_s)).
+    pub(crate) fn with_fixed(mut self, s: f64) -> Self {
+        self.fixed_s += s;
+        self.wall_s += s;
+        self
+    }
+
+    /// Nothing but `s` seconds of [fixed](Self::fixed_s) wall time.
+    pub(crate) fn fixed(s: f64) -> Self {
+        Self::ZERO.with_fixed(s)
+    }
+
     /// The same run `n` times.
     pub(crate) fn times(self, n: u32) -> Self {
         let n = f64::from(n);
         Self {
             wall_s: self.wall_s * n,
+            fixed_s: self.fixed_s * n,
             virtual_s: self.virtual_s * n,
             emulated_s: self.emulated_s * n,
             in_virtual: self.in_virtual,
@@ -121,6 +142,7 @@ impl Estimate {
         let v = |x: f64| if x.is_finite() { x } else { 0.0 };
         Self {
             wall_s: v(self.wall_s) + v(other.wall_s),
+            fixed_s: self.fixed_s + other.fixed_s,
             virtual_s: self.virtual_s + other.virtual_s,
             emulated_s: self.emulated_s + other.emulated_s,
             in_virtual: self.in_virtual || other.in_virtual,
@@ -136,16 +158,17 @@ impl Estimate {
     /// one.
     pub(crate) fn faster(&self) -> Option<String> {
         let half = self.wall_s / 2.0;
-        if !self.in_virtual && self.virtual_s < half {
-            Some(format!(
-                "--mode virtual would take {}",
-                about(self.virtual_s)
-            ))
-        } else if self.in_virtual && self.emulated_s < half {
+        let (in_virtual, dilated) = (
+            self.virtual_s + self.fixed_s,
+            self.emulated_s + self.fixed_s,
+        );
+        if !self.in_virtual && in_virtual < half {
+            Some(format!("--mode virtual would take {}", about(in_virtual)))
+        } else if self.in_virtual && dilated < half {
             Some(format!(
                 "--mode dilated --dilation 1 would take {} (with more processors than cores, \
                  its order of events is less faithful)",
-                about(self.emulated_s)
+                about(dilated)
             ))
         } else {
             None
@@ -170,20 +193,44 @@ pub(crate) fn load_slowdown(load: f64, cores: usize) -> f64 {
 }
 
 /// The range an estimate is announced as, seconds: from the estimate itself to what the
-/// spread of its cost and the host's `load` (average, over `cores`) may make of it.
+/// spread of its runs' cost and the host's `load` (average, over `cores`) may make of it
+/// (the load stretches its fixed part too).
 pub(crate) fn range_s(e: &Estimate, load: f64, cores: usize) -> (f64, f64) {
     let spread = if e.in_virtual {
         VIRTUAL_SPREAD
     } else {
         THREADS_SPREAD
     };
-    (e.wall_s, e.wall_s * spread * load_slowdown(load, cores))
+    let runs_s = e.wall_s - e.fixed_s;
+    let high = (runs_s * spread + e.fixed_s) * load_slowdown(load, cores);
+    (e.wall_s, high)
 }
 
-/// An estimate's range in words: `about 3 min 20 s to 13 min 20 s`.
+/// What a command spends besides its runs, seconds: its start, plan and tables
+/// ([`PROCESS_S`]), and, when `output` asks for a report file or the command publishes a run
+/// `folder`, that report with its plots ([`PAGE_S`]). Added to an estimate with
+/// [`Estimate::with_fixed`], which leaves an unknown one unknown.
+pub(crate) fn overhead(output: &OutputPlan, folder: bool) -> f64 {
+    let page = folder || output.report.is_some();
+    PROCESS_S + if page { PAGE_S } else { 0.0 }
+}
+
+/// A calibration of `samples` samples (see `multicomputer_runtime::calibrate`), and with
+/// `unit_costs` the measurement of the kernels' unit costs that `calibrate` adds to it.
+pub(crate) fn calibration(samples: u32, unit_costs: bool) -> Estimate {
+    let samples = f64::from(samples.clamp(5, 100_000));
+    let units = if unit_costs { UNIT_COSTS_S } else { 0.0 };
+    Estimate::fixed(CALIBRATION_FIXED_S + samples * CALIBRATION_SAMPLE_S + units)
+}
+
+/// An estimate's range in words: `about 3 min 20 s to 13 min 20 s`, `under a second`.
 fn about_range(e: &Estimate, load: f64, cores: usize) -> String {
     let (low, high) = range_s(e, load, cores);
-    format!("{} to {}", about(low), wall_time(high))
+    if high < 1.0 {
+        about(high)
+    } else {
+        format!("{} to {}", about(low), wall_time(high))
+    }
 }
 
 /// Says on stderr, before a long run, how long it is expected to take and why (`detail`:
@@ -191,24 +238,42 @@ fn about_range(e: &Estimate, load: f64, cores: usize) -> String {
 /// The time is a range: from the estimate to what the spread of its costs and the host's
 /// load now may make of it (a single figure ran 2–3 × low on a shared host).
 pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
-    let all = std::env::var_os(ANNOUNCE_ALL).is_some() && e.wall_s.is_finite();
-    if e.is_long() || all {
-        let load = multicomputer_workloads::speedup::LoadAverage::now().map_or(0.0, |l| l.one);
-        let cores = multicomputer_runtime::host_cores();
-        let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
-        // For the script that checks estimates: the range to the millisecond.
-        let exact = if all {
-            let (low, high) = range_s(&e, load, cores);
-            format!(" [estimate {low:.3} s to {high:.3} s]")
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "{what}: expected to take {} of wall time ({detail}; the longer end allows for \
-             slower events and this host's load of {load:.1} on {cores} cores){faster}{exact}",
-            about_range(&e, load, cores)
-        );
+    let all = std::env::var_os(ANNOUNCE_ALL).is_some();
+    if !(e.is_long() || all) {
+        return;
     }
+    let load = multicomputer_workloads::speedup::LoadAverage::now().map_or(0.0, |l| l.one);
+    let cores = multicomputer_runtime::host_cores();
+    if let Some(line) = announcement(what, &e, detail, (load, cores), all) {
+        eprintln!("{line}");
+    }
+}
+
+/// The announcement of `e` on a host of `load` over `cores` cores: for a long run, or for
+/// any run whose estimate is known when `all` (then with its range to the millisecond, for
+/// the script that checks estimates); none otherwise.
+fn announcement(
+    what: &str,
+    e: &Estimate,
+    detail: &str,
+    (load, cores): (f64, usize),
+    all: bool,
+) -> Option<String> {
+    if !(e.is_long() || all && e.wall_s.is_finite()) {
+        return None;
+    }
+    let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
+    let exact = if all {
+        let (low, high) = range_s(e, load, cores);
+        format!(" [estimate {low:.3} s to {high:.3} s]")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{what}: expected to take {} of wall time ({detail}; the longer end allows for \
+         slower events and this host's load of {load:.1} on {cores} cores){faster}{exact}",
+        about_range(e, load, cores)
+    ))
 }
 
 /// Refuses runs expected to take more than [`MAX_WALL_S`] (naming `flags`, the values that
@@ -308,6 +373,71 @@ mod tests {
         assert_eq!(about_range(&t, 0.5, 4), "about 1 min 40 s to 2 min 30 s");
         assert_eq!(load_slowdown(7.0, 2), 4.0);
         assert_eq!(load_slowdown(f64::NAN, 2), 1.0);
+    }
+
+    #[test]
+    fn fixed_costs_are_added_once_and_stretched_by_the_load_alone() {
+        // 100 s emulated at 10⁶ events a second in virtual time: 50 s; with 10 s fixed.
+        let e = Estimate::emulated(100.0, None, Some(1e6), 1).with_fixed(10.0);
+        assert!((e.wall_s - 60.0).abs() < 1e-9);
+        assert_eq!(e.fixed_s, 10.0);
+        // The runs' 50 s spread to 100 s; the fixed 10 s do not spread.
+        let (low, high) = range_s(&e, 0.0, 2);
+        assert!((low - 60.0).abs() < 1e-9 && (high - 110.0).abs() < 1e-9);
+        // A load of 3 on 2 cores halves the run's share of a core: everything takes twice.
+        assert!((range_s(&e, 3.0, 2).1 - 220.0).abs() < 1e-9);
+        // Repeated runs repeat their fixed part; a sum adds it.
+        assert_eq!(e.times(3).fixed_s, 30.0);
+        assert_eq!(e.plus(Estimate::fixed(0.5)).fixed_s, 10.5);
+        assert!((e.plus(Estimate::fixed(0.5)).wall_s - 60.5).abs() < 1e-9);
+        // An unknown run stays unknown.
+        assert!(Estimate::UNKNOWN.with_fixed(1.0).wall_s.is_nan());
+    }
+
+    #[test]
+    fn a_commands_overhead_is_its_start_and_its_pages() {
+        use crate::plan::{Format, ReportFile};
+        let tables = OutputPlan::default();
+        assert_eq!(overhead(&tables, false), PROCESS_S);
+        assert_eq!(overhead(&tables, true), PROCESS_S + PAGE_S);
+        // Added to a run whose time is unknown, it leaves it unknown: nothing is announced.
+        let unknown = Estimate::UNKNOWN.with_fixed(overhead(&tables, false));
+        assert_eq!(announcement("farm", &unknown, "", (0.0, 2), true), None);
+        let page = OutputPlan {
+            json: false,
+            report: Some(ReportFile {
+                path: "r.html".into(),
+                format: Format::Html,
+                on_stdout: false,
+            }),
+        };
+        assert_eq!(overhead(&page, false), PROCESS_S + PAGE_S);
+        // The tour's 50 samples; `calibrate`'s 200 and its unit costs.
+        let tour = calibration(50, false);
+        assert!((tour.wall_s - (CALIBRATION_FIXED_S + 50.0 * CALIBRATION_SAMPLE_S)).abs() < 1e-12);
+        let full = calibration(200, true);
+        let want = CALIBRATION_FIXED_S + 200.0 * CALIBRATION_SAMPLE_S + UNIT_COSTS_S;
+        assert!((full.wall_s - want).abs() < 1e-12);
+        // The calibration holds its samples to 5 at least, as it does.
+        assert_eq!(calibration(0, false).wall_s, calibration(5, false).wall_s);
+    }
+
+    #[test]
+    fn long_runs_are_announced_and_short_ones_only_when_all_are_asked_for() {
+        let host = (0.0, 2);
+        let long = Estimate::emulated(20.0, Some(1.0), None, 1);
+        let said = announcement("farm", &long, "native", host, false).unwrap();
+        assert!(
+            said.starts_with("farm: expected to take about 20 s to 30 s"),
+            "{said}"
+        );
+        assert!(!said.contains("[estimate"), "{said}");
+        let short = Estimate::emulated(0.01, Some(1.0), None, 1).with_fixed(0.005);
+        assert_eq!(announcement("farm", &short, "", host, false), None);
+        let all = announcement("farm", &short, "", host, true).unwrap();
+        assert!(all.ends_with("[estimate 0.015 s to 0.020 s]"), "{all}");
+        // Nothing known, nothing said, even when all are asked for.
+        assert_eq!(announcement("x", &Estimate::UNKNOWN, "", host, true), None);
     }
 
     #[test]

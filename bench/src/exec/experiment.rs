@@ -12,6 +12,7 @@ use multicomputer_workloads::synthetic::{Pattern, Phold, SyntheticComparison, Sy
 use multicomputer_workloads::tree::Prediction;
 
 use super::Estimate;
+use super::tuning::COPY_BYTES_PER_S;
 use crate::plan::{ArgError, CollectiveExperiment, model_error};
 use crate::units::human_s;
 
@@ -247,10 +248,13 @@ impl Experiment for CollectiveExperiment {
         Ok(self.spec.hints())
     }
 
-    /// The model's makespan, and its messages as the events of virtual time.
+    /// The model's makespan, and its messages as the events of virtual time; and, in every
+    /// mode, its vectors made, copied and checked against the sequential reference's at
+    /// [`COPY_BYTES_PER_S`].
     fn estimate(&self, _: &Topology, d: Option<f64>) -> Estimate {
         let rate = (self.predicted_s > 0.0).then(|| self.messages / self.predicted_s);
         Estimate::emulated(self.predicted_s, d, rate, 1)
+            .with_fixed(self.copied_bytes / COPY_BYTES_PER_S)
     }
 
     fn run(&self, machine: &Machine) -> Result<CollectiveComparison> {

@@ -6,7 +6,7 @@ use multicomputer_workloads::ocl::transform_label;
 
 use super::runs::{OclRun, ocl_estimate, run_grain};
 use super::runs::{prepare, time_flags};
-use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, repeat, runs};
+use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, overhead, repeat, runs};
 use multicomputer_runtime::TimeMode;
 
 use crate::plan::{MachinePlan, SweepOclPlan, SweepPlan, pipeline_machine};
@@ -24,16 +24,19 @@ fn cells_mode(machine: &MachinePlan, total: &Estimate) -> &'static str {
     }
 }
 
-/// Every cell of a sweep, announced with the grid's estimated wall time first.
+/// Every cell of a sweep, announced with the estimated wall time of the grid and of the
+/// command's `overhead_s` (its seconds besides the runs) first.
 pub(crate) fn cells<E: Experiment>(
     plan: &SweepPlan<E>,
     what: &str,
+    overhead_s: f64,
 ) -> Result<Vec<Runs<E::Outcome>>> {
     let mut total = Estimate::ZERO;
     for c in &plan.cells {
         let (_, per_run) = prepare(&plan.machine, &c.topology, &c.experiment)?;
         total = total.plus(per_run.times(plan.repeat.total()));
     }
+    let total = total.with_fixed(overhead_s);
     admit(
         what,
         &time_flags(&plan.machine, E::TIME_FLAGS),
@@ -54,7 +57,7 @@ pub(crate) fn cells<E: Experiment>(
             &c.topology,
             &c.experiment,
             plan.repeat,
-            false,
+            None,
         )?);
         progress.inc();
     }
@@ -74,6 +77,7 @@ pub(crate) fn ocl_cells(plan: &SweepOclPlan) -> Result<Vec<Runs<OclRun>>> {
         check_emulated("--length", per_run.emulated_s, g.processes())?;
         total = total.plus(per_run.times(plan.repeat.total()));
     }
+    let total = total.with_fixed(overhead(&plan.output, true));
     admit(
         "sweep ocl",
         &time_flags(&plan.machine, "--length"),

@@ -10,8 +10,11 @@ mod progress;
 mod runs;
 mod scaling;
 mod ties;
+mod tuning;
 
-pub(crate) use estimate::{Estimate, FIT_ROW_S, admit, announce, check_emulated, refuse_endless};
+pub(crate) use estimate::{
+    Estimate, admit, announce, calibration, check_emulated, overhead, refuse_endless,
+};
 pub(crate) use experiment::Experiment;
 pub(crate) use family::{FAMILY_GROWTH, family_speedups};
 pub(crate) use grid::{cells, ocl_cells};
@@ -19,3 +22,4 @@ pub(crate) use progress::{Progress, Ticker, completed};
 pub(crate) use runs::{Runs, describe, ising_runs, ocl_runs, repeat, runs};
 pub(crate) use scaling::{ScalingRow, scaling_runs};
 pub(crate) use ties::TieSpread;
+pub(crate) use tuning::{FIT_ROW_S, ONE_WAY_MESSAGE_S};

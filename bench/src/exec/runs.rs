@@ -10,8 +10,8 @@ use multicomputer_workloads::ocl::{
     OclComparison, PipelineError, PipelineRun, ocl_reference, run_pipeline,
 };
 
-use super::ties::{TieSpread, tie_spread};
-use super::{Estimate, Experiment, Progress, Ticker, admit, check_emulated};
+use super::ties::{TieSpread, extra_runs, tie_spread};
+use super::{Estimate, Experiment, Progress, Ticker, admit, check_emulated, overhead};
 use crate::plan::{
     ArgError, IsingPlan, MachinePlan, OclPlan, Repeat, pipeline_costs, pipeline_machine, table_of,
     wait_name,
@@ -105,29 +105,33 @@ pub(crate) fn prepare<E: Experiment>(
     Ok((m, per_run))
 }
 
-/// An experiment's runs on `topology`. `standalone`: refuse runs too long, say beforehand
-/// when the runs are long and show their progress (a sweep does all that for its whole grid
-/// instead).
+/// An experiment's runs on `topology`. `standalone`, the command's seconds besides the runs
+/// ([`overhead`](super::overhead)) when they are a command's own: refuse runs too long, say
+/// beforehand how long the command will take and show the runs' progress (a sweep's cells
+/// get `None`: the sweep does all that for its whole grid instead).
 pub(crate) fn runs<E: Experiment>(
     machine: &MachinePlan,
     topology: &Topology,
     e: &E,
     r: Repeat,
-    standalone: bool,
+    standalone: Option<f64>,
 ) -> Result<Runs<E::Outcome>> {
     let (m, per_run) = prepare(machine, topology, e)?;
     let ran = m.spec().clone();
-    let what = if standalone {
+    let what = if let Some(overhead) = standalone {
+        // The tie orders' runs too, where they will be run.
+        let ties = extra_runs(ran.time.is_virtual(), per_run.wall_s);
         admit(
             E::NAME,
             &time_flags(machine, E::TIME_FLAGS),
-            per_run.times(r.total()),
+            per_run.times(r.total() + ties).with_fixed(overhead),
             &detail(&ran, r),
         )?;
         E::NAME
     } else {
         ""
     };
+    let standalone = standalone.is_some();
     let runs = repeat(what, r, per_run.wall_s, |i| match e.seed() {
         Some(seed) => e.reseeded(run_seed(seed, r, i)).run(&m),
         None => e.run(&m),
@@ -215,7 +219,9 @@ pub(crate) fn ocl_runs(plan: &OclPlan) -> Result<Runs<OclRun>> {
     admit(
         "ocl",
         &time_flags(&plan.machine, "--length"),
-        per_run.times(plan.repeat.total()),
+        per_run
+            .times(plan.repeat.total())
+            .with_fixed(overhead(&plan.output, false)),
         &format!(
             "the model's time at the machine's dilation, {} run(s)",
             plan.repeat.total()
@@ -270,7 +276,9 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
     admit(
         "ising",
         &time_flags(&plan.machine, "--samples"),
-        per_run.times(plan.repeat.total()),
+        per_run
+            .times(plan.repeat.total())
+            .with_fixed(overhead(&plan.output, false)),
         &format!(
             "{}, native sample {}",
             detail(&ran, plan.repeat),

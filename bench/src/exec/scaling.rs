@@ -62,9 +62,10 @@ impl ScalingRow {
 /// Runs the sweep. Every pass runs the cells in its own random order (fixed seed), so that a
 /// drift of the host's speed (it changes the CPU time charged for real compute and for the busy
 /// loop in measured charging) shows as scatter between replicates, not as a trend in P or in
-/// loop_count. Rows come back sorted by loop count, P and repeat.
-pub(crate) fn scaling_runs(sweep: &ScalingSweep) -> Result<Vec<ScalingRow>> {
-    admit_sweep(sweep)?;
+/// loop_count. Rows come back sorted by loop count, P and repeat. The announcement adds
+/// `overhead_s`, the command's seconds besides its runs.
+pub(crate) fn scaling_runs(sweep: &ScalingSweep, overhead_s: f64) -> Result<Vec<ScalingRow>> {
+    admit_sweep(sweep, overhead_s)?;
     let cells: Vec<(usize, usize)> = (0..sweep.loop_counts.len())
         .flat_map(|l| (0..sweep.processors.len()).map(move |i| (l, i)))
         .collect();
@@ -105,7 +106,7 @@ const SWEEP_FLAGS: &str = "--processors, --loop-counts, --samples-per-processor,
 /// time is its samples per processor × the sample time, plus the busy loop of the sends on its
 /// busiest processor: the centralized root sends twice per sample (work out, result in), a tree
 /// processor twice per sample of its own plus once per level.
-fn admit_sweep(sweep: &ScalingSweep) -> Result<()> {
+fn admit_sweep(sweep: &ScalingSweep, overhead_s: f64) -> Result<()> {
     let e = IsingExperiment {
         config: sweep.config.clone(),
         workload: sweep.workload,
@@ -149,7 +150,7 @@ fn admit_sweep(sweep: &ScalingSweep) -> Result<()> {
     admit(
         "scaling",
         &time_flags(&sweep.machine, SWEEP_FLAGS),
-        total,
+        total.with_fixed(overhead_s),
         &detail,
     )?;
     Ok(())

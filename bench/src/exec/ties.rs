@@ -51,6 +51,14 @@ impl TieSpread {
     }
 }
 
+/// The runs the spread adds to a run's own (for its estimate): the [`OTHER_ORDERS`] when the
+/// run is in virtual time (`in_virtual`) and they are cheap (`per_run_s` each), else none.
+pub(crate) fn extra_runs(in_virtual: bool, per_run_s: f64) -> u32 {
+    let n = OTHER_ORDERS.len() as u32;
+    let cheap = per_run_s.is_finite() && per_run_s * f64::from(n) <= CHEAP_S;
+    if in_virtual && cheap { n } else { 0 }
+}
+
 /// The spread of `e`'s headline figures on `topology` over its own run (`first`) and the
 /// [`OTHER_ORDERS`], each run once with the same seed; `None` unless the machine runs in
 /// virtual time and the extra runs are cheap (`per_run_s` each).
@@ -61,7 +69,7 @@ pub(crate) fn tie_spread<E: Experiment>(
     first: &E::Outcome,
     per_run_s: f64,
 ) -> Result<Option<TieSpread>> {
-    if !(per_run_s.is_finite() && per_run_s * OTHER_ORDERS.len() as f64 <= CHEAP_S) {
+    if extra_runs(true, per_run_s) == 0 {
         return Ok(None);
     }
     let mut values = vec![E::headline(first)];

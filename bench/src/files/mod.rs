@@ -10,7 +10,7 @@ mod temps;
 
 pub(crate) use columns::{Columns, ColumnsError};
 pub(crate) use paths::{
-    Target, check_dir_target, check_file_target, distinct, output_target, staging_folder,
+    Target, check_dir_target, check_file_target, distinct, is_stdout, output_target, staging_folder,
 };
 pub(crate) use publish::{Publication, RunFolder};
 pub(crate) use read::read_text;

@@ -220,6 +220,25 @@ fn writable(path: &Path) -> Result<(), String> {
     }
 }
 
+/// Whether `path` names the file this process's stdout writes into: `/dev/stdout`, or the
+/// file, pipe or terminal stdout was sent to.
+pub(crate) fn is_stdout(path: &Path) -> bool {
+    use std::os::fd::AsFd;
+    std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .is_ok_and(|fd| same_file(path, &std::fs::File::from(fd)))
+}
+
+/// Whether `path` names the file `file` is open on (the same device and inode).
+fn same_file(path: &Path, file: &std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 /// Checks that a file can be written at `path` at the end of a run (see [`output_target`]).
 pub(crate) fn check_file_target(path: &Path) -> Result<(), String> {
     output_target(path).map(drop)
@@ -301,6 +320,21 @@ mod tests {
         assert!(check_dir_target(&d.join("plain")).is_err());
         let leftovers: Vec<_> = std::fs::read_dir(d).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "only the file this test wrote");
+    }
+
+    #[test]
+    fn a_path_is_the_file_an_open_handle_writes_when_it_names_its_inode() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        let file = std::fs::File::create(&a).unwrap();
+        std::fs::write(&b, "").unwrap();
+        assert!(same_file(&a, &file));
+        assert!(!same_file(&b, &file));
+        assert!(!same_file(&dir.path().join("none.json"), &file));
+        // Through a link too, as /dev/stdout is one.
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        assert!(same_file(&link, &file));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use multicomputer_runtime::{Hints, HostLimits, Topology, trace_buffer_bytes};
 
 use super::{ArgError, MachinePlan};
 use crate::args::MEMORY_SHARE;
+use crate::plot::{TIMELINE_WIDTH, most_held};
 use crate::units::human_bytes;
 
 /// Bytes one buffered message takes in a thread link's channel (a crossbeam array slot:
@@ -49,9 +50,9 @@ pub(crate) const ENGINE_NODE_BYTES: f64 = 16.0 * 1024.0;
 /// goes, so nothing here grows with the trace's length.
 pub(crate) const TRACE_PROCESSOR_BYTES: f64 = 256.0;
 
-/// Bytes per trace record that `--timeline` holds: its SVG is drawn from every interval and
-/// message at once (the record as the plot takes it, twice, and its element in the SVG text,
-/// about 90 B).
+/// Bytes per trace record that `--timeline` holds: the record as the plot takes it, twice,
+/// and its element in the SVG text, about 90 B. It holds at most `plot::most_held` records,
+/// however long the trace.
 pub(crate) const TIMELINE_RECORD_BYTES: f64 = 256.0;
 
 /// Bytes an OS thread (native and dilated time) holds: its touched stack pages, its signal
@@ -212,8 +213,8 @@ impl Footprint {
     /// (`--trace`, `--timeline`). Streamed to disk, it holds a bounded part: three buffers per
     /// processor while the run goes, its processors' heads after it, and while it is read
     /// back a few chunks of flow starts and each sender's list of them (8 B a chunk: the one
-    /// term that grows with the trace, by 1/8 B a record at most). A timeline is drawn
-    /// from every record at once, so it is planned by the record.
+    /// term that grows with the trace, by 1/8 B a record at most). A timeline holds the
+    /// trace's records, or at most what its image shows ([`most_held`]) of a long one.
     pub(crate) fn trace(&mut self, records: f64) -> &mut Self {
         let p = self.processors;
         let chunk = trace_buffer_bytes(p) as f64;
@@ -229,10 +230,11 @@ impl Footprint {
             buffers + reading,
         );
         if self.timeline {
+            let held = records.min(most_held(p, TIMELINE_WIDTH) as f64);
             self.add(
                 "--timeline",
-                format!("a timeline drawn from {records:.0} trace records at once"),
-                records * TIMELINE_RECORD_BYTES,
+                format!("a timeline drawn from {held:.0} of {records:.0} trace records"),
+                held * TIMELINE_RECORD_BYTES,
             );
         }
         self

@@ -25,6 +25,9 @@ pub(crate) struct CollectiveExperiment {
     pub(crate) predicted_s: f64,
     /// Messages the run sends (an estimate of its events).
     pub(crate) messages: f64,
+    /// Bytes of vectors a run makes, copies and checks: as many as it holds
+    /// ([`vector_bytes`]).
+    pub(crate) copied_bytes: f64,
 }
 
 fn algorithm(a: AlgorithmArg) -> Algorithm {
@@ -133,6 +136,7 @@ pub(crate) fn experiment(
         spec,
         predicted_s: predicted_ns as f64 * 1e-9,
         messages,
+        copied_bytes: vector_bytes(p, bytes),
     };
     Ok((experiment, memory))
 }
@@ -167,6 +171,11 @@ pub(crate) fn operation(o: OperationArg) -> Operation {
 /// reference's input and result for it.
 const VECTOR_COPIES: f64 = 8.0;
 
+/// Bytes of the vectors a run of `processors` with vectors of `bytes` holds at once.
+fn vector_bytes(processors: usize, bytes: usize) -> f64 {
+    VECTOR_COPIES * processors as f64 * bytes as f64
+}
+
 /// Trace records a message makes: its send's and its receive's intervals, the message, and
 /// a wait for it.
 const TRACE_RECORDS_PER_MESSAGE: f64 = 4.0;
@@ -187,7 +196,7 @@ fn footprint(
     f.add(
         flag,
         format!("{processors} processors' vectors of {bytes} B, {VECTOR_COPIES} copies each"),
-        VECTOR_COPIES * processors as f64 * bytes as f64,
+        vector_bytes(processors, bytes),
     );
     if f.traced() {
         f.trace(records);

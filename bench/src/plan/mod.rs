@@ -50,6 +50,8 @@ pub(crate) use ocl::{
 };
 #[cfg(test)]
 pub(crate) use ocl::{parse_transform, read_stream, read_table};
+#[cfg(test)]
+pub(crate) use output::ReportFile;
 pub(crate) use output::{
     Format, MOST_TIMELINE_RECORDS_IN_REPORT, OutputPlan, RunFolderPlan, TracePlan,
     distinct_outputs, trace_for_report,

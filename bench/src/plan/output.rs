@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::ArgError;
 use crate::args::{ReportArgs, TraceArgs};
 use crate::files::{
-    Target, check_dir_target, check_file_target, distinct, output_target, staging_folder,
+    Target, check_dir_target, check_file_target, distinct, is_stdout, output_target, staging_folder,
 };
 
 /// A report's file format.
@@ -44,6 +44,9 @@ pub(crate) struct ReportFile {
     pub(crate) path: PathBuf,
     /// In which format.
     pub(crate) format: Format,
+    /// Whether it is the file this process's stdout writes into (`/dev/stdout`, or where
+    /// stdout was sent): the report then replaces the tables there.
+    pub(crate) on_stdout: bool,
 }
 
 /// How the result is shown and saved.
@@ -105,6 +108,7 @@ impl OutputPlan {
                 Some(ReportFile {
                     path: named_file("--report", path)?,
                     format,
+                    on_stdout: is_stdout(path),
                 })
             }
         };
@@ -112,6 +116,12 @@ impl OutputPlan {
             json: args.json,
             report,
         })
+    }
+
+    /// Whether the tables (or `--json`'s object) go to stdout: not when the report file is
+    /// stdout itself, which the report alone then fills.
+    pub(crate) fn tables_on_stdout(&self) -> bool {
+        !self.report.as_ref().is_some_and(|r| r.on_stdout)
     }
 
     /// Whether the report file shows plots (HTML or Markdown).

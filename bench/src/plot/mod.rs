@@ -80,4 +80,7 @@ pub(crate) use bars::{Bar, BarChart, BarGroup};
 pub(crate) use lines::{LineChart, Reference};
 pub(crate) use point::{ErrorBar, Point};
 pub(crate) use residuals::{ResidualSeries, Residuals};
-pub(crate) use timeline::{Timeline, TimelineInterval, TimelineMessage};
+pub(crate) use timeline::{
+    TIMELINE_WIDTH, Timeline, TimelineInterval, TimelineMessage, held_messages, held_per_row,
+    most_held,
+};

@@ -55,8 +55,34 @@ pub(crate) struct Timeline<'a> {
     pub(crate) intervals: Vec<TimelineInterval<'a>>,
     /// The messages, drawn as arrows.
     pub(crate) messages: Vec<TimelineMessage>,
+    /// Messages of the run beyond `messages` (a long trace's timeline holds only its
+    /// earliest [`held_messages`]), counted in the note that says how many there are.
+    pub(crate) unheld_messages: usize,
     /// Description of the time axis; empty: "time (ms)".
     pub(crate) time_label: String,
+}
+
+/// The width of a timeline image drawn from a run's trace, pixels.
+pub(crate) const TIMELINE_WIDTH: u32 = 1200;
+
+/// Intervals per processor a timeline `width` pixels wide holds at most when drawn from a
+/// long trace: two a pixel column, and one more where an interval straddles a column.
+pub(crate) fn held_per_row(width: u32) -> usize {
+    2 * width as usize + 1
+}
+
+/// Messages a timeline `width` pixels wide holds at most: the earliest, one more than it
+/// draws over the whole run (so that it knows to draw the run's start apart).
+pub(crate) fn held_messages(width: u32) -> usize {
+    most_arrows(width) + 1
+}
+
+/// The most records (intervals and messages) a timeline `width` pixels wide of `processors`
+/// holds, whatever its trace's length.
+pub(crate) fn most_held(processors: usize, width: u32) -> usize {
+    processors
+        .saturating_mul(held_per_row(width))
+        .saturating_add(held_messages(width))
 }
 
 /// Pixels per row at which every row label has the full label size.
@@ -111,7 +137,7 @@ impl Timeline<'_> {
             .collect();
         let most = most_arrows(width);
         let mut arrows: Vec<Message> = messages.iter().copied().filter(valid_msg).collect();
-        if arrows.len() <= most {
+        if arrows.len() <= most && self.unheld_messages == 0 {
             return render(self, (&intervals, &messages), (width, height), Vec::new());
         }
         // Too many arrows for the whole run: the run without them, and below it the start,
@@ -123,7 +149,7 @@ impl Timeline<'_> {
         let mut notes = vec![format!(
             "note: {} messages, too many to draw over the whole run: below, its first {} ms \
              with the first {most}",
-            messages.len() - skipped,
+            messages.len() - skipped + self.unheld_messages,
             format_number(end)
         )];
         if skipped > 0 {

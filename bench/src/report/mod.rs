@@ -157,11 +157,13 @@ impl<B: Body> Report<B> {
         Ok(())
     }
 
-    /// Shows the report: one JSON object on stdout (`--json`), else the result tables; the
-    /// warnings on stderr either way.
+    /// Shows the report: one JSON object on stdout (`--json`), else the result tables, unless
+    /// the report file went to stdout; the warnings on stderr either way.
     pub(crate) fn show(&self, output: &OutputPlan) -> Result<()> {
         let doc = self.document()?;
-        if output.json {
+        if !output.tables_on_stdout() {
+            // The report file is stdout: it holds the report alone.
+        } else if output.json {
             println!("{}", serde_json::to_string_pretty(self)?);
         } else {
             print!("{}", text::render(&doc));

@@ -1,6 +1,8 @@
 //! A run's processor timeline as files: Chrome trace-event JSON (`--trace`, opened in
 //! Perfetto) and an SVG timeline (`--timeline`).
 
+use std::collections::BinaryHeap;
+
 use anyhow::{Context, Result};
 use multicomputer_runtime::{Activity, Fidelity, Trace};
 use multicomputer_workloads::collectives::CollectiveComparison;
@@ -14,7 +16,9 @@ use super::{Block, Figure, Meta};
 use crate::exec::Runs;
 use crate::files::Publication;
 use crate::plan::{MOST_TIMELINE_RECORDS_IN_REPORT, TracePlan};
-use crate::plot::{Timeline, TimelineInterval, TimelineMessage};
+use crate::plot::{
+    TIMELINE_WIDTH, Timeline, TimelineInterval, TimelineMessage, held_messages, held_per_row,
+};
 
 /// A measured run as its report sees it: the fidelity of its waits and its trace.
 pub(crate) trait Traced {
@@ -129,11 +133,52 @@ const MOST_LABELLED_ROWS: usize = 1024;
 
 /// The processor timeline as SVG: what each processor did (compute, communication, idle)
 /// in emulated milliseconds, every processor labelled, every message an arrow from its send
-/// to its arrival.
+/// to its arrival; drawn from what [`timeline_of`] holds.
 pub(crate) fn timeline_svg(trace: &Trace, processors: usize, title: &str) -> Result<String> {
-    let mut intervals = Vec::new();
+    timeline_of(trace, processors, title)?.to_svg(
+        TIMELINE_WIDTH,
+        Timeline::height_for(processors.min(MOST_LABELLED_ROWS)),
+    )
+}
+
+/// What a timeline holds of `trace`, read as it streams from the run's spill (twice): every
+/// interval when there are at most [`held_per_row`] a processor, else each processor's
+/// merged to two a pixel column (what a pixel shows: an interval within columns already
+/// drawn extends the last one of its kind, or is hidden); the earliest [`held_messages`]
+/// messages, the others counted. What it holds is bounded by the machine and the image
+/// ([`most_held`]), whatever the trace's length.
+pub(crate) fn timeline_of(
+    trace: &Trace,
+    processors: usize,
+    title: &str,
+) -> Result<Timeline<'static>> {
+    // 1. The span, the intervals' count, and the earliest messages.
+    let (mut end_ns, mut count) = (0u64, 0usize);
     trace.visit_events(|e| {
-        intervals.push(TimelineInterval {
+        end_ns = end_ns.max(e.start_ns.saturating_add(e.duration_ns));
+        count += 1;
+    })?;
+    let keep = held_messages(TIMELINE_WIDTH);
+    let mut earliest = BinaryHeap::with_capacity(keep + 1);
+    let mut messages = 0usize;
+    trace.visit_messages(|m| {
+        end_ns = end_ns.max(m.arrive_ns);
+        messages += 1;
+        earliest.push((m.sent_ns, m.arrive_ns, m.from, m.to));
+        if earliest.len() > keep {
+            earliest.pop();
+        }
+    })?;
+    // 2. The intervals, merged to columns of `column_ns` when there are many.
+    let per_row = held_per_row(TIMELINE_WIDTH);
+    let exact = count <= processors.saturating_mul(per_row);
+    let column_ns = (end_ns / (per_row as u64 - 1)).max(1);
+    // Per processor: the columns its held intervals cover, and its last held interval.
+    let mut covered = vec![0u64; if exact { 0 } else { processors }];
+    let mut last: Vec<Option<usize>> = vec![None; covered.len()];
+    let mut intervals: Vec<TimelineInterval<'static>> = Vec::new();
+    trace.visit_events(|e| {
+        let iv = TimelineInterval {
             processor: e.processor,
             start_ns: e.start_ns,
             end_ns: e.start_ns.saturating_add(e.duration_ns),
@@ -142,27 +187,126 @@ pub(crate) fn timeline_svg(trace: &Trace, processors: usize, title: &str) -> Res
                 Activity::Communication => "communication",
                 Activity::Idle => "idle",
             },
-        })
+        };
+        let p = e.processor;
+        let (Some(done), Some(last)) = (covered.get_mut(p), last.get_mut(p)) else {
+            // Exact, or a processor past the machine (which the drawing refuses).
+            intervals.push(iv);
+            return;
+        };
+        let first = iv.start_ns / column_ns;
+        let after = iv.end_ns.div_ceil(column_ns).max(first + 1);
+        let same = last.filter(|&i| intervals[i].kind == iv.kind);
+        match same {
+            Some(i) if first <= *done => {
+                intervals[i].end_ns = intervals[i].end_ns.max(iv.end_ns);
+            }
+            _ if after <= *done => {}
+            _ => {
+                let start_ns = iv.start_ns.max(*done * column_ns);
+                intervals.push(TimelineInterval { start_ns, ..iv });
+                *last = Some(intervals.len() - 1);
+            }
+        }
+        *done = (*done).max(after);
     })?;
-    let mut messages = Vec::new();
-    trace.visit_messages(|m| {
-        messages.push(TimelineMessage {
-            from: m.from,
-            to: m.to,
-            sent_ns: m.sent_ns,
-            arrive_ns: m.arrive_ns,
-        })
-    })?;
-    Timeline {
+    let held = earliest.into_sorted_vec();
+    Ok(Timeline {
         title: title.to_owned(),
         processors,
         intervals,
-        messages,
+        unheld_messages: messages - held.len(),
+        messages: held
+            .into_iter()
+            .map(|(sent_ns, arrive_ns, from, to)| TimelineMessage {
+                from,
+                to,
+                sent_ns,
+                arrive_ns,
+            })
+            .collect(),
         time_label: "emulated time (ms)".into(),
         ..Timeline::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use multicomputer_runtime::{MessageEvent, TraceEvent};
+
+    use super::*;
+    use crate::plot::most_held;
+
+    /// A trace of `processors` each alternating `n` compute and communication intervals of
+    /// 1 µs, and `m` messages to processor 0, one every 3 µs.
+    fn long_trace(processors: usize, n: u64, m: u64) -> Trace {
+        let events: Vec<TraceEvent> = (0..processors)
+            .flat_map(|p| {
+                (0..n).map(move |i| TraceEvent {
+                    processor: p,
+                    activity: if i % 2 == 0 {
+                        Activity::Compute
+                    } else {
+                        Activity::Communication
+                    },
+                    start_ns: i * 1000,
+                    duration_ns: 1000,
+                    peer: None,
+                })
+            })
+            .collect();
+        let messages: Vec<MessageEvent> = (0..m)
+            .map(|i| MessageEvent {
+                from: 1 + (i as usize % (processors - 1)),
+                to: 0,
+                sent_ns: i * 3000,
+                arrive_ns: i * 3000 + 500,
+                received_ns: i * 3000 + 500,
+                bytes: 8,
+            })
+            .collect();
+        Trace::from_records(&events, &messages)
     }
-    .to_svg(
-        1200,
-        Timeline::height_for(processors.min(MOST_LABELLED_ROWS)),
-    )
+
+    #[test]
+    fn a_long_traces_timeline_holds_what_its_image_shows_within_its_plan() {
+        let (p, n, m) = (4, 60_000, 5_000);
+        let trace = long_trace(p, n, m);
+        let records = trace.records() as usize;
+        assert_eq!(records, p * n as usize + m as usize);
+        let t = timeline_of(&trace, p, "long").unwrap();
+        let held = t.intervals.len() + t.messages.len();
+        // What the memory plan counts (`Footprint::trace`), far below the records.
+        assert!(held <= most_held(p, TIMELINE_WIDTH), "{held} held");
+        assert!(held * 20 < records, "{held} of {records} held");
+        assert!(t.intervals.len() <= p * held_per_row(TIMELINE_WIDTH));
+        assert_eq!(t.messages.len(), held_messages(TIMELINE_WIDTH));
+        assert_eq!(t.messages.len() + t.unheld_messages, m as usize);
+        // The earliest messages, in order; every processor's row still spans the whole run.
+        assert!(
+            t.messages
+                .iter()
+                .enumerate()
+                .all(|(i, msg)| msg.sent_ns == i as u64 * 3000)
+        );
+        for q in 0..p {
+            let row = t.intervals.iter().filter(|iv| iv.processor == q);
+            assert_eq!(row.clone().map(|iv| iv.start_ns).min(), Some(0));
+            assert_eq!(row.map(|iv| iv.end_ns).max(), Some(n * 1000));
+        }
+        let svg = timeline_svg(&trace, p, "long").unwrap();
+        assert!(
+            svg.contains(&format!("note: {m} messages")),
+            "the note counts them all"
+        );
+    }
+
+    #[test]
+    fn a_short_traces_timeline_holds_every_record() {
+        let trace = long_trace(3, 100, 40);
+        let t = timeline_of(&trace, 3, "short").unwrap();
+        assert_eq!(t.intervals.len(), 300);
+        assert_eq!((t.messages.len(), t.unheld_messages), (40, 0));
+        assert!(t.intervals.iter().all(|iv| iv.end_ns - iv.start_ns == 1000));
+    }
 }

@@ -8,12 +8,21 @@ use multicomputer_workloads::speedup::OtherLoad;
 use multicomputer_workloads::unit_costs::measure_unit_costs;
 
 use crate::args::CalibrateArgs;
+use crate::exec::{announce, calibration, overhead};
 use crate::files::Publication;
 use crate::plan::{CalibratePlan, LoadedProfile};
 use crate::report::{CalibrateReport, Meta, ProfileUse, Report};
 
 pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     let plan = CalibratePlan::new(a, out)?;
+    announce(
+        "calibrate",
+        calibration(plan.samples, true).with_fixed(overhead(&plan.output, false)),
+        &format!(
+            "{} samples of each wait, and the kernels' unit costs",
+            plan.samples
+        ),
+    );
     let watch = OtherLoad::start();
     let mut profile = calibrate(CalibrateOptions {
         samples: plan.samples as usize,

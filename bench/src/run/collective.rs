@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::args::CollectiveArgs;
-use crate::exec::runs;
+use crate::exec::{overhead, runs};
 use crate::files::Publication;
 use crate::plan::{collective, collective_inputs};
 use crate::report::{CollectiveReport, Meta, Repetitions, Report, last, worst};
@@ -14,7 +14,13 @@ use crate::report::{CollectiveReport, Meta, Repetitions, Report, last, worst};
 pub(crate) fn run(a: &CollectiveArgs, out: &Path) -> Result<()> {
     let plan = collective(a, out)?;
     let e = &plan.experiment;
-    let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
+    let runs = runs(
+        &plan.machine,
+        &plan.topology,
+        e,
+        plan.repeat,
+        Some(overhead(&plan.output, false)),
+    )?;
     let inputs = plan.inputs(collective_inputs(&e.spec));
     let meta = Meta::for_run(
         "collective",

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::DncArgs;
-use crate::exec::{family_speedups, runs};
+use crate::exec::{family_speedups, overhead, runs};
 use crate::files::Publication;
 use crate::plan::{dnc, dnc_inputs};
 use crate::report::{FarmReport, Meta, Report, last, worst};
@@ -15,7 +15,13 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     let plan = dnc(a, out)?;
     let e = &plan.experiment;
     let watch = OtherLoad::start();
-    let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
+    let runs = runs(
+        &plan.machine,
+        &plan.topology,
+        e,
+        plan.repeat,
+        Some(overhead(&plan.output, false)),
+    )?;
     let inputs = plan.inputs(dnc_inputs(e));
     let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
         .ties(runs.ties.as_ref())

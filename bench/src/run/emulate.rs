@@ -6,7 +6,7 @@ use anyhow::Result;
 use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::EmulateArgs;
-use crate::exec::runs;
+use crate::exec::{overhead, runs};
 use crate::files::Publication;
 use crate::plan::{emulate, synthetic_inputs};
 use crate::report::{EmulateReport, Meta, Repetitions, Report, last, worst};
@@ -15,7 +15,13 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
     let plan = emulate(a, out)?;
     let e = &plan.experiment;
     let watch = OtherLoad::start();
-    let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
+    let runs = runs(
+        &plan.machine,
+        &plan.topology,
+        e,
+        plan.repeat,
+        Some(overhead(&plan.output, false)),
+    )?;
     let inputs = plan.inputs(synthetic_inputs(e));
     let mut meta = Meta::for_run(
         "emulate",

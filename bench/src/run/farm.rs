@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::FarmArgs;
-use crate::exec::{family_speedups, runs};
+use crate::exec::{family_speedups, overhead, runs};
 use crate::files::Publication;
 use crate::plan::{farm, farm_inputs};
 use crate::report::{FarmReport, Meta, Report, last, worst};
@@ -15,7 +15,13 @@ pub(crate) fn run(a: &FarmArgs, out: &Path) -> Result<()> {
     let plan = farm(a, out)?;
     let e = &plan.experiment;
     let watch = OtherLoad::start();
-    let runs = runs(&plan.machine, &plan.topology, e, plan.repeat, true)?;
+    let runs = runs(
+        &plan.machine,
+        &plan.topology,
+        e,
+        plan.repeat,
+        Some(overhead(&plan.output, false)),
+    )?;
     let inputs = plan.inputs(farm_inputs(e));
     let mut meta = Meta::for_run("farm", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
         .ties(runs.ties.as_ref())

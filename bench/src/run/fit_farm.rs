@@ -8,7 +8,7 @@ use multicomputer_workloads::estimate::Interval;
 use multicomputer_workloads::farm::{error_pct, fit_betas};
 
 use crate::args::FitFarmArgs;
-use crate::exec::{Estimate, FIT_ROW_S, Ticker, admit};
+use crate::exec::{Estimate, FIT_ROW_S, Ticker, admit, overhead};
 use crate::files::Publication;
 use crate::plan::{ArgError, FitFarmPlan};
 use crate::report::{FitFarmReport, Meta, ProfileUse, Report};
@@ -20,7 +20,7 @@ pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
     admit(
         "fit farm",
         "--csv",
-        Estimate::native(estimate_s),
+        Estimate::native(estimate_s).with_fixed(overhead(&plan.output, false)),
         &format!("a nonlinear fit over {rows} rows"),
     )?;
     // The fit's iterations are not visible from here: its progress is elapsed time against

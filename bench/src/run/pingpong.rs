@@ -10,7 +10,7 @@ use multicomputer_runtime::{
 use multicomputer_workloads::repetitions::Summary;
 
 use crate::args::PingpongArgs;
-use crate::exec::{Estimate, announce};
+use crate::exec::{Estimate, ONE_WAY_MESSAGE_S, announce, overhead};
 use crate::files::Publication;
 use crate::plan::PingpongPlan;
 use crate::report::{Meta, PingpongReport, ProfileUse, Report};
@@ -47,10 +47,6 @@ fn runtime(round_trips: u64) -> Result<f64> {
     Ok(record.results[0])
 }
 
-/// A one-way message between two spinning threads, for the estimate: the order of the
-/// development host's measurements under load (2.3 µs median, issue 22; 0.5 µs quiet).
-const ONE_WAY_ESTIMATE_NS: f64 = 2_500.0;
-
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -71,12 +67,12 @@ pub(crate) fn run(a: &PingpongArgs) -> Result<()> {
     let messages = 2.0 * 2.0 * plan.round_trips as f64 * measurements;
     announce(
         "pingpong",
-        Estimate::native(messages * ONE_WAY_ESTIMATE_NS * 1e-9),
+        Estimate::native(messages * ONE_WAY_MESSAGE_S).with_fixed(overhead(&plan.output, false)),
         &format!(
             "{measurements} measurements, bare and through the runtime, of {} one-way messages, \
-             about {} each",
+             about {} each on a quiet host",
             2 * plan.round_trips,
-            crate::units::human_ns(ONE_WAY_ESTIMATE_NS)
+            crate::units::human_ns(ONE_WAY_MESSAGE_S * 1e9)
         ),
     );
     let (mut b, mut r) = (Vec::new(), Vec::new());

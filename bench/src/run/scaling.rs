@@ -25,7 +25,7 @@ use multicomputer_workloads::analysis::{
 
 use crate::args::ScalingArgs;
 
-use crate::exec::{ScalingRow, scaling_runs};
+use crate::exec::{ScalingRow, overhead, scaling_runs};
 use crate::plan::{ArgError, ScalingPlan, ScalingSource};
 use crate::report::{
     AlternativeFit, Analysis, LoopCountRow, Meta, ProfileUse, Report, ScalingReport, csv,
@@ -43,7 +43,7 @@ pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
             Some(path.display().to_string()),
         ),
         ScalingSource::Sweep(s) => {
-            let rows = scaling_runs(s)?;
+            let rows = scaling_runs(s, overhead(&plan.output, true))?;
             let m: Vec<Measurement> = rows.iter().map(ScalingRow::measurement).collect();
             (m, rows, Some(s.mechanism), None)
         }

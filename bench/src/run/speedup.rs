@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::args::SpeedupArgs;
-use crate::exec::{Estimate, Progress, admit, refuse_endless};
+use crate::exec::{Estimate, Progress, admit, overhead, refuse_endless};
 use crate::plan::SpeedupCommandPlan;
 use crate::report::{Meta, ProfileUse, SpeedupReport};
 
@@ -39,7 +39,7 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
     admit(
         "speedup",
         flags,
-        Estimate::native(prepared.estimate_s()),
+        Estimate::native(prepared.estimate_s()).with_fixed(overhead(&plan.output, true)),
         &detail,
     )?;
     let mut progress = Progress::new("speedup", e.measurements() as u64, "measurements");

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use multicomputer_runtime::{CalibrateOptions, calibrate};
 
 use crate::args::TourArgs;
-use crate::exec::{cells, runs};
+use crate::exec::{announce, calibration, cells, overhead, runs};
 use crate::files::Publication;
 use crate::plan::{LoadedProfile, TourPlan};
 use crate::report::{
@@ -28,6 +28,13 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
         }
     };
     say("multicomputer tour: an emulated transputer-style network on this host's threads.");
+    // The tour's costs besides its runs (its calibration, start and pages) announced first;
+    // its farms and its emulation announce their own.
+    announce(
+        "tour: calibration",
+        calibration(plan.calibrate.samples, false).with_fixed(overhead(&plan.output, true)),
+        &format!("{} samples of each wait", plan.calibrate.samples),
+    );
     say("1. Calibrating this host ...");
     // Merged over the profile already there: `calibrate`'s unit costs survive the tour.
     let profile = plan.calibrate.to_save(calibrate(CalibrateOptions {
@@ -48,7 +55,7 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
     plan.emulate.machine.profile = Some(loaded.clone());
 
     say("2. Processor farms on chains and binary trees ...");
-    let cells = cells(&plan.sweep, "tour: farms")?;
+    let cells = cells(&plan.sweep, "tour: farms", 0.0)?;
     let inputs: Vec<CellInputs> = plan.sweep.cells.iter().map(CellInputs::farm).collect();
     let (mut farm_report, rows) =
         sweep_report("sweep farm", "farm", &plan.sweep, &inputs, &cells, 1)?;
@@ -61,7 +68,7 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
 
     say("3. 64 emulated processors on this host's cores ...");
     let e = &plan.emulate;
-    let runs = runs(&e.machine, &e.topology, &e.experiment, e.repeat, true)?;
+    let runs = runs(&e.machine, &e.topology, &e.experiment, e.repeat, Some(0.0))?;
     let emulated = runs.runs.last().context("no run")?.clone();
     let mut meta = Meta::new("tour", plan.inputs(), ProfileUse::Written(&loaded))
         .ran(&plan.emulate.machine, &runs.ran)
