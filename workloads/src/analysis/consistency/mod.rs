@@ -75,9 +75,9 @@
 //! 1. **Refuted** if a test rejects at a p-value that allows for the noise the data show
 //!    (step 4d, [`calibration`]'s docs): the largest p-value of the test's F ratio over every
 //!    shape of the noise, `σ ∝ T^γ` for the weighting's γ and γ = 0, 1 or 2, that the replicates
-//!    do not reject at 1 % ([`plausible_exponents`](super::plausible_exponents)), with the
-//!    degrees of freedom lowered for the excess kurtosis the runs show (Satterthwaite's moment
-//!    matching). If the F distribution for normal noise of the weighting's shape would refute
+//!    do not reject at 1 % ([`plausible_exponents`](super::plausible_exponents)), each from
+//!    the exact distribution of the F ratio under that noise (Imhof's inversion), widened for
+//!    the excess kurtosis the runs show. If the F distribution for normal noise of the weighting's shape would refute
 //!    and that p-value does not, the verdict is **inconclusive**
 //!    ([`InconclusiveReason::DependsOnNoiseShape`]): a refutation that rests on an assumed shape
 //!    or on normal tails refuted correct candidates in 2.4–6 % of tables (one-sided outliers,
