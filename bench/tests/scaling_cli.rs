@@ -341,5 +341,56 @@ fn the_weighting_is_reported_and_can_be_chosen() {
     );
     let v = json(&dir, &table(HEADER, 0.0, &REPLICATES), &[]);
     assert_eq!(v["test"]["weighting"]["rule"], "replicates");
+    // Which noise the p-values allow for, and how they are computed.
+    let said = v["weighting"].as_str().unwrap();
+    assert!(
+        said.contains(
+            "relative weighting (auto: the replicates' scatter grows as the value to the power"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "each test's p-value is the largest over normal noise with sd ∝ mean^γ for γ = "
+        ) && said.contains("exact distribution of the test's F ratio"),
+        "{said}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_duplicated_p_is_warned_to_rest_on_normal_noise() {
+    let dir = folder("duplicated");
+    // One run per point, and a second run of P = 8 at every loop count.
+    let mut text = table(HEADER, 0.0, &[0.002]);
+    for l in [0.0, 2000.0, 4000.0, 6000.0] {
+        let t = 78.0 + (1.2 + 0.00157 * l) * 8f64.ln();
+        text.push_str(&format!("8,{},{l}\n", t * 1.003));
+    }
+    let v = json(&dir, &text, &[]);
+    let warned: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.contains("4 degrees of freedom of replicates")
+                && w.contains("rests on the noise being normal")
+                && w.contains("--repeats 2")),
+        "{warned:?}"
+    );
+    // Every P twice: no such warning.
+    let v = json(&dir, &table(HEADER, 0.0, &REPLICATES[..2]), &[]);
+    assert!(
+        !v["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("rests on the noise being normal")),
+        "{}",
+        v["warnings"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

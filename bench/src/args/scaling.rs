@@ -66,7 +66,8 @@ pub(crate) struct ScalingArgs {
     pub(crate) alternatives: String,
     /// Weighting of the fits: relative suits timing noise over a wide range of run times,
     /// uniform constant noise (e.g. a coarse clock); auto is relative unless the replicates
-    /// reject it.
+    /// reject noise proportional to the run time, and then weights by the power of the run
+    /// time they estimate (the report says which, and why).
     #[arg(long, value_enum, default_value_t = ScalingWeightingArg::Auto)]
     pub(crate) weighting: ScalingWeightingArg,
     /// The timer's resolution (e.g. 1us): replicate scatter at or below it is not used as

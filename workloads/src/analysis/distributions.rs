@@ -45,21 +45,6 @@ pub fn f_sf(f: f64, d1: usize, d2: Option<usize>) -> f64 {
     }
 }
 
-/// Upper-tail probability `P(F_{d1, d2} ≥ f)` on fractional degrees of freedom (Satterthwaite's
-/// moment matching); `d2` infinite is a known variance. 1 for `f ≤ 0`.
-pub(super) fn f_sf_fractional(f: f64, d1: f64, d2: f64) -> f64 {
-    if f.is_nan() || !(d1 > 0.0 && d2 > 0.0) {
-        return f64::NAN;
-    }
-    if f <= 0.0 {
-        return 1.0;
-    }
-    if d2.is_infinite() {
-        return ChiSquared::new(d1).map_or(f64::NAN, |d| d.sf(d1 * f));
-    }
-    FisherSnedecor::new(d1, d2).map_or(f64::NAN, |d| d.sf(f))
-}
-
 /// Two-sided p-value `P(|t_dof| ≥ |t|)`; `dof = None` is the standard normal.
 pub fn t_two_sided_p(t: f64, dof: Option<usize>) -> f64 {
     if t.is_nan() {

@@ -32,6 +32,7 @@ mod measurements;
 mod noise;
 mod overhead_fit;
 mod overhead_model;
+mod quadratic_form;
 
 pub use basis::BasisTerm;
 pub use consistency::{

@@ -4,9 +4,9 @@
 
 use anyhow::Result;
 use multicomputer_workloads::analysis::{
-    AppliedWeighting, ConsistencyReport, ExactCheck, InconclusiveReason, NestedTest, NoiseEstimate,
-    NoiseSource, OverheadFit, OverheadModel, TestKind, Verdict, Warning, WeightingChoice,
-    WeightingRule,
+    AppliedWeighting, ConsistencyReport, ExactCheck, InconclusiveReason, KurtosisSource,
+    NestedTest, NoiseAllowance, NoiseEstimate, NoiseSource, OverheadFit, OverheadModel, TestKind,
+    Verdict, Warning, WeightingChoice, WeightingRule,
 };
 use multicomputer_workloads::ising::Mechanism;
 use serde::Serialize;
@@ -149,9 +149,14 @@ impl ScalingReport {
                 .as_ref()
                 .and_then(|t| t.against.as_ref().map(|m| m.to_string())),
             weighting: format!(
-                "{}; {}",
+                "{}; {}{}",
                 weighting_text(&main.weighting),
-                noise_text(&main.noise, main.weighting.applied, units)
+                noise_text(&main.noise, main.weighting.applied, units),
+                main.test
+                    .as_ref()
+                    .and_then(|t| t.allowance.as_ref())
+                    .map(|a| format!("; {}", allowance_text(a)))
+                    .unwrap_or_default()
             ),
             loop_counts: main.fits.iter().map(LoopCountRow::from).collect(),
             verdict: main.test.as_ref().map(|t| t.verdict),
@@ -547,6 +552,41 @@ fn weighting_text(w: &WeightingChoice) -> String {
     }
 }
 
+/// The noise each test's p-value allows for: its shapes and tails.
+fn allowance_text(a: &NoiseAllowance) -> String {
+    let shapes: Vec<String> = a
+        .shapes
+        .iter()
+        .map(|g| {
+            if g.fract() == 0.0 {
+                format!("{g:.0}")
+            } else {
+                format!("{g:.2}")
+            }
+        })
+        .collect();
+    let tails = match (a.kurtosis_from, a.excess_kurtosis > 0.0) {
+        (KurtosisSource::Assumed, _) => {
+            "normal tails assumed (the table gives means, not runs)".to_string()
+        }
+        (from, true) => format!(
+            "widened for tails with excess kurtosis {:.2} (from the {})",
+            a.excess_kurtosis,
+            match from {
+                KurtosisSource::Replicates => "replicates' deviations",
+                _ => "runs' residuals: too few replicates",
+            }
+        ),
+        (_, false) => "the runs show no heavier tails than normal noise does by chance".into(),
+    };
+    format!(
+        "each test's p-value is the largest over normal noise with sd ∝ mean^γ for γ = {} (the \
+         weighting's and every shape the replicates do not rule out at 1 %), each from the \
+         exact distribution of the test's F ratio under that noise (Imhof 1961); {tails}",
+        shapes.join(", ")
+    )
+}
+
 /// What the user should know, and what to do about it.
 fn warning_text(w: &Warning) -> String {
     let s = human_s;
@@ -579,10 +619,12 @@ fn warning_text(w: &Warning) -> String {
             replicated_cells,
         } => format!(
             "the noise rests on {dof} degrees of freedom of replicates ({replicated_cells} \
-             replicated (P, loop_count)): the tests' 1 % then holds only if the noise is normal \
-             and grows with the run time as the weighting assumes, which so few replicates \
-             cannot check (one outlier can refute a correct model). Repeat every P at least \
-             twice (--runs 2) for a verdict that does not rest on that"
+             replicated (P, loop_count), e.g. one duplicated P per loop_count): the tests' 1 % \
+             then rests on the noise being normal, since so few replicates can show neither its \
+             tails nor how it grows with the run time (the allowance for them comes from the \
+             candidate's own residuals, and one outlier can still refute a correct model). \
+             Repeat every P at least twice (--repeats 2, or two rows of every P in --csv) \
+             for a verdict that does not rest on that"
         ),
         Warning::RefutedOnlyForAssumedNoise {
             kind,

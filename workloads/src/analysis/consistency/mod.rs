@@ -75,9 +75,9 @@
 //! 1. **Refuted** if a test rejects at a p-value that allows for the noise the data show
 //!    (step 4d, [`calibration`]'s docs): the largest p-value of the test's F ratio over every
 //!    shape of the noise, `σ ∝ T^γ` for the weighting's γ and γ = 0, 1 or 2, that the replicates
-//!    do not reject at 1 % ([`plausible_exponents`](super::plausible_exponents)), with the
-//!    degrees of freedom lowered for the excess kurtosis the runs show (Satterthwaite's moment
-//!    matching). If the F distribution for normal noise of the weighting's shape would refute
+//!    do not reject at 1 % ([`plausible_exponents`](super::plausible_exponents)), each from
+//!    the exact distribution of the F ratio under that noise (Imhof's inversion), widened for
+//!    the excess kurtosis the runs show. If the F distribution for normal noise of the weighting's shape would refute
 //!    and that p-value does not, the verdict is **inconclusive**
 //!    ([`InconclusiveReason::DependsOnNoiseShape`]): a refutation that rests on an assumed shape
 //!    or on normal tails refuted correct candidates in 2.4–6 % of tables (one-sided outliers,
@@ -99,14 +99,16 @@
 //! (80 %), a missing term of the reference shape — `c·P` for the paper's candidates, growing
 //! with the loop count as in Table 1 — as large as `detectable_fraction` (10 %) of the largest
 //! cell mean. It says nothing about smaller terms: a 5 % `c·P` term passes in 13–60 % of tables
-//! at 1–2 % noise (the Monte Carlo of issue 22), and a term of another shape may pass at any
-//! size. Ask for a smaller `detectable_fraction` (`--detectable`) when a smaller term matters;
-//! the verdict then needs more replicates or less noise to be `consistent`.
+//! at 1–2 % noise (the Monte Carlo of issue 22; 18 % at 1 % noise with 3 runs over a 1.7×
+//! range of run times), and a term of another shape may pass at any size. Ask for a smaller
+//! `detectable_fraction` (`--detectable`) when a smaller term matters; the verdict then needs
+//! more replicates or less noise to be `consistent`.
 //!
 //! The level is ≤ 1 % by construction for normal noise of the weighting's shape; allowing for
-//! other shapes and tails keeps it at most 1.25 % with t(3) noise and with 5 % of runs delayed
-//! by 3–10 σ, at every replication, and at 1.3–1.9 % for normal noise of another shape with two
-//! runs per point over a 7× range (docs/results/trust.md). With fewer than
+//! other shapes and tails keeps it at most 1.14 % with t(3) noise and with 5 % of runs delayed
+//! by 3–10 σ, at every replication, and at most 1.32 % for normal noise of constant or T²
+//! shape, except with two runs per point over a 7× range under T² noise: 1.66 ± 0.14 %
+//! (docs/results/trust.md, 8000 tables per setting). With fewer than
 //! [`FEW_REPLICATE_DOF`] degrees of freedom of replicates the report warns that the noise's
 //! shape and tails rest on few runs.
 //!
