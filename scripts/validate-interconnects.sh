@@ -7,6 +7,8 @@
 #   - the ring/recursive-doubling all-reduce crossover on ring:16 and hypercube:4, predicted
 #     beside measured (`sweep collective`);
 #   - latency against hop count on mesh:16x16 for both switching models;
+#   - natively, after `calibrate` (the runtime's own α and β of a native link), a
+#     2-processor all-reduce of 1 MiB beside its model (needs a quiet host: wall-clock);
 #   - scale: an all-reduce on hypercube:16 (65 536 processors) in virtual time, wall time and
 #     peak memory (wall time depends on the host's load).
 #
@@ -44,6 +46,16 @@ echo
 echo "## Latency against hop count, mesh:16x16"
 echo
 "${CARGO_TARGET_DIR:-target}/release/examples/routing_latency"
+echo
+
+echo "## Natively after calibrate: a 2-processor all-reduce beside its model (wall-clock: a quiet host)"
+echo
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$mc" --out "$runs" calibrate --profile "$runs/machine-profile.json" | grep -E "link|^│ [0-9]+ B"
+for alg in ring recursive-doubling; do
+  "$mc" --out "$runs" collective all-reduce --algorithm "$alg" -t ring:2 --bytes 1MiB \
+    --mode native --runs 5 --profile "$runs/machine-profile.json" 2>&1 | tail -12
+done
 echo
 
 echo "## Scale: all-reduce on hypercube:16 (65 536 processors; refused below vm.max_map_count 131 072 + headroom) and hypercube:14, virtual time"

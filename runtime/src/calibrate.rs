@@ -91,6 +91,10 @@ pub struct MachineProfile {
     /// measured by the programs' own kernels, not by the runtime).
     #[serde(default)]
     pub unit_costs: std::collections::BTreeMap<String, f64>,
+    /// The runtime's own cost of a message over a native link, `α + β·m` (measured by
+    /// [`crate::calibrate_link`], which `calibrate` runs after the rest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<crate::LinkCalibration>,
 }
 
 impl MachineProfile {
@@ -131,11 +135,15 @@ impl MachineProfile {
     }
 
     /// This profile's measurements over `previous`: every quantity measured here replaces the
-    /// old value, and what this measurement did not cover (unit costs of work it did not time)
-    /// is kept from `previous`, so a command that writes a profile merges it, never truncates it.
+    /// old value, and what this measurement did not cover (unit costs of work it did not time,
+    /// a link it did not calibrate) is kept from `previous`, so a command that writes a profile
+    /// merges it, never truncates it.
     pub fn merged_over(mut self, previous: &MachineProfile) -> Self {
         for (unit, ns) in &previous.unit_costs {
             self.unit_costs.entry(unit.clone()).or_insert(*ns);
+        }
+        if self.link.is_none() {
+            self.link.clone_from(&previous.link);
         }
         self
     }
@@ -427,6 +435,7 @@ pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
         loop_ns_per_iteration,
         coroutine_switch_ns: coroutine_switch_ns(1_000_000),
         unit_costs: std::collections::BTreeMap::new(),
+        link: None,
     }
 }
 
@@ -457,7 +466,27 @@ mod tests {
         measured.wakeup_ns = 2.0;
         measured.unit_costs.clear();
         measured.unit_costs.insert("merge_key".into(), 4.0);
-        let merged = measured.merged_over(&previous);
+        previous.link = Some(crate::LinkCalibration {
+            alpha_ns: 1000.0,
+            beta_ns_per_byte: 0.1,
+            fit: crate::fit_line(&[(0.0, 1000.0, 1.0), (1.0, 1000.1, 1.0), (2.0, 1000.2, 1.0)])
+                .unwrap(),
+            points: Vec::new(),
+            samples: 5,
+        });
+        measured.link = None;
+        let merged = measured.clone().merged_over(&previous);
+        assert_eq!(merged.link, previous.link);
+        // A link measured now replaces the old one.
+        let mut relinked = measured.clone();
+        relinked.link = previous.link.clone().map(|mut l| {
+            l.alpha_ns = 900.0;
+            l
+        });
+        assert_eq!(
+            relinked.merged_over(&previous).link.map(|l| l.alpha_ns),
+            Some(900.0)
+        );
         assert_eq!(merged.wakeup_ns, 2.0);
         assert_eq!(merged.unit_costs["prime_candidate"], 12.5);
         assert_eq!(merged.unit_costs["merge_key"], 4.0);

@@ -83,6 +83,7 @@ mod engines;
 mod error;
 mod limits;
 mod link;
+mod link_calibration;
 mod machine;
 mod processor;
 mod report;
@@ -105,6 +106,9 @@ pub use clock::{
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload, Wire};
+pub use link_calibration::{
+    LINK_SIZES, LineFit, LinkCalibration, LinkCalibrationError, LinkPoint, calibrate_link, fit_line,
+};
 pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};
 pub use report::{

@@ -6,8 +6,12 @@
 //!
 //! ```text
 //! cargo run --release -p multicomputer-workloads --example collectives_grid -- \
-//!     [MAX_P] [MAX_BYTES] [FULL_BYTES_PER_COPY]
+//!     [MAX_P] [MAX_BYTES] [FULL_BYTES_PER_COPY] [NETWORKS]
 //! ```
+//!
+//! NETWORKS (default: all of the grid's up to MAX_P) is a comma-separated list of the grid's
+//! networks to run, in the grid's order, to take the grid in parts: `… 1024 16777216
+//! 67108864 ring:256,torus:32x32`.
 //!
 //! Every cell runs the algorithm on the emulated network and checks every processor's
 //! result against the sequential reference. A cell whose vectors, on all its processors,
@@ -65,6 +69,18 @@ fn main() {
     let max_p: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1024);
     let max_bytes: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(16 << 20);
     let full_bytes: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(64 << 20);
+    let only: Option<Vec<String>> = args
+        .next()
+        .map(|a| a.split(',').map(str::to_string).collect());
+    let grid = networks(max_p);
+    if let Some(bad) = only.iter().flatten().find(|n| !grid.contains(n)) {
+        eprintln!("NETWORKS: {bad} is not one of the grid's networks up to {max_p} processors");
+        std::process::exit(2);
+    }
+    let chosen: Vec<String> = grid
+        .into_iter()
+        .filter(|n| only.as_ref().is_none_or(|o| o.contains(n)))
+        .collect();
     println!(
         "| network | P | bytes | switching | operation | algorithm | measured ns | model ns | measured − model ns | contents |"
     );
@@ -79,8 +95,8 @@ fn main() {
             switching,
             ..LinkCost::default()
         };
-        for net in networks(max_p) {
-            let topology = Topology::parse(&net).unwrap();
+        for net in &chosen {
+            let topology = Topology::parse(net).unwrap();
             let p = topology.len();
             for bytes in sizes(max_bytes) {
                 for op in Operation::ALL {

@@ -58,6 +58,7 @@ pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePla
                  support yet: leave --partitions out",
             ));
         }
+        machine.host_links();
         let op = operation(a.operation);
         let p = topology.len();
         let alg = match a.algorithm {

@@ -15,6 +15,7 @@
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use multicomputer_runtime::tuning::{DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP};
 use multicomputer_runtime::{
@@ -97,7 +98,16 @@ fn check_profile(p: &MachineProfile) -> Result<(), String> {
         check_unit_cost(unit, *ns)?;
     }
     let max_ns = MAX_DURATION.as_nanos() as f64;
+    let link = p.link.as_ref();
     for (name, ns) in [
+        (
+            "link.alpha_ns (its size)",
+            link.map_or(0.0, |l| l.alpha_ns.abs()),
+        ),
+        (
+            "link.beta_ns_per_byte (its size)",
+            link.map_or(0.0, |l| l.beta_ns_per_byte.abs()),
+        ),
         ("clock_read_ns", p.clock_read_ns),
         ("cpu_time_read_ns", p.cpu_time_read_ns),
         ("message_spin_ns", p.message_spin_ns),
@@ -222,6 +232,9 @@ pub(crate) struct MachinePlan {
     pub(crate) wait: WaitStrategy,
     /// The message system's costs.
     pub(crate) link: LinkCost,
+    /// Whether [`Self::link`] is this host's own α and β from the profile
+    /// ([`Self::host_links`]), not the flags'.
+    pub(crate) link_from_profile: bool,
     /// Messages a link buffers (raised to a workload's minimum).
     pub(crate) capacity: usize,
     /// Record an event trace (for `--trace`, `--timeline`).
@@ -285,6 +298,7 @@ impl MachinePlan {
             mode,
             wait: wait.into(),
             link: LinkCost::default(),
+            link_from_profile: false,
             capacity: 2,
             trace: false,
             trace_dir: None,
@@ -317,6 +331,25 @@ impl MachinePlan {
         self.link.loop_count = m.loop_count;
         self.capacity = usize::try_from(m.capacity).unwrap_or(usize::MAX);
         self
+    }
+
+    /// In native time (`--mode native`), links given no cost at all take this host's own
+    /// cost of a message from the profile's link calibration (`calibrate`): `α` as the send
+    /// overhead, `β` as the time per byte, so that the run and its model charge what a
+    /// message costs here. The one place a run's link costs come from the profile. A fit's
+    /// `α` or `β` below zero (noise about a line through the origin) counts as zero.
+    pub(crate) fn host_links(&mut self) {
+        let free = self.link
+            == LinkCost {
+                switching: self.link.switching,
+                ..LinkCost::default()
+            };
+        let calibrated = self.profile.as_ref().and_then(|p| p.profile.link.as_ref());
+        if let (true, TimeMode::Native, Some(link)) = (free, self.mode, calibrated) {
+            self.link.send_overhead = Duration::from_nanos(link.alpha_ns.max(0.0).round() as u64);
+            self.link.per_byte_ns = link.beta_ns_per_byte.max(0.0);
+            self.link_from_profile = true;
+        }
     }
 
     /// Recording the trace `plan` asks for, if any, spilled beside its file.
@@ -470,6 +503,13 @@ impl MachinePlan {
         if let Some(k) = self.partitions {
             i.add("partitions", k);
         }
+        if self.link_from_profile {
+            i.add(
+                "link costs",
+                "this host's α (as send-overhead) and β (as per-byte), from the profile's link \
+                 calibration",
+            );
+        }
         i
     }
 }
@@ -487,6 +527,61 @@ pub(crate) fn wait_name(w: WaitStrategy) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn native_free_links_take_the_hosts_calibrated_alpha_and_beta() {
+        use multicomputer_runtime::{CalibrateOptions, LineFit, LinkCalibration, calibrate};
+        let dir = tempfile::tempdir().unwrap();
+        let mut profile = calibrate(CalibrateOptions { samples: 1 });
+        let fit = LineFit {
+            intercept: 1234.4,
+            slope: 0.25,
+            intercept_se: 10.0,
+            slope_se: 0.01,
+            residual_sd: 0.1,
+        };
+        profile.link = Some(LinkCalibration {
+            alpha_ns: fit.intercept,
+            beta_ns_per_byte: fit.slope,
+            fit,
+            points: Vec::new(),
+            samples: 5,
+        });
+        let path = dir.path().join("machine-profile.json");
+        profile.save(&path).unwrap();
+        let plan = |mode| MachinePlan::from_parts(mode, WaitArg::Auto, Some(&path), dir.path());
+        // Native, no link cost given: α (rounded to the ns) as the send overhead, β per byte.
+        let mut native = plan(TimeMode::Native).unwrap();
+        native.host_links();
+        assert_eq!(native.link.send_overhead, Duration::from_nanos(1234));
+        assert_eq!(native.link.per_byte_ns, 0.25);
+        assert!(native.link_from_profile);
+        assert!(
+            native
+                .inputs()
+                .0
+                .iter()
+                .any(|(k, v)| k == "link costs" && v.contains("link calibration"))
+        );
+        // Virtual time, or a cost given by a flag: the flags' links, untouched.
+        let mut emulated = plan(TimeMode::Virtual).unwrap();
+        emulated.host_links();
+        assert_eq!(emulated.link, LinkCost::default());
+        let mut given = plan(TimeMode::Native).unwrap();
+        given.link.latency = Duration::from_nanos(500);
+        given.host_links();
+        assert_eq!(given.link.send_overhead, Duration::ZERO);
+        assert!(!given.link_from_profile);
+        // A fit whose α came out below zero charges none.
+        if let Some(l) = &mut profile.link {
+            l.alpha_ns = -3.0;
+        }
+        profile.save(&path).unwrap();
+        let mut negative = plan(TimeMode::Native).unwrap();
+        negative.host_links();
+        assert_eq!(negative.link.send_overhead, Duration::ZERO);
+        assert_eq!(negative.link.per_byte_ns, 0.25);
+    }
 
     #[test]
     fn mode_and_dilation_errors_name_their_flag() {

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::Result;
-use multicomputer_runtime::{CalibrateOptions, calibrate};
+use multicomputer_runtime::{CalibrateOptions, calibrate, calibrate_link};
 use multicomputer_workloads::speedup::OtherLoad;
 use multicomputer_workloads::unit_costs::measure_unit_costs;
 
@@ -30,6 +30,17 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     // The cost of each unit of work the programs declare, for model charging in virtual
     // time: measured by the programs' own kernels.
     profile.unit_costs = measure_unit_costs(5).ns_per_unit;
+    // The runtime's own α and β of a message over a native link, for native runs' link costs.
+    profile.link = match calibrate_link(plan.samples as usize) {
+        Ok(link) => Some(link),
+        Err(e) => {
+            eprintln!(
+                "warning: the link's α and β were not measured ({e}); native runs keep free \
+                 links unless given --send-overhead and --per-byte"
+            );
+            None
+        }
+    };
     let profile = plan.to_save(profile);
     let mut files = Publication::new();
     files.stage(&plan.profile, &serde_json::to_vec_pretty(&profile)?)?;

@@ -84,7 +84,8 @@ pub(crate) fn combine<T: Element>(
 
 /// The order of processors around the ring the ring algorithms use: on a hypercube the
 /// reflected Gray code (position q is processor q XOR q/2, so ring neighbours are hypercube
-/// neighbours; Kumar et al. §2.7.1), elsewhere processor q at position q.
+/// neighbours; Kumar et al. §2.7.1, a section number from memory, unchecked), elsewhere
+/// processor q at position q.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RingOrder {
     gray: bool,

@@ -9,12 +9,21 @@
 //!
 //! | operation | along each dimension | order | model (p = Π s_d, m bytes, b = m/p) |
 //! |---|---|---|---|
-//! | broadcast | binomial tree from the root's coordinate | 0 first | Σ_d ⌈lg s_d⌉(α + m·β): lg p(α + m·β) on a hypercube, eq. (4.1) |
+//! | broadcast | binomial tree from the root's coordinate | 0 first | Σ_d ⌈lg s_d⌉(α + m·β): lg p(α + m·β) on a hypercube, eq. (4.1)? |
 //! | reduce | binomial tree to the root's coordinate | 0 first | Σ_d ⌈lg s_d⌉(α + m·β + m·γ), §4.1 |
-//! | all-gather | ring, chunks of Π_{k<d} s_k blocks | 0 first | Σ_d (s_d − 1)α + (p − 1)·b·β: 2(√p − 1)α + (p − 1)bβ on a square mesh, eq. (4.3); lg p·α + (p − 1)bβ on a hypercube, eq. (4.4) |
+//! | all-gather | ring, chunks of Π_{k<d} s_k blocks | 0 first | Σ_d (s_d − 1)α + (p − 1)·b·β: 2(√p − 1)α + (p − 1)bβ on a square mesh, eq. (4.3)?; lg p·α + (p − 1)bβ on a hypercube, eq. (4.4)? |
 //! | reduce-scatter | ring, chunks of Π_{k<d} s_k blocks | last first | Σ_d (s_d − 1)α + (p − 1)·b·(β + γ), §4.2 (the dual of all-gather) |
 //! | scatter | binomial tree, units of Π_{k<d} s_k blocks | last first | Σ_d ⌈lg s_d⌉α + (p − 1)·b·β (powers of two), §4.4 |
 //! | gather | binomial tree, units of Π_{k<d} s_k blocks | 0 first | as scatter, §4.4 |
+//!
+//! The section numbers are those of the chapter's outline (§4.1 one-to-all broadcast and
+//! all-to-one reduction, §4.2 all-to-all broadcast and reduction, §4.3 all-reduce and
+//! prefix sum, §4.4 scatter and gather), as the authors' own slides for the chapter list
+//! them. The equation numbers (4.1), (4.3) and (4.4) were written from memory and are *not
+//! checked* against the book: a search of public documentation, pages and code
+//! (2026-11-26) found the formulas themselves in course notes, but no copy of the text that
+//! numbers them. The formulas are checked by hand in `tests`; the numbers are for finding
+//! them in the book, to be confirmed there.
 //!
 //! The all-reduce (a ring all-reduce of the whole vector along each dimension, §4.3) is in
 //! `ring`. The models in `model` add these steps up on the actual network, each charged for

@@ -325,7 +325,7 @@ fn dimension_ordered_models_are_kumars_formulas_on_a_torus() {
         model(Operation::Reduce),
         2 * (msg(1, 1024) + msg(2, 1024)) + 4 * 512
     );
-    // All-gather (Kumar eq. 4.3): 2(√p − 1)α + (p − 1)·b·β, a ring along x of 64-B blocks,
+    // All-gather (Kumar §4.2, eq. 4.3 unchecked): 2(√p − 1)α + (p − 1)·b·β, a ring along x of 64-B blocks,
     // then along y of 256-B chunks.
     assert_eq!(
         model(Operation::AllGather),

@@ -84,6 +84,34 @@ pub enum DncCompareError {
     Mismatch,
 }
 
+/// What a run's model is built from, level by level, for sizing the terms it leaves out:
+/// the same on a balanced tree (the level model) and on the spanning tree of any other
+/// network (the per-processor model, whose split and join costs are those of its levels).
+struct ModelInputs<'a> {
+    /// The program's costs by level (element `i − 1` = level `i`, 1 + a subtree's height).
+    levels: &'a [DncLevelCosts],
+    /// `β_e`, seconds.
+    beta_e_s: f64,
+    /// `M`.
+    tasks_m: u64,
+    /// A queue of one piece a processor on a tree whose siblings absorb unequally
+    /// ([`DncTreeModel::uneven_demand`]).
+    starves: bool,
+}
+
+/// The terms the run paid that its model leaves out, each with its size: the one list every
+/// divide-and-conquer comparison reports, on any tree.
+fn missing_terms(
+    inputs: &ModelInputs<'_>,
+    predicted: &Prediction,
+    measured: &Measured,
+) -> Vec<MissingTerm> {
+    forwarding_level_execution(inputs, predicted, measured)
+        .into_iter()
+        .chain(steady_state_starvation(inputs, predicted, measured))
+        .collect()
+}
+
 /// The time a forwarding-bound level spent executing tasks itself, which the model leaves out.
 ///
 /// When forwarding bounds the throughput (the paper's `S_max` (k)), the model lets no
@@ -93,17 +121,18 @@ pub enum DncCompareError {
 /// `T_s(i) + T_j(i)` is largest — the one that sets `t_max` — that time is taken from
 /// forwarding, so it adds to the makespan: each of its processors executes its part of
 /// `(f_b − f̂_b) M` tasks at `T_e(b) + β_e` each (every task visits every processor of a level
-/// once). `None` when the bound is not forwarding or the level executed no more than
-/// predicted.
+/// once; on another network's spanning tree the level with the largest `T_s + T_j` is the
+/// root's, alone on its level). `None` when the bound is not forwarding or the level executed
+/// no more than predicted.
 fn forwarding_level_execution(
-    model: &DncModel,
+    inputs: &ModelInputs<'_>,
     predicted: &Prediction,
     measured: &Measured,
 ) -> Option<MissingTerm> {
-    if predicted.bound != Bound::Forwarding || model.levels.len() < 2 {
+    if predicted.bound != Bound::Forwarding || inputs.levels.len() < 2 {
         return None;
     }
-    let (i, level) = model
+    let (i, level) = inputs
         .levels
         .iter()
         .enumerate()
@@ -113,7 +142,7 @@ fn forwarding_level_execution(
     if excess <= 0.0 {
         return None;
     }
-    let time_s = excess * model.tasks_m as f64 * (level.te_s + model.beta_e_s);
+    let time_s = excess * inputs.tasks_m as f64 * (level.te_s + inputs.beta_e_s);
     Some(MissingTerm::new(
         format!(
             "execution on forwarding level {} ({:.1} % of the tasks)",
@@ -121,6 +150,44 @@ fn forwarding_level_execution(
             100.0 * excess
         ),
         time_s,
+        predicted,
+    ))
+}
+
+/// Idle time in the steady state, which the model assumes away: "processors are never idle
+/// as long as there are unprocessed tasks in the system" (§3.1), kept in the paper's runs by
+/// a queue "large enough to supply a steady stream of tasks" (§4.1).
+///
+/// On a tree whose siblings absorb unequally, a child takes more than one part of each of
+/// its parent's splits; with a queue of one piece the parent holds one split's parts and
+/// asks for its next piece only when it splits this one, so the fast child drains the parts
+/// and waits for the next piece's way down. (A split's join waits for its slowest part, but
+/// holds up nothing: a processor splits its next piece meanwhile.) With a queue of two the
+/// steady state is the model's within 0.15 % on the same trees (docs/results/user-programs.md).
+/// The term is the measured steady rate's shortfall over the `M − 1` intervals of (g):
+/// `(M − 1)(1/S_steady − 1/S)`. Only when processors bound the throughput (under a
+/// forwarding bound the forwarding level's own execution is the term); `None` when the
+/// steady state keeps up with the model.
+fn steady_state_starvation(
+    inputs: &ModelInputs<'_>,
+    predicted: &Prediction,
+    measured: &Measured,
+) -> Option<MissingTerm> {
+    if !inputs.starves || predicted.bound != Bound::Processors {
+        return None;
+    }
+    let shortfall_s = 1.0 / measured.steady_throughput_per_s - 1.0 / predicted.throughput_per_s;
+    // (NaN, from a run too short for a steady rate, is no shortfall.)
+    if shortfall_s.is_nan() || shortfall_s <= 0.0 {
+        return None;
+    }
+    Some(MissingTerm::new(
+        format!(
+            "idling in the steady state, {:.1} % below the model's rate (a queue of 1 \
+             on uneven fan-outs; try --queue 2)",
+            100.0 * (1.0 - measured.steady_throughput_per_s / predicted.throughput_per_s)
+        ),
+        inputs.tasks_m.saturating_sub(1) as f64 * shortfall_s,
         predicted,
     ))
 }
@@ -427,8 +494,9 @@ impl DncExperiment {
             queue: self.queue,
             split_limits: None,
         };
-        // The run, its sequential time, the level model (balanced trees) and the prediction.
-        let (run, sequential_s, model, predicted) = match self.kernel {
+        // The run, its sequential time, the model's costs by level, whether the flow control
+        // can starve (queue of one on uneven demand), and the prediction.
+        let (run, sequential_s, levels, starves, predicted) = match self.kernel {
             DncKernel::Mergesort { keys } => {
                 let shape = TreeShape::of(topology).ok_or(ModelError::NeedsTreeShape(
                     "a mergesort's model (its costs are sampled level by level)",
@@ -458,7 +526,8 @@ impl DncExperiment {
                 (
                     run.engine.map_outputs(),
                     sequential_s,
-                    Some(model),
+                    model.levels,
+                    false,
                     predicted,
                 )
             }
@@ -482,15 +551,26 @@ impl DncExperiment {
                 };
                 let run = run_synthetic(machine, &spec, &engine)?;
                 let sequential_s = self.tasks as f64 * self.te.as_secs_f64();
-                let model = self.model(topology).ok();
-                (run.engine.map_outputs(), sequential_s, model, predicted)
+                let starves = self.queue == 1
+                    && Self::shape(topology).is_err()
+                    && self.tree_model(topology)?.uneven_demand()?;
+                (
+                    run.engine.map_outputs(),
+                    sequential_s,
+                    levels,
+                    starves,
+                    predicted,
+                )
             }
         };
         let measured = Measured::of(&run, topology, 1.0, sequential_s);
-        let missing_terms = model
-            .and_then(|m| forwarding_level_execution(&m, &predicted, &measured))
-            .into_iter()
-            .collect();
+        let inputs = ModelInputs {
+            levels: &levels,
+            beta_e_s: self.beta_e.as_secs_f64(),
+            tasks_m: self.tasks as u64,
+            starves,
+        };
+        let missing_terms = missing_terms(&inputs, &predicted, &measured);
         Ok(Comparison::of(
             machine,
             run,
@@ -608,12 +688,12 @@ mod tests {
             tj_s: 0.0,
             tau_s: 0.0,
         };
-        let model = DncModel {
-            levels: vec![level(0.5e-3, 0.0), level(1e-3, 2e-3)],
+        let levels = [level(0.5e-3, 0.0), level(1e-3, 2e-3)];
+        let model = ModelInputs {
+            levels: &levels,
             beta_e_s: 0.1e-3,
-            beta_f_s: 0.0,
             tasks_m: 100,
-            sequential_task_s: None,
+            starves: true,
         };
         let predicted = Prediction {
             throughput_per_s: 500.0,
@@ -638,9 +718,107 @@ mod tests {
         // Not forwarding-bound: nothing is missing.
         let processors = Prediction {
             bound: Bound::Processors,
-            ..predicted
+            ..predicted.clone()
         };
         assert!(forwarding_level_execution(&model, &processors, &measured).is_none());
+        // Forwarding-bound, the steady state's shortfall is not a second term.
+        assert_eq!(missing_terms(&model, &predicted, &measured), vec![term]);
+    }
+
+    #[test]
+    fn a_starved_steady_state_is_a_missing_term_of_its_size() {
+        // M = 101: the model's 100 intervals of 1 ms (1000 tasks/s), the steady state's of
+        // 1.25 ms (800 tasks/s): 25 ms more.
+        let levels = [DncLevelCosts {
+            te_s: 1e-3,
+            ts_s: 0.0,
+            tj_s: 0.0,
+            tau_s: 0.0,
+        }; 2];
+        let inputs = ModelInputs {
+            levels: &levels,
+            beta_e_s: 0.0,
+            tasks_m: 101,
+            starves: true,
+        };
+        let predicted = Prediction {
+            throughput_per_s: 1000.0,
+            speedup: 2.0,
+            makespan_s: 0.101,
+            fractions_by_level: vec![0.5, 0.5],
+            startup_s: 0.001,
+            bound: Bound::Processors,
+        };
+        let measured = Measured {
+            throughput_per_s: 790.0,
+            steady_throughput_per_s: 800.0,
+            speedup: 1.6,
+            makespan_s: 0.128,
+            fractions_by_level: vec![0.5, 0.5],
+            startup_s: 0.001,
+        };
+        let terms = missing_terms(&inputs, &predicted, &measured);
+        assert_eq!(terms.len(), 1, "{terms:?}");
+        assert!((terms[0].time_s - 0.025).abs() < 1e-15, "{terms:?}");
+        assert!(terms[0].name.contains("20.0 % below"), "{}", terms[0].name);
+        assert!((terms[0].speedup - 2.0 * 0.101 / 0.126).abs() < 1e-12);
+        // A queue that keeps up, or a steady state as fast as the model: nothing is missing.
+        let fed = ModelInputs {
+            starves: false,
+            ..inputs
+        };
+        assert!(missing_terms(&fed, &predicted, &measured).is_empty());
+        let fast = Measured {
+            steady_throughput_per_s: 1000.0,
+            ..measured
+        };
+        assert!(missing_terms(&inputs, &predicted, &fast).is_empty());
+    }
+
+    #[test]
+    fn other_networks_name_what_their_model_leaves_out() {
+        // mesh:8x8 from P27 is forwarding-bound at the root (S_max = 1/(T_s + T_j + β_f) =
+        // 2000 tasks/s), which the model keeps from executing; the engine's root executes one
+        // whole task of 200: 0.5 % of M at T_e + β_e = 8.05 ms.
+        let e = DncExperiment {
+            tasks: 200,
+            ..experiment()
+        };
+        let mesh = |q: usize, side: usize, root: usize| {
+            let t: Topology = format!("mesh:{side}x{side}").parse().unwrap();
+            virtual_run(
+                t.rooted_at(root).unwrap(),
+                &DncExperiment {
+                    queue: q,
+                    ..e.clone()
+                },
+            )
+        };
+        let c = mesh(1, 8, 27);
+        assert_eq!(c.predicted.bound, Bound::Forwarding);
+        assert_eq!(c.missing_terms.len(), 1, "{:?}", c.missing_terms);
+        let root = &c.missing_terms[0];
+        assert!(
+            root.name.contains("forwarding level 9 (0.5 %"),
+            "{}",
+            root.name
+        );
+        assert!((root.time_s - 8.05e-3).abs() < 1e-9, "{root:?}");
+        // mesh:4x4 from P5 (fan-outs 4 to 1, siblings of 1 to 7 processors) with a queue of
+        // one: the steady state's shortfall, sized from the run as
+        // (M − 1)(1/S_steady − 1/S).
+        let c = mesh(1, 4, 5);
+        assert_eq!(c.predicted.bound, Bound::Processors);
+        assert_eq!(c.missing_terms.len(), 1, "{:?}", c.missing_terms);
+        let want =
+            199.0 * (1.0 / c.measured.steady_throughput_per_s - 1.0 / c.predicted.throughput_per_s);
+        assert!(want > 0.0);
+        assert!((c.missing_terms[0].time_s - want).abs() < 1e-12);
+        assert!(c.missing_terms[0].name.contains("--queue 2"));
+        // With a queue of two nothing is named; nor on a balanced tree.
+        assert!(mesh(2, 4, 5).missing_terms.is_empty());
+        let balanced = virtual_run("binary:4".parse().unwrap(), &e);
+        assert!(balanced.missing_terms.is_empty());
     }
 
     #[test]

@@ -135,6 +135,23 @@ impl DncTreeModel {
         path[tree.root]
     }
 
+    /// Whether some processor's children absorb its parts at unequal rates (`S_c` differ):
+    /// then a child takes more than one part of a split while a sibling takes fewer, and a
+    /// queue of one piece a processor cannot keep it fed (see
+    /// [`super::DncExperiment::run`]'s missing terms). False on every balanced tree.
+    pub fn uneven_demand(&self) -> Result<bool, ModelError> {
+        let tree = Tree::new(&self.parents)?;
+        self.validate(&tree)?;
+        let c = self.capacities(&tree, true);
+        Ok(tree.children.iter().any(|children| {
+            let rates = children.iter().map(|&ch| c.absorbs[ch]);
+            let (lo, hi) = rates.fold((f64::INFINITY, 0.0_f64), |(lo, hi), s| {
+                (lo.min(s), hi.max(s))
+            });
+            !children.is_empty() && hi - lo > 1e-9 * hi
+        }))
+    }
+
     /// Predicts throughput (whole tasks/s), speedup, execution time, the work fractions by
     /// level and the start-up, as [`super::DncModel::predict`] does on a balanced tree: the
     /// saturating recurrence, capped by the link limit `1/(T_τ(root) + β_e)`.
@@ -276,6 +293,29 @@ mod tests {
         assert!(close(f[1], 0.25 / 1.625), "{f:?}");
         assert!(close(f[2], 0.375 / 1.625), "{f:?}");
         assert!(close(f.iter().sum(), 1.0));
+    }
+
+    #[test]
+    fn demand_is_uneven_where_siblings_absorb_unequally() {
+        // The hand-worked tree above: the root's children absorb S_1 = 1 and S_2 = 1.5.
+        let uneven = DncTreeModel {
+            parents: vec![None, Some(0), Some(0), Some(2)],
+            costs: vec![level(1.0, 0.25); 4],
+            beta_e_s: 0.0,
+            beta_f_s: 0.0,
+            tasks_m: 14,
+            sequential_task_s: None,
+        };
+        assert!(uneven.uneven_demand().unwrap());
+        // Two leaves under the root, or a chain: every sibling absorbs alike.
+        for parents in [vec![None, Some(0), Some(0)], vec![None, Some(0), Some(1)]] {
+            let even = DncTreeModel {
+                costs: vec![level(1.0, 0.25); 3],
+                parents,
+                ..uneven.clone()
+            };
+            assert!(!even.uneven_demand().unwrap());
+        }
     }
 
     #[test]

@@ -41,6 +41,20 @@ impl CalibrateReport {
             0,
             vec!["host".into(), format!("{} ({} cores)", p.host, p.cores)],
         );
+        if let Some(l) = &p.link {
+            t.row(vec![
+                "link start-up α per message (native, fitted)".into(),
+                format!(
+                    "{} ± {}",
+                    human_ns(l.alpha_ns),
+                    human_ns(l.fit.intercept_se)
+                ),
+            ]);
+            t.row(vec![
+                "link time β per byte (native, fitted)".into(),
+                format!("{:.4} ns ± {:.4} ns", l.beta_ns_per_byte, l.fit.slope_se),
+            ]);
+        }
         let mut o = Table::new(&["strategy", "target", "median error", "p99 error"]);
         for e in &p.occupy {
             o.row(vec![
@@ -50,7 +64,25 @@ impl CalibrateReport {
                 human_ns(e.p99_error_ns),
             ]);
         }
-        vec![Block::Table(t), Block::Table(o)]
+        let mut blocks = vec![Block::Table(t), Block::Table(o)];
+        blocks.extend(self.link_table());
+        blocks
+    }
+
+    /// The link's sizes: the median one-way time of each, its spread, and the fit's
+    /// `α + β·m` beside it.
+    fn link_table(&self) -> Option<Block> {
+        let l = self.profile.link.as_ref()?;
+        let mut t = Table::new(&["message", "one-way (median)", "± (half IQR)", "α + β·m"]);
+        for point in &l.points {
+            t.row(vec![
+                format!("{} B", point.bytes),
+                human_ns(point.one_way_ns),
+                human_ns(point.spread_ns),
+                human_ns(l.alpha_ns + l.beta_ns_per_byte * point.bytes as f64),
+            ]);
+        }
+        Some(Block::Table(t))
     }
 
     /// How late each wait strategy ends a timed wait, against the wait's length: the median
