@@ -153,9 +153,10 @@ impl MachineConfig {
         let smallest = self.smallest_cost();
         let time = match self.mode {
             TimeMode::Native => {
-                if p > cores {
+                let held = held_here(topology, self.partitions);
+                if held > cores {
                     return Err(ConfigError::NotEnoughCores {
-                        processors: p,
+                        processors: held,
                         cores,
                     });
                 }
@@ -228,14 +229,25 @@ impl MachineConfig {
         })
     }
 
-    /// Partitioned time asks for virtual time, a part per processor at most, and a lookahead
-    /// when there is more than one part.
+    /// Partitioned time asks for a part per processor at most; over MPI ranks, a part per
+    /// rank; in native and dilated time, MPI ranks; in virtual time, a lookahead when there
+    /// is more than one part.
     fn check_partitions(&self, time: Resolved, processors: usize) -> Result<(), ConfigError> {
         let Some(k) = self.partitions else {
             return Ok(());
         };
-        if !time.is_virtual() {
-            return Err(ConfigError::PartitionsNotVirtual { mode: time.name() });
+        let ranks = engines::mpi_ranks();
+        if let Some(ranks) = ranks.filter(|&r| r != k.get()) {
+            return Err(ConfigError::PartitionsNotRanks {
+                partitions: k.get(),
+                ranks,
+            });
+        }
+        if !time.is_virtual() && ranks.is_none() {
+            return Err(ConfigError::PartitionsNeedRanks {
+                mode: time.name(),
+                partitions: k.get(),
+            });
         }
         if k.get() > processors {
             return Err(ConfigError::TooManyPartitions {
@@ -243,7 +255,7 @@ impl MachineConfig {
                 processors,
             });
         }
-        if k.get() > 1 && self.link.latency.is_zero() {
+        if time.is_virtual() && k.get() > 1 && self.link.latency.is_zero() {
             return Err(ConfigError::NoLookahead {
                 partitions: k.get(),
             });
@@ -269,19 +281,17 @@ pub struct Machine {
     cores: Vec<core_affinity::CoreId>,
 }
 
-/// The processors whose coroutines this process holds: all of them, but over MPI ranks only
-/// those of this rank's part (each rank has its own host limits).
-fn held_here(topology: &Topology, spec: &RunSpec) -> usize {
-    #[cfg(feature = "mpi")]
-    if let Some(k) = spec.partitions.filter(|_| engines::ranks::started()) {
-        let partition = crate::topology::Partition::of(topology, k.get());
-        return (0..k.get())
-            .map(|q| partition.members(q).len())
+/// The processors whose threads or coroutines this process holds: all of them, but over MPI
+/// ranks only those of this rank's part (each rank has its own host limits).
+fn held_here(topology: &Topology, partitions: Option<NonZeroUsize>) -> usize {
+    match partitions.filter(|_| engines::mpi_ranks().is_some()) {
+        Some(k) => crate::topology::Partition::of(topology, k.get())
+            .sizes()
+            .into_iter()
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0),
+        None => topology.len(),
     }
-    let _ = spec;
-    topology.len()
 }
 
 impl Machine {
@@ -299,13 +309,11 @@ impl Machine {
     ) -> Result<Self, ConfigError> {
         let (cores, ncores) = usable_cores();
         let spec = config.resolve_on(&topology, ncores)?;
-        let p = topology.len();
+        let held = held_here(&topology, spec.partitions);
         match spec.time {
-            Resolved::Virtual => {
-                limits.check_coroutines(held_here(&topology, &spec), spec.stack_bytes)?
-            }
-            Resolved::Native => limits.check_threads(p, "native")?,
-            Resolved::Dilated(_) => limits.check_threads(p, "dilated")?,
+            Resolved::Virtual => limits.check_coroutines(held, spec.stack_bytes)?,
+            Resolved::Native => limits.check_threads(held, "native")?,
+            Resolved::Dilated(_) => limits.check_threads(held, "dilated")?,
         }
         Ok(Self {
             topology,
@@ -362,6 +370,12 @@ impl Machine {
                 engines::Parts::run(&run, &program)
             }
             Resolved::Virtual => engines::Sim::run(&run, &program),
+            #[cfg(feature = "mpi")]
+            Resolved::Native | Resolved::Dilated(_)
+                if self.spec.partitions.is_some() && engines::ranks::started() =>
+            {
+                engines::ranks::run_native(&run, &program)
+            }
             Resolved::Native | Resolved::Dilated(_) => engines::Threads::run(&run, &program),
         }
     }
