@@ -188,7 +188,9 @@ pub(crate) fn best_offset(samples: &[Sample]) -> Option<Offset> {
     })
 }
 
-/// Waits for the next batch from any rank, polling, until `deadline`.
+/// Waits for the next batch from any rank, polling, until `deadline`. It yields rather than
+/// sleeps between polls: a sleep would lengthen the clock pings' round trips, and so the
+/// skew, by the host's wake-up latency.
 fn recv_by<M, P: Post<Note<M>>>(
     post: &mut P,
     deadline: Instant,
@@ -204,7 +206,7 @@ fn recv_by<M, P: Post<Note<M>>>(
                 reason: format!("rank {from} did not answer while the ranks agreed on time zero"),
             });
         }
-        std::thread::sleep(PROXY_IDLE);
+        std::thread::yield_now();
     }
 }
 
