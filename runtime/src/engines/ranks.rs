@@ -32,7 +32,7 @@ use crate::report::RunRecord;
 use crate::routing::Network;
 use crate::topology::Partition;
 use crate::transport::TransportError;
-use crate::transport::mpi::{MpiExchange, MpiPost, all_gather, exchange_timeout};
+use crate::transport::mpi::{MpiExchange, MpiPost, all_gather, exchange_timeout, note_lost};
 
 use super::threads::{Rank, assemble_ranks, run_rank};
 
@@ -81,7 +81,11 @@ where
         post: MpiPost::new(timeout),
         timeout,
     };
-    let record = run_rank(run, program, rank)?;
+    let record = run_rank(run, program, rank).inspect_err(|e| {
+        if matches!(e, RunError::Exchange(TransportError::PartLost { .. })) {
+            note_lost();
+        }
+    })?;
     // Step 3.
     let records = all_gather(&mut MpiExchange::new(timeout), record)?;
     assemble_ranks(run, records)

@@ -96,6 +96,12 @@ impl Ranks {
     }
 }
 
+/// Marks a rank lost (a native run's proxy found one silent for the timeout): the job is
+/// then ended ([`Ranks::abort`]) rather than finalised.
+pub(crate) fn note_lost() {
+    LOST_A_RANK.store(true, Ordering::Relaxed);
+}
+
 /// The time a rank waits for another in one round: [`MPI_EXCHANGE_TIMEOUT`], or
 /// `MULTICOMPUTER_MPI_TIMEOUT` seconds if set to a positive number.
 pub(crate) fn exchange_timeout() -> Duration {

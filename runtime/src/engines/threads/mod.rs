@@ -21,6 +21,12 @@
 //!    aborted.
 //! 5. **Shutdown.** All threads are joined before `run` returns, whatever happened; no thread
 //!    outlives its run.
+//!
+//! Across MPI ranks (`run_rank`, `cut.rs`) a rank runs these steps for its part's
+//! processors only: the links cut between ranks are built with credits and carried by a
+//! proxy thread; the start instant is agreed with the other ranks; and the watcher, instead
+//! of deciding a deadlock itself, reports what its processors wait on to the proxy, which
+//! decides with the other ranks' reports.
 
 mod cut;
 
