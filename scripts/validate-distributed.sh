@@ -14,9 +14,13 @@
 # 3. Capacity: the largest machine one process holds at the default vm.max_map_count
 #    (about 2 maps per processor in virtual time), against `mpirun -np 4`, where each rank
 #    has its own limit: wall time and peak memory per rank.
+# 4. Native across ranks: the farm in dilated and native time, in one process and over
+#    `mpirun -np 2 … --partitions 2`: speedup against its model, the share of cut-link
+#    messages on time, and the skew of time zero.
 #
-#   scripts/validate-distributed.sh [quick]
+#   scripts/validate-distributed.sh [quick|native]
 #       quick   only part 1, on small cases, at -np 2 and 4 (what .ci/run's MPI stage runs)
+#       native  only part 4
 #
 # BIN names a binary built with `--features mpi` (else one is built, release). Needs
 # OpenMPI (`apt-get install -y openmpi-bin libopenmpi-dev libclang-dev`).
@@ -69,6 +73,39 @@ else
         "emulate -t binary:10 --pattern phold --remote 0.5 --mean-delay 100us --horizon 20ms --latency 100us"
     )
     ks=(2 4)
+fi
+
+native() {
+    echo
+    echo "## Native across ranks ($(date -u +%F), $loaded)"
+    echo
+    echo "| run | speedup (model) | waits on time | cut-link messages on time | skew |"
+    echo "|---|---|---|---|---|"
+    summary() {
+        python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+f, m = j["fidelity"], j
+on = lambda n, late: "%d of %d (%.1f %%)" % (n - late, n, 100.0 * (n - late) / max(n, 1))
+c = f.get("cut_links")
+cut = on(c["receives"], c["late"]) if c else "(none)"
+skew = "%.1f µs" % (c["skew_ns"] / 1e3) if c else "(none)"
+print("%.3f (%.3f) | %s | %s | %s" % (m["measured"]["speedup"], m["predicted"]["speedup"],
+      on(f["waits"], f["late_waits"]), cut, skew))
+'
+    }
+    for run in "farm -t binary:2 --te 1ms --tasks 2000 --latency 20us --mode dilated --dilation 4" \
+        "farm -t binary:2 --te 1ms --tasks 500 --latency 20us --mode dilated --dilation 20" \
+        "farm -t chain:2 --te 1ms --tasks 2000 --latency 20us --mode native"; do
+        # shellcheck disable=SC2086
+        echo "| \`$run\` | $("$BIN" $run --json --out "$out/r" | summary) |"
+        # shellcheck disable=SC2086
+        echo "| \`mpirun -np 2 … --partitions 2\` | $("${mpi[@]}" -np 2 "$BIN" $run --partitions 2 --json --out "$out/r" | summary) |"
+    done
+}
+if [ "$mode" = native ]; then
+    native
+    exit 0
 fi
 
 echo "## Exactness ($(date -u +%F), $loaded)"
@@ -175,4 +212,5 @@ for t in binary:15 binary:16 binary:17; do
     rm -f "$out/rank.time"
     echo "| $t | $one | $ranks |"
 done
+native
 exit "$failed"

@@ -117,14 +117,15 @@ fn parts_flag_is_refused_where_it_cannot_apply() {
     );
     refused(&o, "--latency");
     assert!(common::stderr(&o).contains("--partitions"));
-    refused(
-        &run_in(
-            out,
-            "farm --topology binary:3 --mode dilated --partitions 2 --latency 1us",
-            &[],
-        ),
-        "not supported yet",
+    // Dilated (and native) time is cut into parts only across MPI ranks.
+    let o = run_in(
+        out,
+        "farm --topology binary:3 --mode dilated --partitions 2 --latency 1us",
+        &[],
     );
+    refused(&o, "run `mpirun -np 2");
+    assert!(common::stderr(&o).contains("--mode dilated"));
+    assert!(common::stderr(&o).contains("--features mpi"));
     refused(
         &run_in(
             out,

@@ -418,6 +418,28 @@ pub struct Fidelity {
     /// A warning when fidelity is poor (more than 5 % of waits late) and more than one
     /// processor ran (alone, a processor's events have no order to lose), else `None`.
     pub warning: Option<String>,
+    /// A native or dilated run across MPI ranks: the share of the waits and late ones above
+    /// that were messages crossing ranks, and how well the ranks agreed on time zero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_links: Option<CutLinkFidelity>,
+}
+
+/// How the messages of a native or dilated run that crossed MPI ranks kept their emulated
+/// times: each counts as a wait whose deadline is its emulated arrival, late if it reached
+/// its receiver's rank more than the tolerance after it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CutLinkFidelity {
+    /// The ranks (one part a rank).
+    pub ranks: usize,
+    /// Messages received over links cut between ranks.
+    pub receives: u64,
+    /// Of those, how many arrived more than the tolerance after their emulated arrival.
+    pub late: u64,
+    /// Largest lateness of one, emulated ns.
+    pub max_lateness_ns: u64,
+    /// The largest uncertainty of a rank's time zero against rank 0's, wall ns (half the
+    /// shortest clock round trip).
+    pub skew_ns: u64,
 }
 
 impl Fidelity {
@@ -434,6 +456,7 @@ impl Fidelity {
             p99_lateness_ns: 0,
             max_lateness_ns: 0,
             warning: None,
+            cut_links: None,
         }
     }
 
@@ -471,6 +494,7 @@ impl Fidelity {
             p99_lateness_ns: stats.quantile_ns(0.99),
             max_lateness_ns: stats.max_ns,
             warning,
+            cut_links: None,
         }
     }
 

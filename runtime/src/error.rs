@@ -180,14 +180,29 @@ pub enum ConfigError {
         /// The cost given.
         ns: f64,
     },
-    /// Partitioned time in a mode other than virtual.
+    /// Native or dilated time cut into parts outside MPI ranks: such parts are ranks only.
     #[error(
-        "--partitions runs virtual time only, not {mode} time: native and dilated runs across \
-         parts (or MPI ranks) are not supported yet; use --mode virtual"
+        "--partitions {partitions} with --mode {mode}: native and dilated runs are cut into \
+         parts only across MPI ranks, one part a rank; run `mpirun -np {partitions} \
+         multicomputer …` with a multicomputer built with `--features mpi`, or use --mode \
+         virtual"
     )]
-    PartitionsNotVirtual {
+    PartitionsNeedRanks {
         /// The mode it resolved to.
         mode: &'static str,
+        /// Parts asked for.
+        partitions: usize,
+    },
+    /// A partitioned run over MPI ranks with a number of parts other than the ranks'.
+    #[error(
+        "--partitions {partitions} on {ranks} MPI ranks: a run over ranks has one part a rank; \
+         give --partitions {ranks} or run with `mpirun -np {partitions}`"
+    )]
+    PartitionsNotRanks {
+        /// Parts asked for.
+        partitions: usize,
+        /// The MPI ranks started.
+        ranks: usize,
     },
     /// More parts than processors.
     #[error("--partitions {partitions}: more parts than the {processors} processors")]
@@ -206,17 +221,6 @@ pub enum ConfigError {
     NoLookahead {
         /// Parts asked for.
         partitions: usize,
-    },
-    /// A run over MPI ranks with a number of parts other than the ranks'.
-    #[error(
-        "--partitions {partitions} on {ranks} MPI ranks: a run over ranks has one part per \
-         rank; give --partitions {ranks}, or start {partitions} ranks (mpirun -np {partitions})"
-    )]
-    PartsNotRanks {
-        /// Parts asked for.
-        partitions: usize,
-        /// The MPI ranks this process runs among.
-        ranks: usize,
     },
     /// A unit of work the workload declared, with no cost to charge it by (model charging).
     #[error(transparent)]

@@ -100,8 +100,8 @@ pub use calibrate::{
     CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate, coroutine_switch_ns,
 };
 pub use clock::{
-    DilationInputs, Fidelity, LatenessStats, TimeMode, WaitStrategy, WorkClock, choose_dilation,
-    halt_waits,
+    CutLinkFidelity, DilationInputs, Fidelity, LatenessStats, TimeMode, WaitStrategy, WorkClock,
+    choose_dilation, halt_waits,
 };
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::HostLimits;

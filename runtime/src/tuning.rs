@@ -58,6 +58,18 @@ pub const STALL_WARNING: Duration = Duration::from_secs(10);
 /// were ready).
 pub const START_MARGIN: Duration = Duration::from_micros(500);
 
+/// Native runs across ranks: the clock pings each rank sends rank 0 to agree on time zero
+/// (the shortest round trip gives the offset; `engines/threads/cut.rs`).
+pub const CLOCK_PINGS: u32 = 16;
+
+/// Native runs across ranks: how far ahead of the ranks' agreement time zero is set, time
+/// enough for it to reach every rank and every rank's threads.
+pub const RANKS_START_MARGIN: Duration = Duration::from_millis(20);
+
+/// Native runs across ranks: the pause of a cut-link proxy between two rounds in which
+/// nothing moved.
+pub const PROXY_IDLE: Duration = Duration::from_micros(20);
+
 /// Bytes that all the trace buffers of a run share while it runs (each processor has three,
 /// spilled to the run's spill file when full): see [`trace_buffer_bytes`](crate::trace_buffer_bytes).
 pub const TRACE_BUFFERS_BYTES: usize = 48 << 20;

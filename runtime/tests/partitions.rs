@@ -347,9 +347,28 @@ fn parts_configurations_that_cannot_run_are_refused() {
     let e = refuse(config(TimeMode::Virtual, 2, Duration::ZERO));
     assert_eq!(e, ConfigError::NoLookahead { partitions: 2 });
     assert!(e.to_string().contains("--latency") && e.to_string().contains("--partitions"));
+    // Native and dilated time are cut into parts only across MPI ranks.
+    let e = refuse(config(TimeMode::Dilated(1.0), 2, us(1)));
     assert_eq!(
-        refuse(config(TimeMode::Dilated(1.0), 2, us(1))),
-        ConfigError::PartitionsNotVirtual { mode: "dilated" }
+        e,
+        ConfigError::PartitionsNeedRanks {
+            mode: "dilated",
+            partitions: 2
+        }
+    );
+    for flag in ["--partitions", "--mode", "mpirun", "--features mpi"] {
+        assert!(e.to_string().contains(flag), "{e}");
+    }
+    assert_eq!(
+        Machine::new(
+            Topology::chain(1).unwrap(),
+            config(TimeMode::Native, 1, us(1))
+        )
+        .unwrap_err(),
+        ConfigError::PartitionsNeedRanks {
+            mode: "native",
+            partitions: 1
+        }
     );
     assert_eq!(
         refuse(config(TimeMode::Virtual, 5, us(1))),

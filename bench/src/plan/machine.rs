@@ -445,7 +445,8 @@ impl MachinePlan {
             ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => self.size_flag,
             ConfigError::StackTooSmall { .. } => "--stack-size",
             ConfigError::BadUnitCost { .. } | ConfigError::UnknownUnit(_) => "--unit-cost",
-            ConfigError::PartitionsNotVirtual { .. }
+            ConfigError::PartitionsNeedRanks { .. }
+            | ConfigError::PartitionsNotRanks { .. }
             | ConfigError::TooManyPartitions { .. }
             | ConfigError::NoLookahead { .. }
             | ConfigError::PartsNotRanks { .. } => "--partitions",

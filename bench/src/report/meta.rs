@@ -2,7 +2,7 @@
 //! line, every input, the seed, the host and its profile, the date, the time mode and the
 //! fidelity of the run.
 
-use multicomputer_runtime::{ComputeCharge, Fidelity, RunSpec, WorkClock};
+use multicomputer_runtime::{ComputeCharge, CutLinkFidelity, Fidelity, RunSpec, WorkClock};
 use multicomputer_workloads::speedup::OtherLoad;
 use serde::Serialize;
 
@@ -153,6 +153,10 @@ pub(crate) struct FidelityInfo {
     pub(crate) max_lateness_ns: u64,
     /// What to do about poor fidelity, if it was poor.
     pub(crate) warning: Option<String>,
+    /// A native or dilated run across MPI ranks: its messages between ranks, and the ranks'
+    /// agreement on time zero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cut_links: Option<CutLinkFidelity>,
 }
 
 impl From<&Fidelity> for FidelityInfo {
@@ -165,8 +169,29 @@ impl From<&Fidelity> for FidelityInfo {
             mean_lateness_ns: f.mean_lateness_ns,
             max_lateness_ns: f.max_lateness_ns,
             warning: f.warning.clone(),
+            cut_links: f.cut_links.clone(),
         }
     }
+}
+
+/// How a run across MPI ranks kept time on its cut links, for a line of text.
+pub(crate) fn cut_links_text(c: &CutLinkFidelity, tolerance_ns: u64) -> String {
+    let on_time = if c.receives == 0 {
+        100.0
+    } else {
+        100.0 * (c.receives - c.late) as f64 / c.receives as f64
+    };
+    format!(
+        "{} ranks: {} of {} messages between ranks on time ({on_time:.1} %; late: more than {} \
+         after their emulated arrival, counted among the waits above), largest lateness {}; \
+         time zero agreed within {} (skew)",
+        c.ranks,
+        c.receives - c.late,
+        c.receives,
+        human_ns(tolerance_ns as f64),
+        human_ns(c.max_lateness_ns as f64),
+        human_ns(c.skew_ns as f64)
+    )
 }
 
 /// A report's metadata.
@@ -463,6 +488,12 @@ impl Meta {
                     human_ns(f.max_lateness_ns as f64)
                 ),
             ]);
+            if let Some(c) = &f.cut_links {
+                run.row(vec![
+                    "across ranks".into(),
+                    cut_links_text(c, f.tolerance_ns),
+                ]);
+            }
         }
         if let Some(b) = self.memory_plan_bytes {
             run.row(vec![

@@ -72,6 +72,7 @@ fn fidelity() -> Fidelity {
         p99_lateness_ns: 8000,
         max_lateness_ns: 9000,
         warning: None,
+        cut_links: None,
     }
 }
 

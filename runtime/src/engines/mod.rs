@@ -14,7 +14,9 @@
 //!   of its own, the parts exchanging cut-link effects ([`effect`]) at window boundaries
 //!   through an exchange (`transport/`: threads, or MPI ranks) — partitioned virtual time;
 //! - `ranks` (feature `mpi`): `parts` with one part per MPI rank, the records gathered on
-//!   rank 0.
+//!   every rank; and native and dilated time across ranks: `threads` running each rank's
+//!   part, the links cut between ranks carried by a proxy thread per rank
+//!   (`threads/cut.rs`).
 //!
 //! A new engine is a folder beside these, an implementation of [`Engine`], and a line in
 //! `Machine::run`.
@@ -39,6 +41,16 @@ use body::run_body;
 pub(crate) use parts::Parts;
 pub(crate) use sim::Sim;
 pub(crate) use threads::Threads;
+
+/// The number of MPI ranks this process is one of, when it is one of several (feature
+/// `mpi`, MPI initialised); `None` otherwise. A partitioned run then has a part per rank.
+pub(crate) fn mpi_ranks() -> Option<usize> {
+    #[cfg(feature = "mpi")]
+    if ranks::started() {
+        return Some(ranks::count());
+    }
+    None
+}
 
 /// Everything an engine is given about the run, besides its program.
 pub(crate) struct Run<'a> {

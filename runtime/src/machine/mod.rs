@@ -153,9 +153,10 @@ impl MachineConfig {
         let smallest = self.smallest_cost();
         let time = match self.mode {
             TimeMode::Native => {
-                if p > cores {
+                let held = held_here(topology, self.partitions);
+                if held > cores {
                     return Err(ConfigError::NotEnoughCores {
-                        processors: p,
+                        processors: held,
                         cores,
                     });
                 }
@@ -185,7 +186,6 @@ impl MachineConfig {
             TimeMode::Auto => Resolved::Virtual,
         };
         self.check_partitions(time, p)?;
-        check_ranks(self.partitions, ranks_running())?;
         if time.is_virtual() && self.stack_bytes < MIN_STACK_BYTES {
             return Err(ConfigError::StackTooSmall {
                 given: self.stack_bytes,
@@ -229,14 +229,20 @@ impl MachineConfig {
         })
     }
 
-    /// Partitioned time asks for virtual time, a part per processor at most, and a lookahead
-    /// when there is more than one part.
+    /// Partitioned time asks for a part per processor at most; over MPI ranks, a part per
+    /// rank; in native and dilated time, MPI ranks; in virtual time, a lookahead when there
+    /// is more than one part.
     fn check_partitions(&self, time: Resolved, processors: usize) -> Result<(), ConfigError> {
         let Some(k) = self.partitions else {
             return Ok(());
         };
-        if !time.is_virtual() {
-            return Err(ConfigError::PartitionsNotVirtual { mode: time.name() });
+        let ranks = engines::mpi_ranks();
+        check_ranks(self.partitions, ranks)?;
+        if !time.is_virtual() && ranks.is_none() {
+            return Err(ConfigError::PartitionsNeedRanks {
+                mode: time.name(),
+                partitions: k.get(),
+            });
         }
         if k.get() > processors {
             return Err(ConfigError::TooManyPartitions {
@@ -244,7 +250,7 @@ impl MachineConfig {
                 processors,
             });
         }
-        if k.get() > 1 && self.link.latency.is_zero() {
+        if time.is_virtual() && k.get() > 1 && self.link.latency.is_zero() {
             return Err(ConfigError::NoLookahead {
                 partitions: k.get(),
             });
@@ -274,7 +280,7 @@ pub struct Machine {
 /// this process runs among, if it is one of several).
 fn check_ranks(partitions: Option<NonZeroUsize>, ranks: Option<usize>) -> Result<(), ConfigError> {
     match (partitions, ranks) {
-        (Some(k), Some(ranks)) if k.get() != ranks => Err(ConfigError::PartsNotRanks {
+        (Some(k), Some(ranks)) if k.get() != ranks => Err(ConfigError::PartitionsNotRanks {
             partitions: k.get(),
             ranks,
         }),
@@ -282,32 +288,17 @@ fn check_ranks(partitions: Option<NonZeroUsize>, ranks: Option<usize>) -> Result
     }
 }
 
-/// The number of MPI ranks this process runs among, if it is one of several (feature `mpi`).
-#[cfg(feature = "mpi")]
-fn ranks_running() -> Option<usize> {
-    engines::ranks::count()
-}
-
-/// Without the `mpi` feature a process is never one of several ranks (the command line
-/// refuses to start as one).
-#[cfg(not(feature = "mpi"))]
-fn ranks_running() -> Option<usize> {
-    None
-}
-
-/// The processors whose coroutines this process holds: all of them, but over MPI ranks only
-/// those of this rank's part (each rank has its own host limits).
-fn held_here(topology: &Topology, spec: &RunSpec) -> usize {
-    #[cfg(feature = "mpi")]
-    if let Some(k) = spec.partitions.filter(|_| engines::ranks::started()) {
-        let partition = crate::topology::Partition::of(topology, k.get());
-        return (0..k.get())
-            .map(|q| partition.members(q).len())
+/// The processors whose threads or coroutines this process holds: all of them, but over MPI
+/// ranks only those of this rank's part (each rank has its own host limits).
+fn held_here(topology: &Topology, partitions: Option<NonZeroUsize>) -> usize {
+    match partitions.filter(|_| engines::mpi_ranks().is_some()) {
+        Some(k) => crate::topology::Partition::of(topology, k.get())
+            .sizes()
+            .into_iter()
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0),
+        None => topology.len(),
     }
-    let _ = spec;
-    topology.len()
 }
 
 impl Machine {
@@ -325,13 +316,11 @@ impl Machine {
     ) -> Result<Self, ConfigError> {
         let (cores, ncores) = usable_cores();
         let spec = config.resolve_on(&topology, ncores)?;
-        let p = topology.len();
+        let held = held_here(&topology, spec.partitions);
         match spec.time {
-            Resolved::Virtual => {
-                limits.check_coroutines(held_here(&topology, &spec), spec.stack_bytes)?
-            }
-            Resolved::Native => limits.check_threads(p, "native")?,
-            Resolved::Dilated(_) => limits.check_threads(p, "dilated")?,
+            Resolved::Virtual => limits.check_coroutines(held, spec.stack_bytes)?,
+            Resolved::Native => limits.check_threads(held, "native")?,
+            Resolved::Dilated(_) => limits.check_threads(held, "dilated")?,
         }
         Ok(Self {
             topology,
@@ -388,6 +377,12 @@ impl Machine {
                 engines::Parts::run(&run, &program)
             }
             Resolved::Virtual => engines::Sim::run(&run, &program),
+            #[cfg(feature = "mpi")]
+            Resolved::Native | Resolved::Dilated(_)
+                if self.spec.partitions.is_some() && engines::ranks::started() =>
+            {
+                engines::ranks::run_native(&run, &program)
+            }
             Resolved::Native | Resolved::Dilated(_) => engines::Threads::run(&run, &program),
         }
     }
@@ -420,7 +415,7 @@ mod tests {
         let k = |n| NonZeroUsize::new(n);
         assert_eq!(
             check_ranks(k(4), Some(2)),
-            Err(ConfigError::PartsNotRanks {
+            Err(ConfigError::PartitionsNotRanks {
                 partitions: 4,
                 ranks: 2
             })

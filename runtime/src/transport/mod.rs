@@ -9,7 +9,10 @@
 //! [`Exchange`] is that hand-over, with a [`Summary`] from every part from which all parts
 //! decide the same next step.
 //!
-//! Implementations, one per file:
+//! Native and dilated runs across ranks (`engines/threads/cut.rs`) need no windows: each
+//! rank's proxy thread posts what crosses its cut links as it happens, through a [`Post`].
+//!
+//! Implementations, one per file, of both:
 //!
 //! - [`threads`]: the parts are threads of one process; effects move by value;
 //! - `mpi` (feature `mpi`): the parts are MPI ranks; effects are serialised.
@@ -58,6 +61,22 @@ pub(crate) trait Exchange<E> {
         outgoing: Vec<Vec<E>>,
         summary: Summary,
     ) -> Result<(Vec<E>, Vec<Summary>), TransportError>;
+}
+
+/// Carries batches of notes between the ranks of a native or dilated run as they come, in
+/// order between any two ranks (the proxies' link, `engines/threads/cut.rs`).
+pub(crate) trait Post<T> {
+    /// This rank's index, 0 to `ranks() - 1`.
+    fn rank(&self) -> usize;
+
+    /// The number of ranks.
+    fn ranks(&self) -> usize;
+
+    /// Sends each `(rank, notes)` batch to its rank (never this one).
+    fn send(&mut self, batches: Vec<(usize, Vec<T>)>) -> Result<(), TransportError>;
+
+    /// A batch another rank sent, with its rank, if one has come.
+    fn try_recv(&mut self) -> Result<Option<(usize, Vec<T>)>, TransportError>;
 }
 
 /// Why an exchange could not be completed.

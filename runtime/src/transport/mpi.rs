@@ -36,7 +36,15 @@ use mpi::traits::{Communicator, Destination, Source};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Exchange, Summary, TransportError};
+use std::collections::VecDeque;
+
+use mpi::point_to_point::Status;
+
+use super::{Exchange, Post, Summary, TransportError};
+
+/// The MPI tag of the cut-link proxies' notes (the window exchange uses the default tag 0),
+/// so that neither takes the other's messages.
+const POST_TAG: mpi::Tag = 7;
 
 /// How long a rank waits for another's packet in one window before it names it lost and the
 /// job ends (`MULTICOMPUTER_MPI_TIMEOUT` overrides it, in seconds). Far above any window of a
@@ -57,9 +65,12 @@ pub struct Ranks {
 }
 
 impl Ranks {
-    /// Initialises MPI; `None` if it was initialised before.
+    /// Initialises MPI; `None` if it was initialised before. Any thread may call MPI, one at
+    /// a time (a native run over ranks calls it from its proxy thread while the main thread
+    /// waits).
     pub fn initialize() -> Option<Self> {
-        mpi::initialize().map(|universe| Self { universe })
+        mpi::initialize_with_threading(mpi::Threading::Serialized)
+            .map(|(universe, _)| Self { universe })
     }
 
     /// This process's rank.
@@ -85,6 +96,12 @@ impl Ranks {
     }
 }
 
+/// Marks a rank lost (a native run's proxy found one silent for the timeout): the job is
+/// then ended ([`Ranks::abort`]) rather than finalised.
+pub(crate) fn note_lost() {
+    LOST_A_RANK.store(true, Ordering::Relaxed);
+}
+
 /// The time a rank waits for another in one round: [`MPI_EXCHANGE_TIMEOUT`], or
 /// `MULTICOMPUTER_MPI_TIMEOUT` seconds if set to a positive number.
 pub(crate) fn exchange_timeout() -> Duration {
@@ -105,6 +122,27 @@ pub(crate) struct MpiExchange {
 
 /// A send under way: to which rank, its request (`None` once complete).
 type Sending<'a, S> = Option<(Rank, Request<'a, [u8], S>)>;
+
+/// Tests every send under way, forgetting those complete; the rank of the first still
+/// under way, if one is.
+fn first_pending<'a, S: mpi::request::Scope<'a>>(sends: &mut [Sending<'a, S>]) -> Option<Rank> {
+    for slot in sends.iter_mut() {
+        if let Some((q, request)) = slot.take() {
+            if let Err(request) = request.test() {
+                *slot = Some((q, request));
+            }
+        }
+    }
+    sends.iter().flatten().next().map(|(q, _)| *q)
+}
+
+/// Whether this test process is one of several MPI ranks (started by `mpirun -np K`, K ≥ 2).
+#[cfg(test)]
+pub(crate) fn under_mpirun() -> bool {
+    std::env::var("OMPI_COMM_WORLD_SIZE")
+        .or_else(|_| std::env::var("PMI_SIZE"))
+        .is_ok_and(|s| s.parse::<usize>().is_ok_and(|k| k > 1))
+}
 
 /// What one rank sends another in a round.
 #[derive(serde::Deserialize)]
@@ -133,11 +171,6 @@ impl MpiExchange {
             parts,
             timeout,
         }
-    }
-
-    /// The number of ranks (of parts).
-    pub(crate) fn ranks(&self) -> usize {
-        self.parts
     }
 
     fn lost(&self, part: usize, what: &str) -> TransportError {
@@ -234,21 +267,14 @@ impl MpiExchange {
         deadline: Instant,
     ) {
         loop {
-            for slot in &mut sends {
-                if let Some((q, request)) = slot.take() {
-                    if let Err(request) = request.test() {
-                        *slot = Some((q, request));
-                    }
-                }
-            }
-            let Some((q, _)) = sends.iter().flatten().next() else {
+            let Some(q) = first_pending(&mut sends) else {
                 return;
             };
             if Instant::now() >= deadline {
                 eprintln!(
                     "error: rank {}: {}; ending the job",
                     self.part,
-                    self.lost(*q as usize, "took nothing")
+                    self.lost(q as usize, "took nothing")
                 );
                 self.world.abort(3);
             }
@@ -295,6 +321,119 @@ impl<E: Serialize + DeserializeOwned> Exchange<E> for MpiExchange {
     }
 }
 
+/// One rank's end of the post between the cut-link proxies of a native run over ranks
+/// (`engines/threads/cut.rs`): each batch is serialised and sent with [`POST_TAG`]; while
+/// a send completes, what other ranks send is taken in, so that two ranks sending to each
+/// other never wait on each other.
+pub(crate) struct MpiPost {
+    rank: usize,
+    ranks: usize,
+    timeout: Duration,
+    /// Batches taken in while sending: (rank, bytes).
+    taken: VecDeque<(usize, Vec<u8>)>,
+}
+
+impl MpiPost {
+    /// This rank's end, with the `timeout` of [`exchange_timeout`]. MPI must be initialised
+    /// ([`Ranks::initialize`]).
+    pub(crate) fn new(timeout: Duration) -> Self {
+        let world = SimpleCommunicator::world();
+        Self {
+            rank: world.rank() as usize,
+            ranks: world.size() as usize,
+            timeout,
+            taken: VecDeque::new(),
+        }
+    }
+
+    /// The world communicator (a handle, fetched where it is used: it cannot move between
+    /// threads, and the post is made on one thread and used on its proxy's).
+    fn world() -> SimpleCommunicator {
+        SimpleCommunicator::world()
+    }
+
+    /// A batch from any rank, if one has come, into `taken`.
+    fn take_one(&mut self) -> bool {
+        let probe = Self::world()
+            .any_process()
+            .immediate_matched_probe_with_tag(POST_TAG);
+        let Some(probed) = probe else {
+            return false;
+        };
+        let (bytes, status): (Vec<u8>, Status) = probed.matched_receive_vec();
+        self.taken.push_back((status.source_rank() as usize, bytes));
+        true
+    }
+}
+
+impl<T: Serialize + DeserializeOwned> Post<T> for MpiPost {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn ranks(&self) -> usize {
+        self.ranks
+    }
+
+    fn send(&mut self, batches: Vec<(usize, Vec<T>)>) -> Result<(), TransportError> {
+        let packets = batches
+            .iter()
+            .map(|(q, notes)| {
+                serde_json::to_vec(notes)
+                    .map(|bytes| (*q as Rank, bytes))
+                    .map_err(|e| TransportError::Failed(format!("serialising notes: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let deadline = Instant::now() + self.timeout;
+        let world = Self::world();
+        mpi::request::scope(|scope| {
+            let mut sends: Vec<Sending<'_, _>> = packets
+                .iter()
+                .map(|(q, bytes)| {
+                    let request = world.process_at_rank(*q).immediate_send_with_tag(
+                        scope,
+                        &bytes[..],
+                        POST_TAG,
+                    );
+                    Some((*q, request))
+                })
+                .collect();
+            loop {
+                let Some(q) = first_pending(&mut sends) else {
+                    return;
+                };
+                let q = q as usize;
+                if !self.take_one() {
+                    if Instant::now() >= deadline {
+                        LOST_A_RANK.store(true, Ordering::Relaxed);
+                        eprintln!(
+                            "error: rank {}: rank {q} took nothing within {:.0} s \
+                             (MULTICOMPUTER_MPI_TIMEOUT); it died or hangs; ending the job",
+                            self.rank,
+                            self.timeout.as_secs_f64()
+                        );
+                        world.abort(3);
+                    }
+                    std::thread::sleep(MPI_POLL_INTERVAL);
+                }
+            }
+        });
+        Ok(())
+    }
+
+    fn try_recv(&mut self) -> Result<Option<(usize, Vec<T>)>, TransportError> {
+        if self.taken.is_empty() {
+            self.take_one();
+        }
+        let Some((q, bytes)) = self.taken.pop_front() else {
+            return Ok(None);
+        };
+        let notes = serde_json::from_slice(&bytes)
+            .map_err(|e| TransportError::Failed(format!("reading the notes of rank {q}: {e}")))?;
+        Ok(Some((q, notes)))
+    }
+}
+
 /// Gathers `value` from every rank on every rank, serialised, in rank order, through the
 /// same exchange: each rank sends its value, written once, to every other.
 pub(crate) fn all_gather<T: Serialize + DeserializeOwned>(
@@ -327,13 +466,6 @@ pub(crate) fn all_gather<T: Serialize + DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Whether this test process is one of several MPI ranks.
-    fn under_mpirun() -> bool {
-        std::env::var("OMPI_COMM_WORLD_SIZE")
-            .or_else(|_| std::env::var("PMI_SIZE"))
-            .is_ok_and(|s| s.parse::<usize>().is_ok_and(|k| k > 1))
-    }
 
     #[test]
     fn mpi_ranks_exchange_effects_and_summaries_in_part_order() {

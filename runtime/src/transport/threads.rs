@@ -16,6 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{Condvar, Mutex};
 
+#[cfg(test)]
+use crossbeam_channel::{Receiver, Sender, TryRecvError};
+
+#[cfg(test)]
+use super::Post;
 use super::{Exchange, Summary, TransportError};
 
 /// Partitioned virtual time: how many times a part looks at the window barrier before it
@@ -161,6 +166,60 @@ impl<E> Drop for ThreadsExchange<E> {
         let mut b = self.shared.barrier.lock();
         b.lost.get_or_insert(self.part);
         self.shared.released.notify_all();
+    }
+}
+
+#[cfg(test)]
+/// One rank's end of a [`Post`] between threads standing for ranks (tests of the native
+/// engine across ranks without MPI): notes move by value.
+pub(crate) struct ThreadsPost<T> {
+    rank: usize,
+    to: Vec<Sender<(usize, Vec<T>)>>,
+    from: Receiver<(usize, Vec<T>)>,
+}
+
+/// The ends of a post between `ranks` threads (index = rank).
+#[cfg(test)]
+pub(crate) fn post<T>(ranks: usize) -> Vec<ThreadsPost<T>> {
+    let (to, from): (Vec<_>, Vec<_>) = (0..ranks).map(|_| crossbeam_channel::unbounded()).unzip();
+    from.into_iter()
+        .enumerate()
+        .map(|(rank, from)| ThreadsPost {
+            rank,
+            to: to.clone(),
+            from,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+impl<T> Post<T> for ThreadsPost<T> {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn ranks(&self) -> usize {
+        self.to.len()
+    }
+
+    fn send(&mut self, batches: Vec<(usize, Vec<T>)>) -> Result<(), TransportError> {
+        for (q, notes) in batches {
+            self.to[q]
+                .send((self.rank, notes))
+                .map_err(|_| TransportError::PartLost {
+                    part: q,
+                    reason: format!("rank {q}'s thread has ended"),
+                })?;
+        }
+        Ok(())
+    }
+
+    fn try_recv(&mut self) -> Result<Option<(usize, Vec<T>)>, TransportError> {
+        match self.from.try_recv() {
+            Ok(batch) => Ok(Some(batch)),
+            // Every end holds a sender to itself: the channel never disconnects.
+            Err(TryRecvError::Empty | TryRecvError::Disconnected) => Ok(None),
+        }
     }
 }
 

@@ -205,6 +205,7 @@ pub(crate) mod tests {
                     p99_lateness_ns: 0,
                     max_lateness_ns: 0,
                     warning: None,
+                    cut_links: None,
                 },
                 mode: "dilated",
                 dilation: Some(2.0),

@@ -57,6 +57,11 @@ pub(crate) struct LinkShared {
 pub(crate) struct OutLink<M> {
     pub(crate) tx: Sender<Envelope<M>>,
     pub(crate) shared: Arc<LinkShared>,
+    /// A link cut between MPI ranks (`engines/threads/cut.rs`): its channel to the rank's
+    /// proxy is unbounded, and the sender holds `capacity` credits instead, each the
+    /// emulated time of the receiver's take that returned it (0 for the first ones). A
+    /// full cut link is one with no credit left: its sender blocks as on a full channel.
+    pub(crate) credits: Option<Receiver<u64>>,
 }
 
 /// The receiving end of a directed link, owned by one processor.
@@ -77,6 +82,7 @@ pub(crate) fn directed_link<M>(capacity: usize) -> (OutLink<M>, InLink<M>, Recei
         OutLink {
             tx,
             shared: Arc::clone(&shared),
+            credits: None,
         },
         InLink {
             rx,
@@ -279,6 +285,47 @@ impl<M> ChannelPort<M> {
         self.set_running();
         result
     }
+
+    /// Sends on a cut link `l` (one with credits): takes a credit, blocking while there is
+    /// none, then hands the message to the proxy. Returns the emulated time the sender goes
+    /// on from, as a local send does: its own clock, or the receiver's take that freed the
+    /// room if it had to wait for it.
+    fn send_cut(&mut self, l: usize, envelope: Envelope<M>, clock_ns: u64) -> Result<u64, Stop> {
+        let Some(credits) = self.out[l].credits.clone() else {
+            unreachable!("send_cut() is only called on a cut link")
+        };
+        let resume_ns = match credits.try_recv() {
+            Ok(_) => clock_ns,
+            Err(TryRecvError::Disconnected) => return Err(Stop::Closed),
+            Err(TryRecvError::Empty) => self.wait_credit(l, &credits)?.max(clock_ns),
+        };
+        self.out[l].tx.send(envelope).map_err(|_| Stop::Closed)?;
+        Ok(resume_ns)
+    }
+
+    /// Blocks until a credit for cut link `l` returns (the emulated time of the take that
+    /// returned it), or the run aborts.
+    fn wait_credit(&mut self, l: usize, credits: &Receiver<u64>) -> Result<u64, Stop> {
+        self.set_blocked(BLOCKED_SEND, &[LinkId(l)]);
+        let result = loop {
+            if self.aborted() {
+                break Err(Stop::Aborted);
+            }
+            if !self.spin {
+                let mut sel = Select::new();
+                sel.recv(credits);
+                sel.recv(&self.abort_rx);
+                sel.ready();
+            }
+            match credits.try_recv() {
+                Ok(take_ns) => break Ok(take_ns),
+                Err(TryRecvError::Empty) => std::hint::spin_loop(),
+                Err(TryRecvError::Disconnected) => break Err(Stop::Closed),
+            }
+        };
+        self.set_running();
+        result
+    }
 }
 
 impl<M: crate::Payload> Transport<M> for ChannelPort<M> {
@@ -287,6 +334,9 @@ impl<M: crate::Payload> Transport<M> for ChannelPort<M> {
     }
 
     fn send(&mut self, l: usize, envelope: Envelope<M>, clock_ns: u64) -> Result<u64, Stop> {
+        if self.out[l].credits.is_some() {
+            return self.send_cut(l, envelope, clock_ns);
+        }
         match self.out[l].tx.try_send(envelope) {
             Ok(()) => Ok(clock_ns),
             Err(TrySendError::Full(envelope)) => {
