@@ -448,8 +448,7 @@ impl MachinePlan {
             ConfigError::PartitionsNeedRanks { .. }
             | ConfigError::PartitionsNotRanks { .. }
             | ConfigError::TooManyPartitions { .. }
-            | ConfigError::NoLookahead { .. }
-            | ConfigError::PartsNotRanks { .. } => "--partitions",
+            | ConfigError::NoLookahead { .. } => "--partitions",
         };
         ArgError::new(flag, e)
     }
