@@ -103,12 +103,8 @@ fn forwarding_level_execution(
     if predicted.bound != Bound::Forwarding || model.levels.len() < 2 {
         return None;
     }
-    let (i, level) = model
-        .levels
-        .iter()
-        .enumerate()
-        .skip(1)
-        .max_by(|a, b| (a.1.ts_s + a.1.tj_s).total_cmp(&(b.1.ts_s + b.1.tj_s)))?;
+    let i = forwarding_bound_level(model)?;
+    let level = &model.levels[i];
     let excess = measured.fractions_by_level.get(i)? - predicted.fractions_by_level.get(i)?;
     if excess <= 0.0 {
         return None;
@@ -123,6 +119,74 @@ fn forwarding_level_execution(
         time_s,
         predicted,
     ))
+}
+
+/// Execution on the intermediate levels that do not bound the throughput, which the model's
+/// fractions leave out (it puts every task below the forwarding level that bounds it).
+///
+/// The engine's flood fill lets a processor execute a piece whenever none of its children asks
+/// for work. On a level that forwarding does not bound, that happens in the time it would
+/// otherwise wait, so it moves work between levels without lengthening the run: each such level
+/// is named with its share of the tasks and how busy it was, forwarding the pieces executed
+/// below it (`T_s(i) + T_j(i) + β_f` each) and executing its own (`T_e(i) + β_e` each), over
+/// the measured makespan. Only where that exceeds the makespan does the excess add to it.
+/// Empty when the bound is not forwarding.
+fn idle_level_execution(
+    model: &DncModel,
+    predicted: &Prediction,
+    measured: &Measured,
+) -> Vec<MissingTerm> {
+    if predicted.bound != Bound::Forwarding {
+        return Vec::new();
+    }
+    let bound = forwarding_bound_level(model);
+    let m = model.tasks_m as f64;
+    let f = &measured.fractions_by_level;
+    let mut terms = Vec::new();
+    for (i, level) in model.levels.iter().enumerate().skip(1) {
+        let (Some(&measured_f), Some(&predicted_f)) =
+            (f.get(i), predicted.fractions_by_level.get(i))
+        else {
+            continue;
+        };
+        let excess = measured_f - predicted_f;
+        if Some(i) == bound || excess <= 0.0 {
+            continue;
+        }
+        let forwarded: f64 = f[..i].iter().sum();
+        let busy_s = m
+            * (forwarded * (level.ts_s + level.tj_s + model.beta_f_s)
+                + measured_f * (level.te_s + model.beta_e_s));
+        let share = busy_s / measured.makespan_s;
+        terms.push(MissingTerm::new(
+            format!(
+                "execution on level {} {} ({:.1} % of the tasks; busy {:.0} % of the run)",
+                i + 1,
+                if share <= 1.0 {
+                    "in its idle time"
+                } else {
+                    "beyond its idle time"
+                },
+                100.0 * excess,
+                100.0 * share,
+            ),
+            (busy_s - measured.makespan_s).max(0.0),
+            predicted,
+        ));
+    }
+    terms
+}
+
+/// The intermediate level whose `T_s(i) + T_j(i)` is largest: under forwarding, the one that
+/// sets `t_max`.
+fn forwarding_bound_level(model: &DncModel) -> Option<usize> {
+    model
+        .levels
+        .iter()
+        .enumerate()
+        .skip(1)
+        .max_by(|a, b| (a.1.ts_s + a.1.tj_s).total_cmp(&(b.1.ts_s + b.1.tj_s)))
+        .map(|(i, _)| i)
 }
 
 /// Lists shorter than this are sorted where they are, not split.
@@ -488,9 +552,15 @@ impl DncExperiment {
         };
         let measured = Measured::of(&run, topology, 1.0, sequential_s);
         let missing_terms = model
-            .and_then(|m| forwarding_level_execution(&m, &predicted, &measured))
-            .into_iter()
-            .collect();
+            .map(|m| {
+                let mut terms: Vec<MissingTerm> =
+                    forwarding_level_execution(&m, &predicted, &measured)
+                        .into_iter()
+                        .collect();
+                terms.extend(idle_level_execution(&m, &predicted, &measured));
+                terms
+            })
+            .unwrap_or_default();
         Ok(Comparison::of(
             machine,
             run,
@@ -641,6 +711,73 @@ mod tests {
             ..predicted
         };
         assert!(forwarding_level_execution(&model, &processors, &measured).is_none());
+    }
+
+    #[test]
+    fn execution_below_the_bound_level_is_named_and_costs_only_beyond_its_idle_time() {
+        // Three levels, the root (level 3) bounds forwarding. Level 2 executed 20 % of M = 100
+        // tasks at T_e(2) + β_e = 1.1 ms each (22 ms) and forwarded the 70 % executed below it
+        // at T_s + T_j + β_f = 0.4 ms each (28 ms): busy 50 ms of a 100 ms run.
+        let level = |te_s, ts_s, tj_s| DncLevelCosts {
+            te_s,
+            ts_s,
+            tj_s,
+            tau_s: 0.0,
+        };
+        let model = DncModel {
+            levels: vec![
+                level(0.5e-3, 0.0, 0.0),
+                level(1e-3, 0.1e-3, 0.2e-3),
+                level(3e-3, 1e-3, 1e-3),
+            ],
+            beta_e_s: 0.1e-3,
+            beta_f_s: 0.1e-3,
+            tasks_m: 100,
+            sequential_task_s: None,
+        };
+        let predicted = Prediction {
+            throughput_per_s: 1000.0,
+            speedup: 3.0,
+            makespan_s: 0.1,
+            fractions_by_level: vec![1.0, 0.0, 0.0],
+            startup_s: 0.0,
+            bound: Bound::Forwarding,
+        };
+        let mut measured = Measured {
+            throughput_per_s: 1000.0,
+            steady_throughput_per_s: 1000.0,
+            speedup: 3.0,
+            makespan_s: 0.1,
+            fractions_by_level: vec![0.7, 0.2, 0.1],
+            startup_s: 0.0,
+        };
+        let terms = idle_level_execution(&model, &predicted, &measured);
+        assert_eq!(terms.len(), 1, "{terms:?}");
+        let t = &terms[0];
+        assert!(
+            t.name
+                == "execution on level 2 in its idle time (20.0 % of the tasks; busy 50 % of \
+                    the run)",
+            "{}",
+            t.name
+        );
+        assert_eq!(t.time_s, 0.0);
+        assert!((t.speedup - 3.0).abs() < 1e-12, "{t:?}");
+        // In a 40 ms run the same work overruns it by 10 ms.
+        measured.makespan_s = 0.04;
+        let t = &idle_level_execution(&model, &predicted, &measured)[0];
+        assert!(t.name.contains("beyond its idle time"), "{}", t.name);
+        assert!((t.time_s - 0.01).abs() < 1e-15, "{t:?}");
+        // The bound level's own execution is the other term's, and nothing is named where the
+        // level executed no more than predicted or the bound is not forwarding.
+        measured.fractions_by_level = vec![0.9, 0.0, 0.1];
+        assert!(idle_level_execution(&model, &predicted, &measured).is_empty());
+        measured.fractions_by_level = vec![0.7, 0.2, 0.1];
+        let processors = Prediction {
+            bound: Bound::Processors,
+            ..predicted
+        };
+        assert!(idle_level_execution(&model, &processors, &measured).is_empty());
     }
 
     #[test]
