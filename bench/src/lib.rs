@@ -73,6 +73,7 @@ mod props;
 mod publish;
 mod report;
 mod run;
+mod tuning;
 mod units;
 
 pub use multicomputer_workloads::experiment;

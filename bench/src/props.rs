@@ -69,7 +69,7 @@ proptest! {
         } else {
             prop_assert!(size.unwrap_err().contains("at most 1GiB"));
         }
-        prop_assert_eq!(parse_unit_cost(&format!("flip={cost}")), Ok(("flip".to_string(), cost)));
+        prop_assert_eq!(parse_unit_cost(&format!("key_move={cost}")), Ok(("key_move".to_string(), cost)));
     }
 
     #[test]
@@ -160,7 +160,7 @@ proptest! {
             let renamed = text.replacen("k,levels,te_s,tau_s,steady_throughput_per_s", "m,k,elapsed_s,alpha0_s,beta_s", 1);
             let p = temp_file(dir.path(), renamed.as_bytes());
             match read_table(&p, table) {
-                Ok((rows_read, _)) => prop_assert_eq!(rows_read.len(), rows.len()),
+                Ok(read) => prop_assert_eq!(read.rows.len(), rows.len()),
                 Err(e) => {
                     prop_assert_eq!(&e.flag, &flag);
                     if let Some(r) = e.message.strip_prefix("row ") {

@@ -445,6 +445,8 @@ fn ocl_sweep_csv_fits_back_to_the_constants_and_a_missing_column_is_named() {
     near("beta_s", 2e-6);
     near("optimal_k", 2.0);
     assert_eq!(v["residuals"].as_array().unwrap().len(), 5);
+    // Emulated with these constants: the fit is a self-check, and says so.
+    assert_eq!(v["self_check"], true);
     // The m1 table was run with α = α0 + α1 = 7 µs.
     let m1 = run.join("m1.csv");
     let v = fit("m1");
@@ -467,6 +469,8 @@ fn ocl_fit_of_the_papers_tables_gives_its_constants() {
     assert!((v["alpha_s"].as_f64().unwrap() / 12.33e-6 - 1.0).abs() < 0.01);
     assert!((v["beta_s"].as_f64().unwrap() / 2.88e-6 - 1.0).abs() < 0.01);
     assert!(v["max_relative_error"].as_f64().unwrap() < 0.011);
+    // A transputer's measurements: a validation, not a self-check.
+    assert_eq!(v["self_check"], false);
     let v = json(&run("fit ocl --transform kk --paper --json", &[]));
     for key in ["alpha0_s", "alpha1_s", "beta_s", "optimal_k"] {
         assert!(v[key].is_number(), "{key} missing");

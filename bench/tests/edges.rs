@@ -126,7 +126,7 @@ fn durations_that_would_wrap_or_hang_exit_2() {
         &["--per-byte", "limit of 1h"],
     );
     refused(
-        &["emulate", "--unit-cost", "spin_flip=1e300"],
+        &["emulate", "--unit-cost", "attempted_flip=1e300"],
         &["--unit-cost", "one hour"],
     );
 }

@@ -134,3 +134,89 @@ fn an_emulated_ocl_run_says_its_agreement_is_a_self_check() {
     let text = common::ok(&run("ocl --window 8 --transform kk:4"));
     assert!(text.contains("a self-check, not a validation"), "{text}");
 }
+
+/// Keeps `threads` threads of this test process spinning until dropped: other processes'
+/// load, as the command it runs meanwhile sees it.
+struct Spinners {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Spinners {
+    fn start(threads: usize) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let threads = (0..threads)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        Self { stop, threads }
+    }
+}
+
+impl Drop for Spinners {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            t.join().unwrap();
+        }
+    }
+}
+
+/// The host warnings of a run's JSON.
+fn host_warnings(v: &serde_json::Value) -> Vec<String> {
+    v["meta"]["host_warnings"]
+        .as_array()
+        .map(|w| w.iter().map(|s| s.as_str().unwrap().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn ising_ocl_and_collective_warn_of_a_busy_host_in_real_time_only() {
+    // Two threads of this process spin through every run: over half a core kept busy by
+    // another process, whatever the host.
+    let _busy = Spinners::start(2);
+    let collective = "collective all-reduce -t ring:4 --bytes 64KiB --per-byte 10ns \
+                      --send-overhead 20us --json";
+    for (real, virtual_) in [
+        (
+            "ising -P 2 --mode native --json".to_owned(),
+            "ising -P 2 --mode virtual --json".to_owned(),
+        ),
+        (
+            "ocl --window 50 --transform m1:10 --length 2000 --dilation 2 --json".to_owned(),
+            "ocl --window 50 --transform m1:10 --length 2000 --json".to_owned(),
+        ),
+        (
+            format!("{collective} --mode dilated"),
+            format!("{collective} --mode virtual"),
+        ),
+    ] {
+        let w = host_warnings(&json(&run(&real)));
+        assert!(
+            w.iter().any(|w| w.contains("other processes kept")),
+            "{real}: {w:?}"
+        );
+        let v = json(&run(&virtual_));
+        assert_eq!(v["meta"]["time"]["mode"], "virtual", "{virtual_}");
+        assert_eq!(host_warnings(&v), Vec::<String>::new(), "{virtual_}");
+    }
+}
+
+#[test]
+fn scattered_replicates_in_virtual_time_are_the_program_s_not_the_host_s() {
+    // Exponential task times: the five runs' throughputs scatter by their seeds, which is
+    // no reason to quiet the host.
+    let v = json(&run(
+        "farm -t chain:4 --te 1ms --times exponential --tasks 20 --runs 5 --mode virtual --json",
+    ));
+    let scatter = &v["repetitions"]["headline_scatter"];
+    assert!(scatter["relative_sd"].as_f64().unwrap() > 0.1, "{scatter}");
+    assert_eq!(host_warnings(&v), Vec::<String>::new());
+}

@@ -64,9 +64,86 @@ impl Summary {
     }
 }
 
+/// Runs below which quartiles, and so the interquartile range and Tukey's fences, are not
+/// computed: with three values the quartiles are the extremes' neighbours and every value
+/// would sit on a fence.
+pub const MIN_RUNS_FOR_QUARTILES: usize = 4;
+
+/// How scattered one quantity's replicates are, by the measures a benchmark tool judges a
+/// sample by: the relative standard deviation, the interquartile range over the median, and
+/// how many values lie beyond Tukey's fences (1.5 IQR outside the quartiles). Every measure is
+/// relative, so it does not change when the values are scaled.
+///
+/// ```
+/// use multicomputer_workloads::repetitions::Scatter;
+///
+/// // Quartiles by linear interpolation: Q1 = 1.75, Q3 = 27.25, IQR = 25.5; the upper fence
+/// // 27.25 + 1.5 · 25.5 = 65.5 leaves 100 outside.
+/// let s = Scatter::of(&[1.0, 2.0, 3.0, 100.0]).unwrap();
+/// assert_eq!((s.runs, s.median, s.outliers), (4, 2.5, 1));
+/// assert_eq!(s.iqr_over_median, Some(25.5 / 2.5));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Scatter {
+    /// Runs with a finite value (non-finite values are left out).
+    pub runs: usize,
+    /// The median (the mean of the two middle values for an even count).
+    pub median: f64,
+    /// Sample standard deviation over the mean's magnitude; `None` for one run or a zero mean.
+    pub relative_sd: Option<f64>,
+    /// `(Q3 − Q1) / |median|`, quartiles by linear interpolation between order statistics;
+    /// `None` below [`MIN_RUNS_FOR_QUARTILES`] runs or for a zero median.
+    pub iqr_over_median: Option<f64>,
+    /// Values below `Q1 − 1.5 IQR` or above `Q3 + 1.5 IQR` (none below
+    /// [`MIN_RUNS_FOR_QUARTILES`] runs).
+    pub outliers: usize,
+}
+
+impl Scatter {
+    /// The scatter of `values`; `None` when none is finite.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        let summary = Summary::of(&v)?;
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = quantile(&v, 0.5);
+        let relative = |x: f64, by: f64| (by != 0.0).then(|| x / by.abs());
+        let (iqr_over_median, outliers) = if n >= MIN_RUNS_FOR_QUARTILES {
+            let (q1, q3) = (quantile(&v, 0.25), quantile(&v, 0.75));
+            let iqr = q3 - q1;
+            let (lo, hi) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);
+            let outliers = v.iter().filter(|&&x| x < lo || x > hi).count();
+            (relative(iqr, median), outliers)
+        } else {
+            (None, 0)
+        };
+        Some(Self {
+            runs: n,
+            median,
+            relative_sd: summary.sd.and_then(|sd| relative(sd, summary.mean)),
+            iqr_over_median,
+            outliers,
+        })
+    }
+
+    /// The share of the runs beyond Tukey's fences.
+    pub fn outlier_share(&self) -> f64 {
+        self.outliers as f64 / self.runs as f64
+    }
+}
+
+/// The `q` quantile of sorted, non-empty `v` by linear interpolation between order statistics
+/// (position `q (n − 1)`).
+fn quantile(v: &[f64], q: f64) -> f64 {
+    let pos = q * (v.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+}
+
 /// A measured result's scalar quantities, by name (each name a key of its JSON form).
 pub trait Quantities {
-    /// `(name, value)` of every scalar quantity, in a fixed order.
+    /// `(name, value)` of every scalar quantity, in a fixed order, the headline figure first
+    /// (the one whose replicates' scatter decides whether the runs are reliable).
     fn quantities(&self) -> Vec<(&'static str, f64)>;
 }
 
@@ -170,6 +247,36 @@ mod tests {
         assert_eq!(s[1].name, "b");
         assert_eq!(s[1].summary.unwrap().max, 30.0);
         assert!(summarise::<Run>(&[]).is_empty());
+    }
+
+    #[test]
+    fn scatter_hand_worked() {
+        // 10, 11, 12, 13: Q1 = 10.75, Q3 = 12.25 (linear interpolation), median 11.5.
+        let s = Scatter::of(&[13.0, 10.0, 12.0, 11.0]).unwrap();
+        assert_eq!((s.runs, s.median, s.outliers), (4, 11.5, 0));
+        assert!((s.iqr_over_median.unwrap() - 1.5 / 11.5).abs() < 1e-15);
+        // sd of 10..13 is √(5/3); mean 11.5.
+        assert!((s.relative_sd.unwrap() - (5.0_f64 / 3.0).sqrt() / 11.5).abs() < 1e-15);
+        // Scaling leaves every measure as it was.
+        let t = Scatter::of(&[1.3, 1.0, 1.2, 1.1]).unwrap();
+        assert!((t.iqr_over_median.unwrap() - s.iqr_over_median.unwrap()).abs() < 1e-12);
+        // Below four runs no quartiles; one run, no sd.
+        let few = Scatter::of(&[1.0, 2.0, 90.0]).unwrap();
+        assert_eq!((few.iqr_over_median, few.outliers), (None, 0));
+        assert_eq!(Scatter::of(&[4.0]).unwrap().relative_sd, None);
+        assert_eq!(Scatter::of(&[f64::NAN]), None);
+        // A zero median has no relative spread.
+        assert_eq!(
+            Scatter::of(&[-1.0, 0.0, 0.0, 1.0]).unwrap().iqr_over_median,
+            None
+        );
+    }
+
+    #[test]
+    fn one_far_value_among_tight_ones_is_an_outlier() {
+        let s = Scatter::of(&[1.00, 1.01, 0.99, 1.02, 1.00, 1.01, 2.5]).unwrap();
+        assert_eq!(s.outliers, 1);
+        assert!((s.outlier_share() - 1.0 / 7.0).abs() < 1e-15);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use multicomputer_runtime::{TieOrder, Topology};
+use multicomputer_workloads::unit_costs::UNITS;
 
 use super::limits::MAX_DURATION;
 
@@ -31,7 +32,7 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-/// Parses `UNIT=NS`, a cost per unit of work in nanoseconds.
+/// Parses `UNIT=NS`, a cost per unit of work in nanoseconds, of a unit the programs declare.
 pub(crate) fn parse_unit_cost(s: &str) -> Result<(String, f64), String> {
     let (unit, ns) = s
         .split_once('=')
@@ -39,6 +40,13 @@ pub(crate) fn parse_unit_cost(s: &str) -> Result<(String, f64), String> {
     let unit = unit.trim();
     if unit.is_empty() {
         return Err(format!("'{s}' names no unit (e.g. trial_division=7.5)"));
+    }
+    if !UNITS.iter().any(|u| u.name() == unit) {
+        let names: Vec<&str> = UNITS.iter().map(|u| u.name()).collect();
+        return Err(format!(
+            "'{unit}' is no unit of work the programs declare: give one of {}",
+            names.join(", ")
+        ));
     }
     let ns: f64 = ns
         .trim()
@@ -150,19 +158,29 @@ mod tests {
                 .contains("too large")
         );
         assert_eq!(
-            parse_unit_cost("spin_flip=9.5"),
-            Ok(("spin_flip".to_string(), 9.5))
+            parse_unit_cost("attempted_flip=9.5"),
+            Ok(("attempted_flip".to_string(), 9.5))
         );
         assert!(
-            parse_unit_cost("spin_flip")
+            parse_unit_cost("attempted_flip")
                 .unwrap_err()
                 .contains("UNIT=NS")
         );
-        assert!(parse_unit_cost("=3").unwrap_err().contains("names no unit"));
-        assert!(parse_unit_cost("x=-1").unwrap_err().contains("0..="));
-        assert!(parse_unit_cost("x=1e300").unwrap_err().contains("0..="));
+        // The unit an attempted flip had before accepted flips were charged apart.
         assert!(
-            parse_unit_cost("x=fast")
+            parse_unit_cost("spin_flip=9")
+                .unwrap_err()
+                .contains("give one of prime_candidate")
+        );
+        assert!(parse_unit_cost("=3").unwrap_err().contains("names no unit"));
+        assert!(parse_unit_cost("key_move=-1").unwrap_err().contains("0..="));
+        assert!(
+            parse_unit_cost("key_move=1e300")
+                .unwrap_err()
+                .contains("0..=")
+        );
+        assert!(
+            parse_unit_cost("key_move=fast")
                 .unwrap_err()
                 .contains("not a number")
         );

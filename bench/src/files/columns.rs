@@ -80,6 +80,17 @@ impl Columns {
         names.iter().copied().find(|n| self.has(n))
     }
 
+    /// A column's cells as text, trimmed; `None` for a missing column.
+    pub(crate) fn texts(&self, name: &str) -> Option<Vec<&str>> {
+        let &i = self.headers.get(&key(name))?;
+        Some(
+            self.rows
+                .iter()
+                .map(|rec| rec.get(i).unwrap_or("").trim())
+                .collect(),
+        )
+    }
+
     /// A column of numbers; a missing column or a cell that is not a number names itself.
     pub(crate) fn numbers(&self, name: &str) -> Result<Vec<f64>, ColumnsError> {
         let Some(&i) = self.headers.get(&key(name)) else {

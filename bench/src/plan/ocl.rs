@@ -543,6 +543,8 @@ pub(crate) struct FitOclPlan {
     pub(crate) reference: Option<Costs>,
     /// Where the table came from.
     pub(crate) source: String,
+    /// Whether the table was emulated with its reference constants.
+    pub(crate) self_check: bool,
     /// The CSV's path, for errors about its data.
     pub(crate) csv: Option<PathBuf>,
     /// Least-squares weighting.
@@ -551,11 +553,20 @@ pub(crate) struct FitOclPlan {
     pub(crate) output: OutputPlan,
 }
 
+/// A timing table as read.
+#[derive(Debug, Clone)]
+pub(crate) struct TimingTable {
+    /// Its rows.
+    pub(crate) rows: Vec<TimingRow>,
+    /// The constants an emulated sweep was run with (none for native costs).
+    pub(crate) reference: Option<Costs>,
+    /// Whether every row was emulated with those constants (its `costs` column says
+    /// `emulated`): the model's times are then reproduced by construction.
+    pub(crate) self_check: bool,
+}
+
 /// Reads a timing table; missing columns and bad cells name the file, row and column.
-pub(crate) fn read_table(
-    path: &Path,
-    table: OclTable,
-) -> Result<(Vec<TimingRow>, Option<Costs>), ArgError> {
+pub(crate) fn read_table(path: &Path, table: OclTable) -> Result<TimingTable, ArgError> {
     let flag = format!("--csv {}", path.display());
     let err = |e: &dyn std::fmt::Display| ArgError::new(&flag, e);
     let t = Columns::read(path).map_err(|e| err(&e))?;
@@ -602,22 +613,31 @@ pub(crate) fn read_table(
         }),
         _ => None,
     };
-    Ok((rows, injected))
+    let self_check = injected.is_some()
+        && t.texts("costs")
+            .is_some_and(|c| c.iter().all(|&costs| costs == "emulated"));
+    Ok(TimingTable {
+        rows,
+        reference: injected,
+        self_check,
+    })
 }
 
 impl FitOclPlan {
     /// Validates `fit ocl`'s flags and reads its table.
     pub(crate) fn new(a: &FitOclArgs) -> Result<Self, ArgError> {
         let t = table(a.transform);
-        let (mut rows, reference, source) = match &a.csv {
+        let (mut rows, reference, source, self_check) = match &a.csv {
             Some(path) => {
-                let (rows, injected) = read_table(path, t)?;
-                (rows, injected, path.display().to_string())
+                let read = read_table(path, t)?;
+                let source = path.display().to_string();
+                (read.rows, read.reference, source, read.self_check)
             }
             None => (
                 t.paper_table().to_vec(),
                 Some(t.paper_costs()),
                 format!("the paper's published table ({})", t.section()),
+                false,
             ),
         };
         if a.multi_process {
@@ -628,6 +648,7 @@ impl FitOclPlan {
             rows,
             reference,
             source,
+            self_check,
             csv: a.csv.clone(),
             weighting: match a.weighting {
                 WeightingArg::Relative => Weighting::Relative,
@@ -720,13 +741,32 @@ mod tests {
     }
 
     #[test]
+    fn a_table_of_emulated_costs_is_a_self_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.csv");
+        let head = "n,k,l,elapsed_s,alpha0_s,alpha1_s,beta_s,costs\n";
+        let row = "12,2,60,0.001,1e-6,1e-6,1e-6";
+        let check = |modes: &[&str]| {
+            let rows: String = modes.iter().map(|m| format!("{row},{m}\n")).collect();
+            std::fs::write(&p, format!("{head}{rows}")).unwrap();
+            read_table(&p, OclTable::Kk).unwrap().self_check
+        };
+        assert!(check(&["emulated", "emulated"]));
+        assert!(!check(&["emulated", "native"]));
+        assert!(!check(&["native"]));
+        // Without the constants there is nothing the runs could reproduce.
+        std::fs::write(&p, "n,k,l,elapsed_s,costs\n12,2,60,0.001,emulated\n").unwrap();
+        assert!(!read_table(&p, OclTable::Kk).unwrap().self_check);
+    }
+
+    #[test]
     fn garbage_in_a_reference_column_names_its_row_and_column() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.csv");
         let head = "n,k,l,elapsed_s,alpha0_s,alpha1_s,beta_s\n";
         std::fs::write(&p, format!("{head}12,2,60,0.001,1e-6,1e-6,1e-6\n")).unwrap();
-        let (_, reference) = read_table(&p, OclTable::Kk).unwrap();
-        assert!(reference.is_some());
+        let read = read_table(&p, OclTable::Kk).unwrap();
+        assert!(read.reference.is_some() && !read.self_check);
         for (bad, needle) in [
             ("12,2,60,0.001,x,1e-6,1e-6", "row 2 column 'alpha0_s': 'x'"),
             (

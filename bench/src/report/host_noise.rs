@@ -1,16 +1,20 @@
 //! Whether other processes disturbed a measurement in real time, and what to do about it
-//! (issue 22: every command that times real execution warns when the host was busy).
+//! (issue 22: every command that times real execution warns when the host was busy, or when
+//! its replicates scatter too much to trust the headline figure, as hyperfine does).
 //!
 //! A run touches the host's clock when it runs natively or dilated, or in virtual time with
 //! measured compute charging; a virtual-time run with model charging owes nothing to the host
-//! and never gets this warning.
+//! and never gets these warnings (its replicates differ only by the seeds they draw).
+//!
+//! The thresholds are in [`crate::tuning`].
 
 use multicomputer_runtime::{ComputeCharge, RunSpec};
+use multicomputer_workloads::repetitions::Scatter;
 use multicomputer_workloads::speedup::OtherLoad;
 
-/// Cores other processes may keep busy before a measurement is called disturbed: half a core,
-/// the slack `speedup` allows for the host's own noise.
-const BUSY_CORES: f64 = 0.5;
+use crate::tuning::{
+    BUSY_CORES, SCATTER_IQR_OVER_MEDIAN, SCATTER_OUTLIER_SHARE, SCATTER_RELATIVE_SD,
+};
 
 /// Whether a run that ran as `ran` timed anything on the host.
 pub(crate) fn times_the_host(ran: &RunSpec) -> bool {
@@ -53,6 +57,70 @@ pub(crate) fn run_warning(ran: &RunSpec, watch: &OtherLoad, cores: usize) -> Opt
     )
 }
 
+/// What makes `s` too scattered to trust its median or mean, each reason in words; empty when
+/// the replicates agree (the thresholds of [`crate::tuning`]).
+fn scatter_reasons(s: &Scatter) -> Vec<String> {
+    let mut why = Vec::new();
+    if let Some(r) = s.relative_sd.filter(|r| *r > SCATTER_RELATIVE_SD) {
+        why.push(format!(
+            "sd {:.1} % of the mean (over {:.0} %)",
+            100.0 * r,
+            100.0 * SCATTER_RELATIVE_SD
+        ));
+    }
+    if let Some(r) = s.iqr_over_median.filter(|r| *r > SCATTER_IQR_OVER_MEDIAN) {
+        why.push(format!(
+            "interquartile range {:.1} % of the median (over {:.0} %)",
+            100.0 * r,
+            100.0 * SCATTER_IQR_OVER_MEDIAN
+        ));
+    }
+    if s.outlier_share() > SCATTER_OUTLIER_SHARE {
+        why.push(format!(
+            "{} of {} beyond 1.5 IQR of the quartiles (over {:.0} %)",
+            s.outliers,
+            s.runs,
+            100.0 * SCATTER_OUTLIER_SHARE
+        ));
+    }
+    why
+}
+
+/// The warning for replicates too scattered to trust, as hyperfine gives it: `figures` are
+/// each measured figure's name and scatter, `runs_flag` the flag that asks for more
+/// replicates (`--runs`, `--rounds`). `None` when every figure's replicates agree.
+pub(crate) fn scatter_warning(figures: &[(&str, Scatter)], runs_flag: &str) -> Option<String> {
+    let scattered: Vec<String> = figures
+        .iter()
+        .filter_map(|(name, s)| {
+            let why = scatter_reasons(s);
+            (!why.is_empty()).then(|| format!("{name} over {} runs: {}", s.runs, why.join(", ")))
+        })
+        .collect();
+    if scattered.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the replicates scatter ({}): other processes or the host's speed changed the \
+         measurements, so the figure is unreliable. Quiet the host (stop builds and other \
+         jobs), take more runs ({runs_flag}) and discard the first ones (--warmup), then \
+         compare the medians",
+        scattered.join("; ")
+    ))
+}
+
+/// The scatter warning for the headline figure `name` of a run that ran as `ran`: none where
+/// the run timed nothing on the host (its replicates differ by their seeds, not by noise).
+pub(crate) fn replicates_warning(
+    ran: &RunSpec,
+    headline: Option<(&str, Scatter)>,
+) -> Option<String> {
+    if !times_the_host(ran) {
+        return None;
+    }
+    scatter_warning(&[headline?], "--runs")
+}
+
 #[cfg(test)]
 mod tests {
     use multicomputer_runtime::{MachineConfig, TimeMode};
@@ -79,6 +147,72 @@ mod tests {
         let model = ran(TimeMode::Virtual, Some(ComputeCharge::Model));
         assert!(!times_the_host(&model));
         assert_eq!(run_warning(&model, &OtherLoad::start(), 2), None);
+    }
+
+    fn scatter(values: &[f64]) -> Scatter {
+        Scatter::of(values).unwrap()
+    }
+
+    /// Ten tight replicates (within ± 1 %) and the same with two runs interrupted.
+    const TIGHT: [f64; 10] = [1.00, 1.01, 0.99, 1.00, 1.01, 0.99, 1.00, 1.00, 1.01, 0.99];
+    const INTERRUPTED: [f64; 10] = [1.00, 1.01, 0.99, 1.00, 1.01, 0.99, 1.00, 1.00, 1.9, 2.4];
+
+    #[test]
+    fn scattered_replicates_are_warned_about_and_tight_ones_are_not() {
+        assert_eq!(
+            scatter_warning(&[("makespan_s", scatter(&TIGHT))], "--runs"),
+            None
+        );
+        let w = scatter_warning(&[("makespan_s", scatter(&INTERRUPTED))], "--runs").unwrap();
+        assert!(w.contains("makespan_s over 10 runs"), "{w}");
+        assert!(w.contains("2 of 10 beyond 1.5 IQR"), "{w}");
+        assert!(
+            w.contains("--runs") && w.contains("--warmup") && w.contains("Quiet"),
+            "{w}"
+        );
+        // A steady drift (the host's speed changing) has no outlier but a wide spread.
+        let drift = scatter(&[1.0, 1.1, 1.2, 1.3, 1.4, 1.5]);
+        assert_eq!(drift.outliers, 0);
+        let w = scatter_warning(&[("t", drift)], "--rounds").unwrap();
+        assert!(
+            w.contains("interquartile range") && w.contains("--rounds"),
+            "{w}"
+        );
+        // Two runs: only the sd can judge them.
+        assert!(scatter_warning(&[("t", scatter(&[1.0, 1.5]))], "--runs").is_some());
+        assert_eq!(
+            scatter_warning(&[("t", scatter(&[1.0, 1.05]))], "--runs"),
+            None
+        );
+    }
+
+    #[test]
+    fn one_outlier_in_ten_is_tolerated_and_two_are_not() {
+        let mut one = TIGHT;
+        one[9] = 1.5;
+        let s = scatter(&one);
+        assert_eq!(s.outliers, 1);
+        assert!(scatter_reasons(&s).iter().all(|r| !r.contains("beyond")));
+        assert!(
+            scatter_reasons(&scatter(&INTERRUPTED))
+                .iter()
+                .any(|r| r.contains("beyond"))
+        );
+    }
+
+    #[test]
+    fn replicates_in_virtual_time_with_model_charging_are_never_called_noisy() {
+        let model = ran(TimeMode::Virtual, Some(ComputeCharge::Model));
+        let noisy = Some(("makespan_s", scatter(&INTERRUPTED)));
+        assert_eq!(replicates_warning(&model, noisy), None);
+        assert!(replicates_warning(&ran(TimeMode::Native, None), noisy).is_some());
+        assert!(replicates_warning(&ran(TimeMode::Dilated(2.0), None), noisy).is_some());
+        let tight = Some(("makespan_s", scatter(&TIGHT)));
+        assert_eq!(
+            replicates_warning(&ran(TimeMode::Native, None), tight),
+            None
+        );
+        assert_eq!(replicates_warning(&ran(TimeMode::Native, None), None), None);
     }
 
     #[test]

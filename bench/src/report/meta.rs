@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::document::{Block, Section, Table};
 use super::host_noise;
+use super::runs::Repetitions;
 use crate::exec::TieSpread;
 use crate::plan::{Inputs, LoadedProfile, MachinePlan, wait_name};
 use crate::units::{human_bytes, human_ns};
@@ -301,10 +302,20 @@ impl Meta {
     }
 
     /// With what other processes did to a run that ran as `ran`, watched by `watch` from its
-    /// start (nothing for a run that timed nothing on the host).
-    pub(crate) fn watched(mut self, ran: &RunSpec, watch: &OtherLoad) -> Self {
+    /// start, and how scattered its replicates `runs` are (nothing for a run that timed
+    /// nothing on the host).
+    pub(crate) fn watched(
+        mut self,
+        ran: &RunSpec,
+        watch: &OtherLoad,
+        runs: Option<&Repetitions>,
+    ) -> Self {
         self.host_warnings
             .extend(host_noise::run_warning(ran, watch, self.host.cores));
+        self.host_warnings.extend(host_noise::replicates_warning(
+            ran,
+            runs.and_then(Repetitions::headline),
+        ));
         self
     }
 

@@ -173,6 +173,7 @@ fn fit_ocl_has_a_residual_plot_with_its_rms_band() {
         fit,
         source: "the paper's table".into(),
         weighting: "relative",
+        self_check: false,
     };
     let figures = report.figures().unwrap();
     let svg = figure(&figures, "residuals.svg");
@@ -296,6 +297,7 @@ fn sweep_ocl_shows_the_range_of_native_runs_against_the_fitted_model() {
             alpha1_s: None,
             beta_s: None,
             dilation: None,
+            costs: "native",
             late_waits: 0,
             waits: 0,
             wall_s: t.elapsed_s,

@@ -1,6 +1,6 @@
 //! Repeated runs in a report: each quantity's mean ± sd, minimum and maximum.
 
-use multicomputer_workloads::repetitions::{Quantities, QuantitySummary, summarise};
+use multicomputer_workloads::repetitions::{Quantities, QuantitySummary, Scatter, summarise};
 use serde::Serialize;
 
 use super::document::{Block, Table};
@@ -23,6 +23,9 @@ pub(crate) struct Repetitions {
     /// Whether every run gave the same value of every quantity (virtual time, nothing drawn
     /// at random): the runs then say so once instead of showing ± 0.
     pub(crate) identical: bool,
+    /// How scattered the headline figure (the first quantity) is over the measured runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) headline_scatter: Option<Scatter>,
 }
 
 impl Repetitions {
@@ -35,14 +38,24 @@ impl Repetitions {
                 && quantities
                     .iter()
                     .all(|q| q.summary.is_none_or(|s| s.min == s.max));
+            let headline: Vec<f64> = runs
+                .iter()
+                .filter_map(|run| run.quantities().first().map(|(_, v)| *v))
+                .collect();
             Self {
                 runs: r.runs,
                 warmup: r.warmup,
                 seeds: seeds.to_vec(),
                 quantities,
                 identical,
+                headline_scatter: Scatter::of(&headline),
             }
         })
+    }
+
+    /// The headline figure's name and its replicates' scatter.
+    pub(crate) fn headline(&self) -> Option<(&'static str, Scatter)> {
+        Some((self.quantities.first()?.name, self.headline_scatter?))
     }
 
     /// The report's blocks about the runs: `intro` (e.g. `measured: the mean of`) and the

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::Result;
+use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::CollectiveArgs;
 use crate::exec::{overhead, runs};
@@ -14,6 +15,7 @@ use crate::report::{CollectiveReport, Meta, Repetitions, Report, last, worst};
 pub(crate) fn run(a: &CollectiveArgs, out: &Path) -> Result<()> {
     let plan = collective(a, out)?;
     let e = &plan.experiment;
+    let watch = OtherLoad::start();
     let runs = runs(
         &plan.machine,
         &plan.topology,
@@ -34,6 +36,7 @@ pub(crate) fn run(a: &CollectiveArgs, out: &Path) -> Result<()> {
         run: last(&runs)?.clone(),
         repetitions: Repetitions::of(plan.repeat, &measured, &runs.seeds),
     };
+    let meta = meta.watched(&runs.ran, &watch, body.repetitions.as_ref());
     let what = format!(
         "{} by {} on {}",
         e.spec.operation.name(),

@@ -24,8 +24,7 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     )?;
     let inputs = plan.inputs(dnc_inputs(e));
     let mut meta = Meta::for_run("dnc", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
-        .ties(runs.ties.as_ref())
-        .watched(&runs.ran, &watch);
+        .ties(runs.ties.as_ref());
     meta.memory_plan_bytes = Some(plan.memory.bytes());
     if let Some(seed) = e.seed() {
         meta = meta.seed(seed);
@@ -33,6 +32,7 @@ pub(crate) fn run(a: &DncArgs, out: &Path) -> Result<()> {
     let mut body = FarmReport::of_runs("Divide and conquer", &runs.runs, plan.repeat, &runs.seeds)
         .context("no run")?;
     body.family = family_speedups(e, &plan.topology);
+    meta = meta.watched(&runs.ran, &watch, body.repetitions.as_ref());
     let what = format!("divide and conquer on {}", plan.topology);
     Report::new(meta, body).finish_run(
         &plan.output,

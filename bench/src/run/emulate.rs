@@ -30,14 +30,14 @@ pub(crate) fn run(a: &EmulateArgs, out: &Path) -> Result<()> {
         &runs.ran,
         worst(&runs.runs)?,
     )
-    .ties(runs.ties.as_ref())
-    .watched(&runs.ran, &watch);
+    .ties(runs.ties.as_ref());
     meta.memory_plan_bytes = Some(plan.memory.bytes());
     let measured: Vec<_> = runs.runs.iter().map(|r| r.measured()).collect();
     let body = EmulateReport {
         run: last(&runs)?.clone(),
         repetitions: Repetitions::of(plan.repeat, &measured, &runs.seeds),
     };
+    let meta = meta.watched(&runs.ran, &watch, body.repetitions.as_ref());
     let what = format!("{} pattern on {}", last(&runs)?.pattern, plan.topology);
     Report::new(meta, body).finish_run(
         &plan.output,

@@ -24,12 +24,12 @@ pub(crate) fn run(a: &FarmArgs, out: &Path) -> Result<()> {
     )?;
     let inputs = plan.inputs(farm_inputs(e));
     let mut meta = Meta::for_run("farm", inputs, &plan.machine, &runs.ran, worst(&runs.runs)?)
-        .ties(runs.ties.as_ref())
-        .watched(&runs.ran, &watch);
+        .ties(runs.ties.as_ref());
     meta.memory_plan_bytes = Some(plan.memory.bytes());
     let mut body = FarmReport::of_runs("Processor farm", &runs.runs, plan.repeat, &runs.seeds)
         .context("no run")?;
     body.family = family_speedups(e, &plan.topology);
+    meta = meta.watched(&runs.ran, &watch, body.repetitions.as_ref());
     let what = format!("farm on {}", plan.topology);
     let meta = match e.seed() {
         Some(seed) => meta.seed(seed),

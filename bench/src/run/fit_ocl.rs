@@ -17,6 +17,7 @@ pub(crate) fn run(a: &FitOclArgs) -> Result<()> {
         fit,
         source: plan.source.clone(),
         weighting: plan.weighting_name(),
+        self_check: plan.self_check,
     };
     Report::new(
         Meta::new("fit ocl", plan.inputs(), ProfileUse::NotUsed),

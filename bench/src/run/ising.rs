@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
+use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::IsingArgs;
 use crate::exec::ising_runs;
@@ -13,6 +14,7 @@ use crate::report::{IsingReport, Meta, Repetitions, Report, last, worst};
 
 pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
     let plan = IsingPlan::new(a, out)?;
+    let watch = OtherLoad::start();
     let runs = ising_runs(&plan)?;
     let verified = runs.runs.first().and_then(|r| r.verified);
     let mut run = last(&runs)?.clone();
@@ -31,6 +33,7 @@ pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
         repetitions: Repetitions::of(plan.repeat, &runs.runs, &runs.seeds),
         run,
     };
+    let meta = meta.watched(&runs.ran, &watch, body.repetitions.as_ref());
     Report::new(meta, body).finish_run(
         &plan.output,
         &plan.trace,

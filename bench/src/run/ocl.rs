@@ -4,6 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use multicomputer_workloads::ocl::OclMeasured;
+use multicomputer_workloads::speedup::OtherLoad;
 
 use crate::args::OclArgs;
 use crate::exec::ocl_runs;
@@ -13,6 +14,7 @@ use crate::report::{Meta, OclReport, Repetitions, Report, last, worst};
 
 pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
     let plan = OclPlan::new(a, out)?;
+    let watch = OtherLoad::start();
     let runs = ocl_runs(&plan)?;
     let last = last(&runs)?;
     let fidelity = worst(runs.runs.iter().map(|r| &r.run))?.clone();
@@ -45,5 +47,6 @@ pub(crate) fn run(a: &OclArgs, out: &Path) -> Result<()> {
         fidelity,
         repetitions: Repetitions::of(plan.repeat, &measured, &runs.seeds),
     };
+    let meta = meta.watched(&runs.ran, &watch, body.repetitions.as_ref());
     Report::new(meta, body).finish_run(&plan.output, &plan.trace, (&last.run, &what), files)
 }

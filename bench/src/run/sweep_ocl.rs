@@ -63,6 +63,11 @@ pub(crate) fn run(a: &SweepOclArgs, out: &Path) -> Result<()> {
                 alpha1_s: p.map(|p| p.alpha1_s),
                 beta_s: p.map(|p| p.beta_s),
                 dilation: best.run.report.fidelity.dilation,
+                costs: if c.native_costs() {
+                    "native"
+                } else {
+                    "emulated"
+                },
                 late_waits: best.run.report.fidelity.late_waits,
                 waits: best.run.report.fidelity.waits,
                 wall_s: best.run.report.wall_s(),

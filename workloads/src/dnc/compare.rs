@@ -92,6 +92,8 @@ struct ModelInputs<'a> {
     levels: &'a [DncLevelCosts],
     /// `β_e`, seconds.
     beta_e_s: f64,
+    /// `β_f`, seconds.
+    beta_f_s: f64,
     /// `M`.
     tasks_m: u64,
     /// A queue of one piece a processor on a tree whose siblings absorb unequally
@@ -108,6 +110,7 @@ fn missing_terms(
 ) -> Vec<MissingTerm> {
     forwarding_level_execution(inputs, predicted, measured)
         .into_iter()
+        .chain(idle_level_execution(inputs, predicted, measured))
         .chain(steady_state_starvation(inputs, predicted, measured))
         .collect()
 }
@@ -132,12 +135,8 @@ fn forwarding_level_execution(
     if predicted.bound != Bound::Forwarding || inputs.levels.len() < 2 {
         return None;
     }
-    let (i, level) = inputs
-        .levels
-        .iter()
-        .enumerate()
-        .skip(1)
-        .max_by(|a, b| (a.1.ts_s + a.1.tj_s).total_cmp(&(b.1.ts_s + b.1.tj_s)))?;
+    let i = forwarding_bound_level(inputs.levels)?;
+    let level = &inputs.levels[i];
     let excess = measured.fractions_by_level.get(i)? - predicted.fractions_by_level.get(i)?;
     if excess <= 0.0 {
         return None;
@@ -190,6 +189,73 @@ fn steady_state_starvation(
         inputs.tasks_m.saturating_sub(1) as f64 * shortfall_s,
         predicted,
     ))
+}
+
+/// Execution on the intermediate levels that do not bound the throughput, which the model's
+/// fractions leave out (it puts every task below the forwarding level that bounds it).
+///
+/// The engine's flood fill lets a processor execute a piece whenever none of its children asks
+/// for work. On a level that forwarding does not bound, that happens in the time it would
+/// otherwise wait, so it moves work between levels without lengthening the run: each such level
+/// is named with its share of the tasks and how busy it was, forwarding the pieces executed
+/// below it (`T_s(i) + T_j(i) + β_f` each) and executing its own (`T_e(i) + β_e` each), over
+/// the measured makespan. Only where that exceeds the makespan does the excess add to it.
+/// Empty when the bound is not forwarding.
+fn idle_level_execution(
+    inputs: &ModelInputs<'_>,
+    predicted: &Prediction,
+    measured: &Measured,
+) -> Vec<MissingTerm> {
+    if predicted.bound != Bound::Forwarding {
+        return Vec::new();
+    }
+    let bound = forwarding_bound_level(inputs.levels);
+    let m = inputs.tasks_m as f64;
+    let f = &measured.fractions_by_level;
+    let mut terms = Vec::new();
+    for (i, level) in inputs.levels.iter().enumerate().skip(1) {
+        let (Some(&measured_f), Some(&predicted_f)) =
+            (f.get(i), predicted.fractions_by_level.get(i))
+        else {
+            continue;
+        };
+        let excess = measured_f - predicted_f;
+        if Some(i) == bound || excess <= 0.0 {
+            continue;
+        }
+        let forwarded: f64 = f[..i].iter().sum();
+        let busy_s = m
+            * (forwarded * (level.ts_s + level.tj_s + inputs.beta_f_s)
+                + measured_f * (level.te_s + inputs.beta_e_s));
+        let share = busy_s / measured.makespan_s;
+        terms.push(MissingTerm::new(
+            format!(
+                "execution on level {} {} ({:.1} % of the tasks; busy {:.0} % of the run)",
+                i + 1,
+                if share <= 1.0 {
+                    "in its idle time"
+                } else {
+                    "beyond its idle time"
+                },
+                100.0 * excess,
+                100.0 * share,
+            ),
+            (busy_s - measured.makespan_s).max(0.0),
+            predicted,
+        ));
+    }
+    terms
+}
+
+/// The intermediate level whose `T_s(i) + T_j(i)` is largest: under forwarding, the one that
+/// sets `t_max`.
+fn forwarding_bound_level(levels: &[DncLevelCosts]) -> Option<usize> {
+    levels
+        .iter()
+        .enumerate()
+        .skip(1)
+        .max_by(|a, b| (a.1.ts_s + a.1.tj_s).total_cmp(&(b.1.ts_s + b.1.tj_s)))
+        .map(|(i, _)| i)
 }
 
 /// Lists shorter than this are sorted where they are, not split.
@@ -567,6 +633,7 @@ impl DncExperiment {
         let inputs = ModelInputs {
             levels: &levels,
             beta_e_s: self.beta_e.as_secs_f64(),
+            beta_f_s: self.beta_f.as_secs_f64(),
             tasks_m: self.tasks as u64,
             starves,
         };
@@ -692,6 +759,7 @@ mod tests {
         let model = ModelInputs {
             levels: &levels,
             beta_e_s: 0.1e-3,
+            beta_f_s: 0.0,
             tasks_m: 100,
             starves: true,
         };
@@ -738,6 +806,7 @@ mod tests {
         let inputs = ModelInputs {
             levels: &levels,
             beta_e_s: 0.0,
+            beta_f_s: 0.0,
             tasks_m: 101,
             starves: true,
         };
@@ -819,6 +888,74 @@ mod tests {
         assert!(mesh(2, 4, 5).missing_terms.is_empty());
         let balanced = virtual_run("binary:4".parse().unwrap(), &e);
         assert!(balanced.missing_terms.is_empty());
+    }
+
+    #[test]
+    fn execution_below_the_bound_level_is_named_and_costs_only_beyond_its_idle_time() {
+        // Three levels, the root (level 3) bounds forwarding. Level 2 executed 20 % of M = 100
+        // tasks at T_e(2) + β_e = 1.1 ms each (22 ms) and forwarded the 70 % executed below it
+        // at T_s + T_j + β_f = 0.4 ms each (28 ms): busy 50 ms of a 100 ms run.
+        let level = |te_s, ts_s, tj_s| DncLevelCosts {
+            te_s,
+            ts_s,
+            tj_s,
+            tau_s: 0.0,
+        };
+        let levels = [
+            level(0.5e-3, 0.0, 0.0),
+            level(1e-3, 0.1e-3, 0.2e-3),
+            level(3e-3, 1e-3, 1e-3),
+        ];
+        let model = ModelInputs {
+            levels: &levels,
+            beta_e_s: 0.1e-3,
+            beta_f_s: 0.1e-3,
+            tasks_m: 100,
+            starves: false,
+        };
+        let predicted = Prediction {
+            throughput_per_s: 1000.0,
+            speedup: 3.0,
+            makespan_s: 0.1,
+            fractions_by_level: vec![1.0, 0.0, 0.0],
+            startup_s: 0.0,
+            bound: Bound::Forwarding,
+        };
+        let mut measured = Measured {
+            throughput_per_s: 1000.0,
+            steady_throughput_per_s: 1000.0,
+            speedup: 3.0,
+            makespan_s: 0.1,
+            fractions_by_level: vec![0.7, 0.2, 0.1],
+            startup_s: 0.0,
+        };
+        let terms = idle_level_execution(&model, &predicted, &measured);
+        assert_eq!(terms.len(), 1, "{terms:?}");
+        let t = &terms[0];
+        assert!(
+            t.name
+                == "execution on level 2 in its idle time (20.0 % of the tasks; busy 50 % of \
+                    the run)",
+            "{}",
+            t.name
+        );
+        assert_eq!(t.time_s, 0.0);
+        assert!((t.speedup - 3.0).abs() < 1e-12, "{t:?}");
+        // In a 40 ms run the same work overruns it by 10 ms.
+        measured.makespan_s = 0.04;
+        let t = &idle_level_execution(&model, &predicted, &measured)[0];
+        assert!(t.name.contains("beyond its idle time"), "{}", t.name);
+        assert!((t.time_s - 0.01).abs() < 1e-15, "{t:?}");
+        // The bound level's own execution is the other term's, and nothing is named where the
+        // level executed no more than predicted or the bound is not forwarding.
+        measured.fractions_by_level = vec![0.9, 0.0, 0.1];
+        assert!(idle_level_execution(&model, &predicted, &measured).is_empty());
+        measured.fractions_by_level = vec![0.7, 0.2, 0.1];
+        let processors = Prediction {
+            bound: Bound::Processors,
+            ..predicted
+        };
+        assert!(idle_level_execution(&model, &processors, &measured).is_empty());
     }
 
     #[test]

@@ -8,12 +8,14 @@
 
 use std::time::{Duration, Instant};
 
-use multicomputer_runtime::{ComputeCharge, CostTable, Fidelity, Machine, Trace, Work};
+use multicomputer_runtime::{ComputeCharge, CostTable, Fidelity, Machine, Trace};
 use serde::Serialize;
 
 use super::parallel::{Mechanism, ParallelError, run_parallel};
 use super::reference::{Estimate, SUMMARY_MERGE, run_sequential};
-use super::{Dimension, IsingConfig, IsingError, SPIN_FLIP, Workload, exact, run_sample};
+use super::{
+    ACCEPTED_FLIP, ATTEMPTED_FLIP, Dimension, IsingConfig, IsingError, Workload, exact, run_sample,
+};
 use crate::hints::Hints;
 use crate::repetitions::Quantities;
 
@@ -37,6 +39,29 @@ pub struct ExactValues {
     pub abs_magnetisation: f64,
     /// `⟨e⟩` per spin.
     pub energy: f64,
+}
+
+/// What model charging charges one sample: its attempted and its accepted flips, each at the
+/// machine's cost per unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FlipCharge {
+    /// Attempted flips per sample (sweeps × spins).
+    pub attempted_per_sample: f64,
+    /// Accepted flips per sample, the run's mean.
+    pub accepted_per_sample: f64,
+    /// The cost of one attempted flip, ns.
+    pub attempted_ns: f64,
+    /// The cost of one accepted flip besides its attempt, ns.
+    pub accepted_ns: f64,
+}
+
+impl FlipCharge {
+    /// The charge of one sample, seconds.
+    pub fn sample_s(&self) -> f64 {
+        (self.attempted_per_sample * self.attempted_ns
+            + self.accepted_per_sample * self.accepted_ns)
+            / 1e9
+    }
 }
 
 /// One measured ising run.
@@ -84,6 +109,9 @@ pub struct IsingMeasurement {
     pub root_messages_sent: u64,
     /// Emulated compute time per sample (CPU time charged, merges included).
     pub emulated_sample_s: f64,
+    /// With model charging, how a sample's flips were charged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flip_charge: Option<FlipCharge>,
     /// Wall time of one sample run natively on this thread: the median of up to five samples
     /// run just before the emulated run and five just after (the host's speed drifts).
     pub native_sample_s: f64,
@@ -150,18 +178,28 @@ impl IsingExperiment {
         Ok(times)
     }
 
-    /// The time model charging gives one sample: its attempted flips at the machine's cost
-    /// per spin flip.
-    pub fn modelled_sample_s(&self, costs: &CostTable) -> Result<f64, IsingError> {
+    /// What model charging gives a sample of a run whose `samples` accepted `accepted` flips
+    /// in all: its attempted flips (sweeps × spins) and its share of the accepted ones, each at
+    /// the machine's cost per unit.
+    pub fn flip_charge(
+        &self,
+        costs: &CostTable,
+        samples: u64,
+        accepted: u64,
+    ) -> Result<FlipCharge, IsingError> {
         let sweeps = u64::from(self.config.thermalisation_sweeps)
             + u64::from(self.config.measurement_sweeps);
-        let attempts = sweeps * self.config.spins()? as u64;
-        let mut work = Work::default();
-        work.add(SPIN_FLIP, attempts);
-        let ns = costs
-            .charge_ns(&work)
-            .map_err(|e| IsingError::Model(e.to_string()))?;
-        Ok(ns as f64 / 1e9)
+        let cost = |unit| {
+            costs
+                .unit_ns(unit)
+                .ok_or_else(|| IsingError::Model(format!("no cost for the unit '{}'", unit.0)))
+        };
+        Ok(FlipCharge {
+            attempted_per_sample: (sweeps * self.config.spins()? as u64) as f64,
+            accepted_per_sample: accepted as f64 / samples.max(1) as f64,
+            attempted_ns: cost(ATTEMPTED_FLIP)?,
+            accepted_ns: cost(ACCEPTED_FLIP)?,
+        })
     }
 
     /// What auto mode should know on `processors`: real compute on every processor at once
@@ -178,7 +216,7 @@ impl IsingExperiment {
             smallest_cost: None,
             events_per_s: (shortest_run_s > 0.0).then(|| events / shortest_run_s),
             min_capacity: 1,
-            units: vec![SPIN_FLIP, SUMMARY_MERGE],
+            units: vec![ATTEMPTED_FLIP, ACCEPTED_FLIP, SUMMARY_MERGE],
         })
     }
 
@@ -199,11 +237,15 @@ impl IsingExperiment {
         let s = &run.summary;
         let busiest = run.samples.div_ceil(processors as u64);
         // C, the time of one sample: with model charging, what the machine charges a sample
-        // (so that Φ_s is exact and repeatable); else the native time measured around the run.
-        let sample_s = match machine.charging().charge() {
-            ComputeCharge::Model => self.modelled_sample_s(machine.charging().costs())?,
-            ComputeCharge::Measured => native_s,
+        // on average (so that Φ_s is exact and repeatable); else the native time measured
+        // around the run.
+        let flip_charge = match machine.charging().charge() {
+            ComputeCharge::Model => {
+                Some(self.flip_charge(machine.charging().costs(), run.samples, s.flips)?)
+            }
+            ComputeCharge::Measured => None,
         };
+        let sample_s = flip_charge.map_or(native_s, |f| f.sample_s());
         let ideal = busiest as f64 * sample_s;
         let emulated_sample_s = run.compute_per_sample_s();
         let config = &self.config;
@@ -237,6 +279,7 @@ impl IsingExperiment {
             messages_sent: run.report.totals.messages_sent,
             root_messages_sent: run.report.per_processor[0].accounting.messages_sent,
             emulated_sample_s,
+            flip_charge,
             native_sample_s: native_s,
             sample_time_error_pct: 100.0 * (emulated_sample_s - native_s) / native_s,
             max_processor_sample_s: run

@@ -9,8 +9,15 @@ use super::acceptance::AcceptanceTable;
 use super::lattice::Lattice;
 use super::{IsingConfig, IsingError, Start};
 
-/// One attempted spin flip of a Metropolis sweep (a sample attempts N per sweep).
-pub const SPIN_FLIP: WorkUnit = WorkUnit("spin_flip");
+/// One attempted spin flip of a Metropolis sweep (a sample attempts N per sweep): picking the
+/// spin, its neighbours' sum and the accept-or-reject decision.
+pub const ATTEMPTED_FLIP: WorkUnit = WorkUnit("attempted_flip");
+
+/// What an accepted flip costs besides its attempt: writing the spin and updating the
+/// energy and magnetisation. How many are accepted depends on the temperature and the
+/// dimension (1.4 % of the attempts in 2D at T = 1.5, 22 % in 3D at T = 4), so a sample's cost
+/// is charged by both counts.
+pub const ACCEPTED_FLIP: WorkUnit = WorkUnit("accepted_flip");
 
 /// SplitMix64 output `i` of the sequence seeded with `seed` (counter form, O(1)).
 fn splitmix64_at(seed: u64, i: u64) -> u64 {
@@ -73,9 +80,10 @@ pub struct SampleResult {
 }
 
 impl SampleResult {
-    /// Declares this sample's work on `work`: its attempted flips.
+    /// Declares this sample's work on `work`: its attempted and its accepted flips.
     pub fn declare(&self, work: &mut Work) {
-        work.add(SPIN_FLIP, self.attempts);
+        work.add(ATTEMPTED_FLIP, self.attempts);
+        work.add(ACCEPTED_FLIP, self.flips);
     }
 }
 

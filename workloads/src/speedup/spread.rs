@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::repetitions::Scatter;
+
 /// Median, minimum and maximum of repeated values.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Spread {
@@ -14,6 +16,8 @@ pub struct Spread {
     pub max: f64,
     /// How many values (non-finite ones are left out).
     pub runs: usize,
+    /// How scattered the values are (relative sd, IQR over the median, outliers).
+    pub scatter: Scatter,
 }
 
 impl Spread {
@@ -26,22 +30,19 @@ impl Spread {
     /// assert_eq!((s.median, s.min, s.max, s.runs), (2.5, 1.0, 10.0, 4));
     /// ```
     pub fn of(values: &[f64]) -> Option<Self> {
-        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
+        let scatter = Scatter::of(values)?;
+        let (min, max) = values
+            .iter()
+            .filter(|x| x.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
         Some(Self {
-            median,
-            min: v[0],
-            max: v[n - 1],
-            runs: n,
+            median: scatter.median,
+            min,
+            max,
+            runs: scatter.runs,
+            scatter,
         })
     }
 
@@ -51,6 +52,10 @@ impl Spread {
             median: self.median * factor,
             min: self.min * factor,
             max: self.max * factor,
+            scatter: Scatter {
+                median: self.scatter.median * factor,
+                ..self.scatter
+            },
             ..self
         }
     }

@@ -227,13 +227,16 @@ impl FarmReport {
                 String::new(),
                 human_s(term.time_s),
                 String::new(),
-            ])
-            .row(vec![
-                "speedup, model + that term".into(),
-                format!("{:.3}", m.speedup),
-                format!("{:.3}", term.speedup),
-                signed_pct(err, 2),
             ]);
+            // A term that costs no time leaves the model's speedup as it was.
+            if term.time_s > 0.0 {
+                t.row(vec![
+                    "speedup, model + that term".into(),
+                    format!("{:.3}", m.speedup),
+                    format!("{:.3}", term.speedup),
+                    signed_pct(err, 2),
+                ]);
+            }
         }
         if let Some(d) = &self.drain {
             for [quantity, predicted, error] in drain_rows(d) {

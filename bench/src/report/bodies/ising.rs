@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::plot::{ErrorBar, LineChart, Point};
 use crate::report::{Block, Body, Figure, Repetitions, Section, Table};
-use crate::units::human_s;
+use crate::units::{human_ns, human_s};
 
 /// What `ising` reports (the last run, and every run's times for several).
 #[derive(Debug, Clone, Serialize)]
@@ -223,8 +223,22 @@ impl Body for IsingReport {
                 r.sample_time_error_pct
             ),
             String::new(),
-        ])
-        .row(vec![
+        ]);
+        if let Some(f) = r.flip_charge {
+            t.row(vec![
+                "model charge per sample: flips attempted, accepted".into(),
+                format!(
+                    "{:.0} × {} + {:.1} × {} = {}",
+                    f.attempted_per_sample,
+                    human_ns(f.attempted_ns),
+                    f.accepted_per_sample,
+                    human_ns(f.accepted_ns),
+                    human_s(f.sample_s())
+                ),
+                String::new(),
+            ]);
+        }
+        t.row(vec![
             "ideal run time, Φ_s, speedup".into(),
             format!(
                 "{}, {:.3}, {:.2}",

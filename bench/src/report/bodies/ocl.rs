@@ -227,6 +227,13 @@ const SELF_CHECK: &str = "a self-check, not a validation: the cells charged the 
      near 0 % says the emulator implements the model. Run --costs native to test the model \
      against real execution";
 
+/// What a fit of a table emulated in virtual time means (see [`SELF_CHECK`]).
+const FIT_SELF_CHECK: &str = "a self-check, not a validation: every row was emulated with the \
+     reference constants (every receive names its link, so its times are the model's by \
+     construction in any time mode), and the fit recovers the constants exactly (± 0, residuals \
+     0 %): it says the emulator and the fit implement the model. Sweep with --costs native to fit \
+     the constants of real execution";
+
 /// One cell of `sweep ocl`.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SweepOclRow {
@@ -253,6 +260,9 @@ pub(crate) struct SweepOclRow {
     pub(crate) alpha1_s: Option<f64>,
     pub(crate) beta_s: Option<f64>,
     pub(crate) dilation: Option<f64>,
+    /// `emulated` (the model's constants charged: the times are the model's by construction,
+    /// in any time mode, as every receive names its link) or `native`; `fit ocl` reads it.
+    pub(crate) costs: &'static str,
     pub(crate) late_waits: u64,
     pub(crate) waits: u64,
     pub(crate) wall_s: f64,
@@ -304,6 +314,7 @@ impl SweepOclReport {
             "alpha1_s",
             "beta_s",
             "dilation",
+            "costs",
             "wall_s",
         ])?;
         for r in self.of_table(t) {
@@ -325,6 +336,7 @@ impl SweepOclReport {
                 opt(r.alpha1_s),
                 opt(r.beta_s),
                 r.dilation.map_or(String::new(), |d| d.to_string()),
+                r.costs.to_string(),
                 r.wall_s.to_string(),
             ])?;
         }
@@ -487,6 +499,9 @@ pub(crate) struct FitOclReport {
     pub(crate) source: String,
     /// The weighting.
     pub(crate) weighting: &'static str,
+    /// Whether the table was emulated with its reference constants, so that the fit recovers
+    /// them by construction.
+    pub(crate) self_check: bool,
 }
 
 impl Body for FitOclReport {
@@ -539,6 +554,9 @@ impl Body for FitOclReport {
                 100.0 * f.rms_relative_error
             )),
         ];
+        if self.self_check {
+            blocks.push(Block::Text(FIT_SELF_CHECK.into()));
+        }
         match (f.two_alpha_over_beta, f.optimal_k) {
             (Some(x), _) => blocks.push(Block::Text(format!(
                 "implied grain: 2α/β = {x:.2} — communication overhead 2α/(Mβ) < 1 \
@@ -594,5 +612,45 @@ impl Body for FitOclReport {
                 .into(),
             svg: residuals.to_svg(960, 480)?,
         }])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use multicomputer_workloads::ocl::fit::Weighting;
+    use multicomputer_workloads::ocl::fit_table;
+
+    use super::*;
+
+    /// The texts of a report's result blocks.
+    fn texts(r: &FitOclReport) -> Vec<String> {
+        r.results()
+            .into_iter()
+            .flat_map(|s| s.blocks)
+            .filter_map(|b| match b {
+                Block::Text(t) => Some(t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_fit_of_a_table_emulated_in_virtual_time_says_it_is_a_self_check() {
+        let fit = fit_table(
+            OclTable::Kk,
+            OclTable::Kk.paper_table(),
+            Weighting::Relative,
+            None,
+        )
+        .unwrap();
+        let mut r = FitOclReport {
+            fit,
+            source: "t.csv".into(),
+            weighting: "relative",
+            self_check: true,
+        };
+        assert!(texts(&r).iter().any(|t| t.starts_with("a self-check")));
+        r.self_check = false;
+        assert!(!texts(&r).iter().any(|t| t.contains("self-check")));
     }
 }

@@ -1,10 +1,11 @@
 //! `pingpong`: the runtime's per-message cost against a bare ping-pong.
 
 use anyhow::Result;
-use multicomputer_workloads::repetitions::Summary;
+use multicomputer_workloads::repetitions::{Scatter, Summary};
 use serde::Serialize;
 
 use crate::plot::{LineChart, Point, Scale};
+use crate::report::host_noise::scatter_warning;
 use crate::report::{Block, Body, Figure, Section, Table};
 use crate::units::human_ns;
 
@@ -46,39 +47,18 @@ fn spread(s: Option<Summary>) -> [String; 2] {
     }
 }
 
-/// What makes a pingpong figure unreliable, and what to do (hyperfine's warnings, for
-/// messages): a spread larger than the median, a slowest measurement far beyond it, or the
-/// runtime, which does more per message, measured faster than the bare channel.
+/// What makes a pingpong figure unreliable, and what to do: replicates too scattered to trust
+/// (the one rule of every command that times the host), or the runtime, which does more per
+/// message, measured faster than the bare channel.
 pub(crate) fn noise_warnings(r: &PingpongReport) -> Vec<String> {
-    let mut w = Vec::new();
-    let mut noisy = Vec::new();
-    for (what, median, summary) in [
-        ("bare", r.bare_one_way_ns, r.bare),
-        ("runtime", r.runtime_one_way_ns, r.runtime),
-    ] {
-        let Some(s) = summary else { continue };
-        if s.sd.is_some_and(|sd| sd > median) {
-            noisy.push(format!(
-                "the {what} times' sd ({}) exceeds their median ({})",
-                human_ns(s.sd.unwrap_or(f64::NAN)),
-                human_ns(median)
-            ));
-        } else if s.max > OUTLIER_FACTOR * median {
-            noisy.push(format!(
-                "the slowest {what} measurement ({}) is over {OUTLIER_FACTOR}× the median ({})",
-                human_ns(s.max),
-                human_ns(median)
-            ));
-        }
-    }
-    if !noisy.is_empty() {
-        w.push(format!(
-            "{}: other processes interrupted the measurements, and the figures are unreliable. \
-             Run pingpong on a quiet host (stop builds and other jobs), or with more --runs and \
-             --warmup, and compare the medians",
-            noisy.join("; ")
-        ));
-    }
+    let figures: Vec<(&str, Scatter)> = [
+        ("bare one-way time", &r.bare_samples_ns),
+        ("runtime one-way time", &r.runtime_samples_ns),
+    ]
+    .into_iter()
+    .filter_map(|(what, samples)| Some((what, Scatter::of(samples)?)))
+    .collect();
+    let mut w: Vec<String> = scatter_warning(&figures, "--runs").into_iter().collect();
     if r.ratio < 1.0 {
         w.push(format!(
             "the runtime measured {:.2}× the bare channel, faster than the channel it is built \
@@ -169,9 +149,6 @@ impl PingpongReport {
         })
     }
 }
-
-/// A slowest measurement this many times the median is an outlier worth a warning.
-const OUTLIER_FACTOR: f64 = 3.0;
 
 impl Body for PingpongReport {
     fn title(&self) -> String {
@@ -287,9 +264,10 @@ mod tests {
         let r = report(&[3200.0, 3300.0, 3250.0], &[2320.0, 2300.0, 12_000.0]);
         let w = noise_warnings(&r);
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].contains("exceeds their median") && w[0].contains("quiet host"));
+        assert!(w[0].contains("runtime one-way time over 3 runs: sd") && w[0].contains("Quiet"));
+        assert!(!w[0].contains("bare"), "{w:?}");
         assert!(w[1].contains("faster than the channel"));
-        // One slow measurement among steady ones: an outlier.
+        // One slow measurement among nine steady ones: an outlier, and an sd over 10 %.
         let r = report(
             &[100.0; 9],
             &[
@@ -297,7 +275,7 @@ mod tests {
             ],
         );
         assert!(
-            noise_warnings(&r)[0].contains("over 3×"),
+            noise_warnings(&r)[0].contains("1 of 9 beyond 1.5 IQR"),
             "{:?}",
             noise_warnings(&r)
         );

@@ -9,6 +9,7 @@ use multicomputer_workloads::speedup::{
 use serde::Serialize;
 
 use crate::plot::{ErrorBar, LineChart, Point as PlotPoint, Reference, Scale, Ticks};
+use crate::report::host_noise;
 use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
 use crate::units::{human_s, signed_pct};
 
@@ -333,6 +334,7 @@ impl SpeedupReport {
                 h.cores
             )));
         }
+        w.extend(self.scatter_warning().map(Block::Warning));
         if !h.pinning && largest > 1 {
             w.push(Block::Warning(format!(
                 "threads could not be pinned one to a core for P = {largest}: the runtime's \
@@ -341,6 +343,24 @@ impl SpeedupReport {
             )));
         }
         w
+    }
+
+    /// The warning for wall times whose rounds scatter too much to trust their medians: the
+    /// sequential program's and each variant's at every P.
+    fn scatter_warning(&self) -> Option<String> {
+        let r = &self.result;
+        let mut figures = vec![("sequential time".to_owned(), r.sequential_s.scatter)];
+        for p in &r.points {
+            for (who, t) in [
+                ("runtime", &p.runtime),
+                ("rayon", &p.rayon),
+                ("scoped threads", &p.scoped),
+            ] {
+                figures.push((format!("{who} at P = {}", p.processors), t.wall_s.scatter));
+            }
+        }
+        let named: Vec<(&str, _)> = figures.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+        host_noise::scatter_warning(&named, "--rounds")
     }
 
     fn host_text(&self) -> String {
@@ -415,13 +435,7 @@ impl SpeedupReport {
         let k = r.plan.workload.kernel;
         let x = |q: &GrainPoint| q.grain as f64;
         let eff = |t: &multicomputer_workloads::speedup::Timing| {
-            let p = g.processors as f64;
-            Spread {
-                median: t.efficiency,
-                min: t.speedup.min / p,
-                max: t.speedup.max / p,
-                runs: t.speedup.runs,
-            }
+            t.speedup.scaled(1.0 / g.processors as f64)
         };
         let chart = LineChart::new(
             format!(
