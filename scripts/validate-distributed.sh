@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-full}
 if [ -z "${BIN:-}" ]; then
     cargo build --release -p multicomputer-bench --features mpi
-    BIN=target/release/multicomputer
+    BIN="${CARGO_TARGET_DIR:-target}/release/multicomputer"
 fi
 out=${KEEP_DIR:-$(mktemp -d)}
 [ -n "${KEEP_DIR:-}" ] || trap 'rm -rf "$out"' EXIT
