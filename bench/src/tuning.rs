@@ -1,5 +1,63 @@
-//! The command line's tuning constants: the thresholds at which a measurement taken on the
-//! host is called disturbed or unreliable, in one place.
+//! The command line's tuning constants, in one place: what each step of a command costs in
+//! wall time, for its estimate, and the thresholds at which a measurement taken on the host is
+//! called disturbed or unreliable.
+//!
+//! # Estimates
+//!
+//! The estimates' costs per step: what one event, row, message, byte copied or
+//! report costs in wall time, measured on the development host (2 vCPUs; release build;
+//! docs/results/edges.md, "Estimates at their causes"). The estimates multiply them by the
+//! steps a command's plan will take; the announced range then allows for the host's load.
+//!
+//! # Noise
+//!
+//! The busy-host and replicate-scatter thresholds (`report/host_noise.rs`).
+
+/// Wall time of one event in virtual time (a message delivered or a timed wait ended), on
+/// large machines of the development host (docs/results/virtual-time.md: 2–9 M events/s).
+pub(crate) const VIRTUAL_EVENT_S: f64 = 0.5e-6;
+
+/// Wall time of one row in `fit farm`'s nonlinear fit (every iteration evaluates the model at
+/// every row): 64 µs measured on 10⁶ rows (issue 21), 178 µs on 10⁵ rows on a loaded host.
+pub(crate) const FIT_ROW_S: f64 = 64e-6;
+
+/// Wall time of one one-way message between two pinned, spinning threads, bare or through the
+/// runtime: 161–182 ns on a quiet host (docs/results/runtime.md). A loaded host stretches it
+/// several times over; the announced range allows for the load.
+pub(crate) const ONE_WAY_MESSAGE_S: f64 = 175e-9;
+
+/// Wall time of a command before its first run and after its last, with its tables or JSON
+/// on stdout: the process's start, its plan, and its report's text. The README tour's
+/// commands of a few milliseconds took 12–30 ms in all on a quiet host with an HTML report
+/// (docs/results/edges.md); 7 ms of CPU.
+pub(crate) const PROCESS_S: f64 = 0.010;
+
+/// Wall time of a report written as a page or a run folder (HTML, Markdown, JSON and CSV
+/// files), with its SVG plots, beyond the tables on stdout: about 10 ms more with
+/// `--report x.html` than without, on a small farm.
+pub(crate) const PAGE_S: f64 = 0.010;
+
+/// Wall time of one calibration sample: its waits (a parked message after 300 µs, a 1 ms
+/// sleep, and three strategies' waits of 10 µs, 100 µs and 1 ms) and its batch of spinning
+/// messages.
+pub(crate) const CALIBRATION_SAMPLE_S: f64 = 4.7e-3;
+
+/// The calibration's part that does not grow with its samples (from 20 samples on: three
+/// strategies' twenty 10 ms waits, and its clock reads). With [`CALIBRATION_SAMPLE_S`] it
+/// gives the quiet host's 1.0 s for the tour's 50 samples.
+pub(crate) const CALIBRATION_FIXED_S: f64 = 0.70;
+
+/// Wall time of `calibrate`'s measurement of the kernels' unit costs: with the calibration's
+/// 200 samples, the quiet host's 1.8 s for `calibrate`.
+pub(crate) const UNIT_COSTS_S: f64 = 0.2;
+
+/// Bytes a second that a collective's run and its check make, copy and compare (its vectors
+/// and the sequential reference's, counted as the memory plan counts them: 8 copies of a
+/// processor's vector): 8 × 1024 × 1 MiB in 6.6 s on the quiet host
+/// (`collective broadcast -t hypercube:10 --bytes 1MiB`), most of it the kernel's time
+/// faulting fresh pages in. Smaller machines go faster (hypercube:8: 2.1 GB in 0.66 s of
+/// CPU), so the estimate errs long for them.
+pub(crate) const COPY_BYTES_PER_S: f64 = 1.3e9;
 
 /// Cores other processes may keep busy before a measurement is called disturbed: half a core,
 /// the slack `speedup` allows for the host's own noise.

@@ -11,11 +11,11 @@
 //! With [`ANNOUNCE_ALL`] set in the environment, every estimate is announced, short runs'
 //! too, so that `scripts/readme-tour.sh` can hold each against the command's wall time.
 
-use super::tuning::{
-    CALIBRATION_FIXED_S, CALIBRATION_SAMPLE_S, PAGE_S, PROCESS_S, UNIT_COSTS_S, VIRTUAL_EVENT_S,
-};
 use crate::args::{MAX_PROCESSOR_EMULATED_S, MAX_WALL_S};
 use crate::plan::{ArgError, OutputPlan};
+use crate::tuning::{
+    CALIBRATION_FIXED_S, CALIBRATION_SAMPLE_S, PAGE_S, PROCESS_S, UNIT_COSTS_S, VIRTUAL_EVENT_S,
+};
 use crate::units::wall_time;
 
 /// Runs expected to take longer than this (wall time, seconds) are announced.

@@ -12,8 +12,8 @@ use multicomputer_workloads::synthetic::{Pattern, Phold, SyntheticComparison, Sy
 use multicomputer_workloads::tree::Prediction;
 
 use super::Estimate;
-use super::tuning::COPY_BYTES_PER_S;
 use crate::plan::{ArgError, CollectiveExperiment, model_error};
+use crate::tuning::COPY_BYTES_PER_S;
 use crate::units::human_s;
 
 /// An experiment the executors can run on a machine.

@@ -10,7 +10,6 @@ mod progress;
 mod runs;
 mod scaling;
 mod ties;
-mod tuning;
 
 pub(crate) use estimate::{
     Estimate, admit, announce, calibration, check_emulated, overhead, refuse_endless,
@@ -22,4 +21,3 @@ pub(crate) use progress::{Progress, Ticker, completed};
 pub(crate) use runs::{Runs, describe, ising_runs, ocl_runs, repeat, runs};
 pub(crate) use scaling::{ScalingRow, scaling_runs};
 pub(crate) use ties::TieSpread;
-pub(crate) use tuning::{FIT_ROW_S, ONE_WAY_MESSAGE_S};

@@ -8,10 +8,11 @@ use multicomputer_workloads::estimate::Interval;
 use multicomputer_workloads::farm::{error_pct, fit_betas};
 
 use crate::args::FitFarmArgs;
-use crate::exec::{Estimate, FIT_ROW_S, Ticker, admit, overhead};
+use crate::exec::{Estimate, Ticker, admit, overhead};
 use crate::files::Publication;
 use crate::plan::{ArgError, FitFarmPlan};
 use crate::report::{FitFarmReport, Meta, ProfileUse, Report};
+use crate::tuning::FIT_ROW_S;
 
 pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
     let plan = FitFarmPlan::new(a, out)?;

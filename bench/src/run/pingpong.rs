@@ -10,10 +10,11 @@ use multicomputer_runtime::{
 use multicomputer_workloads::repetitions::Summary;
 
 use crate::args::PingpongArgs;
-use crate::exec::{Estimate, ONE_WAY_MESSAGE_S, announce, overhead};
+use crate::exec::{Estimate, announce, overhead};
 use crate::files::Publication;
 use crate::plan::PingpongPlan;
 use crate::report::{Meta, PingpongReport, ProfileUse, Report};
+use crate::tuning::ONE_WAY_MESSAGE_S;
 
 fn bare(round_trips: u64, cores: &[core_affinity::CoreId]) -> f64 {
     bare_pingpong(round_trips, cores).as_nanos() as f64 / round_trips as f64 / 2.0
