@@ -2,15 +2,18 @@
 //! column, column names in any case, the three verdicts with the deciding test's numbers, the
 //! standard-error and runs columns, the timer-resolution warning.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-/// A fresh folder for one test's tables and outputs.
-fn folder(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mc-scaling-cli-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+use tempfile::TempDir;
+
+/// A fresh folder for one test's tables and outputs, removed when it is dropped (even when the
+/// test fails).
+fn folder(test: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("mc-scaling-cli-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Runs `scaling --csv <table> <args> --out <dir>/out`.
@@ -76,7 +79,8 @@ const REPLICATES: [f64; 3] = [-0.004, 0.001, 0.003];
 
 #[test]
 fn bad_tables_exit_2_naming_row_and_column() {
-    let dir = folder("bad");
+    let tmp = folder("bad");
+    let dir = tmp.path().to_path_buf();
     let good = "P,time_s,loop_count\n2,1.0,0\n4,1.1,0\n8,1.2,0\n";
     rejected(
         &dir,
@@ -175,23 +179,23 @@ fn bad_tables_exit_2_naming_row_and_column() {
     );
     rejected(&dir, good, &["--timer-resolution", "5"], &["no unit"]);
     rejected(&dir, good, &["--weighting", "log"], &["--weighting"]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn column_names_are_matched_in_any_case() {
-    let dir = folder("case");
+    let tmp = folder("case");
+    let dir = tmp.path().to_path_buf();
     let lower = json(&dir, &table(HEADER, 0.0, &REPLICATES), &[]);
     let mixed = json(&dir, &table("p,TIME_S,Loop_Count", 0.0, &REPLICATES), &[]);
     assert_eq!(lower["verdict"], "consistent", "{}", lower["explanation"]);
     assert_eq!(mixed["verdict"], lower["verdict"]);
     assert_eq!(mixed["loop_counts"], lower["loop_counts"]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_three_verdicts_name_the_deciding_test_and_its_numbers() {
-    let dir = folder("verdicts");
+    let tmp = folder("verdicts");
+    let dir = tmp.path().to_path_buf();
     // A correct candidate, three runs per point.
     let v = json(&dir, &table(HEADER, 0.0, &REPLICATES), &[]);
     assert_eq!(v["verdict"], "consistent");
@@ -246,12 +250,12 @@ fn the_three_verdicts_name_the_deciding_test_and_its_numbers() {
         !text.contains("Some(") && !text.contains("Refuted"),
         "{text}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn means_with_standard_errors_and_runs_stand_for_their_runs() {
-    let dir = folder("stderr");
+    let tmp = folder("stderr");
+    let dir = tmp.path().to_path_buf();
     let runs = table(HEADER, 2e-5, &REPLICATES);
     // The same data as means of three runs with their standard errors.
     let mut means = String::from("P,time_s,loop_count,STD_ERROR,runs\n");
@@ -294,12 +298,12 @@ fn means_with_standard_errors_and_runs_stand_for_their_runs() {
             .any(|w| w.as_str().unwrap().contains("taken as exact")),
         "{w:?}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn replicates_at_the_timer_resolution_are_warned_about() {
-    let dir = folder("resolution");
+    let tmp = folder("resolution");
+    let dir = tmp.path().to_path_buf();
     // Every replicate identical, as from a coarse clock.
     let v = json(&dir, &table(HEADER, 0.0, &[0.002, 0.002]), &[]);
     assert_eq!(v["verdict"], "inconclusive");
@@ -321,12 +325,12 @@ fn replicates_at_the_timer_resolution_are_warned_about() {
     // Without a tick given and with distinct replicates: no warning.
     let v = json(&dir, &table(HEADER, 0.0, &REPLICATES), &[]);
     assert!(v["warnings"].as_array().unwrap().is_empty());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_weighting_is_reported_and_can_be_chosen() {
-    let dir = folder("weighting");
+    let tmp = folder("weighting");
+    let dir = tmp.path().to_path_buf();
     let v = json(
         &dir,
         &table(HEADER, 0.0, &REPLICATES),
@@ -355,12 +359,12 @@ fn the_weighting_is_reported_and_can_be_chosen() {
         ) && said.contains("exact distribution of the test's F ratio"),
         "{said}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn one_duplicated_p_is_warned_to_rest_on_normal_noise() {
-    let dir = folder("duplicated");
+    let tmp = folder("duplicated");
+    let dir = tmp.path().to_path_buf();
     // One run per point, and a second run of P = 8 at every loop count.
     let mut text = table(HEADER, 0.0, &[0.002]);
     for l in [0.0, 2000.0, 4000.0, 6000.0] {
@@ -392,5 +396,4 @@ fn one_duplicated_p_is_warned_to_rest_on_normal_noise() {
         "{}",
         v["warnings"]
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
