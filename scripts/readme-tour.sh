@@ -10,7 +10,8 @@
 # `farm --runs 10000 --warmup 10000`). The load average at the start and the end is printed
 # under the table.
 #
-#   scripts/readme-tour.sh [OUT] [--issue]   # default OUT: target/readme-tour
+#   scripts/readme-tour.sh [OUT] [--issue]   # default OUT: target/readme-tour (replaced);
+#                                             # a named OUT must be new or empty
 #
 # Timings depend on the host's load: take them on a quiet host.
 set -uo pipefail
@@ -20,8 +21,17 @@ args=()
 for a in "$@"; do
     if [ "$a" = --issue ]; then issue=yes; else args+=("$a"); fi
 done
-out=${args[0]:-target/readme-tour}
-rm -rf "$out"
+if [ -n "${args[0]:-}" ]; then
+    # A folder the user names is never emptied: it may hold what is not ours.
+    out=${args[0]}
+    if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+        echo "readme-tour: $out exists and is not empty; name a new or empty folder" >&2
+        exit 2
+    fi
+else
+    out=target/readme-tour
+    rm -rf "$out"
+fi
 mkdir -p "$out/reports"
 cargo build --release -q -p multicomputer-bench
 mc=target/release/multicomputer
