@@ -262,20 +262,26 @@ mod tests {
         }
     }
 
+    /// Root 0 with children 1 (a leaf) and 2, whose child 3 is a leaf; T_e + β_e = 1 s and
+    /// σ = 0.5 s everywhere, no start-up cost in β, M = 14.
+    fn hand_worked(sequential_task_s: Option<f64>) -> DncTreeModel {
+        DncTreeModel {
+            parents: vec![None, Some(0), Some(0), Some(2)],
+            costs: vec![level(1.0, 0.25); 4],
+            beta_e_s: 0.0,
+            beta_f_s: 0.0,
+            tasks_m: 14,
+            sequential_task_s,
+        }
+    }
+
     #[test]
     fn an_unbalanced_tree_by_hand() {
         // Root 0 with children 1 (a leaf) and 2, whose child 3 is a leaf. T_e + β_e = 1 s
         // everywhere, σ = 0.5 s, no start-up cost in β.
         //   S_3 = 1, S_1 = 1;  F_2 = 1, S_2 = 1 + (1 − 0.5)/1 = 1.5;
         //   F_0 = (1 + 1.5)/2 = 1.25, S_0 = 1.25 + (1 − 0.625)/1 = 1.625 tasks/s.
-        let model = DncTreeModel {
-            parents: vec![None, Some(0), Some(0), Some(2)],
-            costs: vec![level(1.0, 0.25); 4],
-            beta_e_s: 0.0,
-            beta_f_s: 0.0,
-            tasks_m: 14,
-            sequential_task_s: Some(2.0),
-        };
+        let model = hand_worked(Some(2.0));
         let p = model.predict().unwrap();
         assert!(close(p.throughput_per_s, 1.625));
         assert_eq!(p.bound, Bound::Processors);
@@ -298,14 +304,7 @@ mod tests {
     #[test]
     fn demand_is_uneven_where_siblings_absorb_unequally() {
         // The hand-worked tree above: the root's children absorb S_1 = 1 and S_2 = 1.5.
-        let uneven = DncTreeModel {
-            parents: vec![None, Some(0), Some(0), Some(2)],
-            costs: vec![level(1.0, 0.25); 4],
-            beta_e_s: 0.0,
-            beta_f_s: 0.0,
-            tasks_m: 14,
-            sequential_task_s: None,
-        };
+        let uneven = hand_worked(None);
         assert!(uneven.uneven_demand().unwrap());
         // Two leaves under the root, or a chain: every sibling absorbs alike.
         for parents in [vec![None, Some(0), Some(0)], vec![None, Some(0), Some(1)]] {
