@@ -83,7 +83,7 @@ pub use compare::{
     CollectiveComparison, CollectiveMeasured, CollectivePredicted, CollectiveRunError,
     CollectiveSpec, ELEMENT_BYTES,
 };
-pub use model::{Costs, model_ns};
+pub use model::{Costs, model_ns, sent_bytes};
 pub use reference::{input, reference};
 
 /// A collective operation.

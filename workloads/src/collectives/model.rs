@@ -65,16 +65,14 @@ pub fn model_ns(
     element_bytes: usize,
     costs: &Costs,
 ) -> Result<u64, CollectiveError> {
-    let p = topology.len();
-    check(operation, algorithm, p, root)?;
-    let m = elements * element_bytes;
-    let b = block_len(elements, p) * element_bytes;
-    let order = RingOrder::new(topology.grid(), p);
-    let steps = if algorithm == Algorithm::DimensionOrdered {
-        dimension_ordered(operation, topology, root, elements, element_bytes)
-    } else {
-        steps(operation, algorithm, p, root, m, b, order)
-    };
+    let steps = algorithm_steps(
+        operation,
+        algorithm,
+        topology,
+        root,
+        elements,
+        element_bytes,
+    )?;
     Ok(steps
         .iter()
         .map(|s| {
@@ -92,6 +90,49 @@ pub fn model_ns(
             costs.message_ns(hops, s.bytes) + combine
         })
         .sum())
+}
+
+/// Bytes `operation` by `algorithm` sends in all on `topology` (every pair of every step,
+/// each message as many bytes as its step's), for vectors of `elements` elements of
+/// `element_bytes` bytes: what its messages carry, for an estimate of the run's copying.
+pub fn sent_bytes(
+    operation: Operation,
+    algorithm: Algorithm,
+    topology: &Topology,
+    root: usize,
+    elements: usize,
+    element_bytes: usize,
+) -> Result<usize, CollectiveError> {
+    let steps = algorithm_steps(
+        operation,
+        algorithm,
+        topology,
+        root,
+        elements,
+        element_bytes,
+    )?;
+    Ok(steps.iter().map(|s| s.pairs.len() * s.bytes).sum())
+}
+
+/// The steps of `operation` by `algorithm` on `topology` (the models' one list of them).
+fn algorithm_steps(
+    operation: Operation,
+    algorithm: Algorithm,
+    topology: &Topology,
+    root: usize,
+    elements: usize,
+    element_bytes: usize,
+) -> Result<Vec<Step>, CollectiveError> {
+    let p = topology.len();
+    check(operation, algorithm, p, root)?;
+    let m = elements * element_bytes;
+    let b = block_len(elements, p) * element_bytes;
+    let order = RingOrder::new(topology.grid(), p);
+    Ok(if algorithm == Algorithm::DimensionOrdered {
+        dimension_ordered(operation, topology, root, elements, element_bytes)
+    } else {
+        steps(operation, algorithm, p, root, m, b, order)
+    })
 }
 
 /// The steps of an algorithm.

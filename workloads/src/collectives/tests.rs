@@ -398,3 +398,35 @@ fn stand_in_contents_take_the_full_vectors_times_to_the_nanosecond() {
     assert!(spec.stand_in(&l, 4, 8).is_some());
     assert_eq!(spec.stand_in(&l, 1, 64), Some((spec, l)));
 }
+
+#[test]
+fn the_bytes_sent_are_every_steps_pairs_times_its_bytes() {
+    let sent = |op, alg, t: &str, elements| {
+        let topology: Topology = t.parse().unwrap();
+        sent_bytes(op, alg, &topology, 0, elements, 8).unwrap()
+    };
+    // A binomial broadcast of 1 KiB reaches each of the 7 others once.
+    let b = sent(
+        Operation::Broadcast,
+        Algorithm::BinomialTree,
+        "hypercube:3",
+        128,
+    );
+    assert_eq!(b, 7 * 1024);
+    // Recursive doubling: 3 steps, every processor sends its whole 1 KiB in each.
+    let d = sent(
+        Operation::AllReduce,
+        Algorithm::RecursiveDoubling,
+        "hypercube:3",
+        128,
+    );
+    assert_eq!(d, 3 * 8 * 1024);
+    // The ring: 2 × 3 steps, each processor one block of 128/4 elements (256 B) a step.
+    let r = sent(Operation::AllReduce, Algorithm::Ring, "ring:4", 128);
+    assert_eq!(r, 2 * 3 * 4 * 256);
+    // A barrier carries nothing.
+    assert_eq!(
+        sent(Operation::Barrier, Algorithm::Dissemination, "ring:4", 128),
+        0
+    );
+}
