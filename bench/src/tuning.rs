@@ -13,9 +13,33 @@
 //!
 //! The busy-host and replicate-scatter thresholds (`report/host_noise.rs`).
 
-/// Wall time of one event in virtual time (a message delivered or a timed wait ended), on
-/// large machines of the development host (docs/results/virtual-time.md: 2–9 M events/s).
-pub(crate) const VIRTUAL_EVENT_S: f64 = 0.5e-6;
+/// Wall time of one of the runtime's own events in virtual time (a message delivered or a
+/// timed wait ended) while the machine's processors fit the caches: `emulate -t chain:1024
+/// --pattern reduce --occupy 10us --mode virtual`, 10.65 M events/s on the quiet host
+/// (docs/results/virtual-time.md). `scripts/measure-estimate-constants.sh` measures it.
+pub(crate) const ENGINE_EVENT_S: f64 = 0.094e-6;
+
+/// Wall time of one event of a farm or divide and conquer as the tree engine's model counts
+/// them (its requests, packets and queues in them) while the processors fit the caches: the
+/// quiet host's `farm --runs 10000 --warmup 10000` (binary:3), 1.88 ms a run for the 5 800
+/// events a run its model counts (docs/results/edges.md, "The quiet re-take").
+pub(crate) const TREE_EVENT_S: f64 = 0.32e-6;
+
+/// Wall time of one of the OCL pipeline's events (five a process a step) while the processes
+/// fit the caches: the quiet host's `ocl --window 500 --transform m1:10 --length 10000`,
+/// 0.26 s for its 2.5 M events (docs/results/edges.md, "The quiet re-take").
+pub(crate) const PIPELINE_EVENT_S: f64 = 0.104e-6;
+
+/// How many times an event costs its kind's cost when no processor stays in the caches
+/// (each resume touches cold stacks and books): binary:14's 0.35 µs against chain:1024's
+/// 0.094 µs on the quiet host (docs/results/virtual-time.md), with [`CACHED_PROCESSORS`].
+pub(crate) const COLD_EVENT_FACTOR: f64 = 4.2;
+
+/// Processors whose coroutines the CPU's caches hold (32 MiB of L3 on the development
+/// host): fitted to `emulate --pattern reduce` on binary:10 to binary:14, whose cost an
+/// event grows from about 1 500 processors and nearly saturates at 16 383. **Provisional**:
+/// fitted to figures taken under load (edges.md, "Estimates by kind and size").
+pub(crate) const CACHED_PROCESSORS: f64 = 2400.0;
 
 /// Wall time of one row in `fit farm`'s nonlinear fit (every iteration evaluates the model at
 /// every row): 64 µs measured on 10⁶ rows (issue 21), 178 µs on 10⁵ rows on a loaded host.
@@ -51,13 +75,13 @@ pub(crate) const CALIBRATION_FIXED_S: f64 = 0.70;
 /// 200 samples, the quiet host's 1.8 s for `calibrate`.
 pub(crate) const UNIT_COSTS_S: f64 = 0.2;
 
-/// Bytes a second that a collective's run and its check make, copy and compare (its vectors
-/// and the sequential reference's, counted as the memory plan counts them: 8 copies of a
-/// processor's vector): 8 × 1024 × 1 MiB in 6.6 s on the quiet host
-/// (`collective broadcast -t hypercube:10 --bytes 1MiB`), most of it the kernel's time
-/// faulting fresh pages in. Smaller machines go faster (hypercube:8: 2.1 GB in 0.66 s of
-/// CPU), so the estimate errs long for them.
-pub(crate) const COPY_BYTES_PER_S: f64 = 1.3e9;
+/// Bytes a second that a collective's run and its check write: every input twice (the run's
+/// and the sequential reference's), each message's vector (the runtime moves a message from
+/// hop to hop without copying it) and the reference's results (`plan::collective`'s
+/// `written_bytes`). `collective broadcast -t hypercube:10 --bytes 1MiB` writes 4 095 MiB;
+/// it took 2.22 s on the quiet host (docs/results/edges.md, "The quiet re-take"), less the
+/// process's start.
+pub(crate) const COPY_BYTES_PER_S: f64 = 1.94e9;
 
 /// Cores other processes may keep busy before a measurement is called disturbed: half a core,
 /// the slack `speedup` allows for the host's own noise.

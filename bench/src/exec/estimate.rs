@@ -14,7 +14,8 @@
 use crate::args::{MAX_PROCESSOR_EMULATED_S, MAX_WALL_S};
 use crate::plan::{ArgError, OutputPlan};
 use crate::tuning::{
-    CALIBRATION_FIXED_S, CALIBRATION_SAMPLE_S, PAGE_S, PROCESS_S, UNIT_COSTS_S, VIRTUAL_EVENT_S,
+    CACHED_PROCESSORS, CALIBRATION_FIXED_S, CALIBRATION_SAMPLE_S, COLD_EVENT_FACTOR,
+    ENGINE_EVENT_S, PAGE_S, PIPELINE_EVENT_S, PROCESS_S, TREE_EVENT_S, UNIT_COSTS_S,
 };
 use crate::units::wall_time;
 
@@ -30,6 +31,54 @@ fn about(s: f64) -> String {
         "under a second".into()
     } else {
         format!("about {}", wall_time(s))
+    }
+}
+
+/// What a program counts as its events in virtual time, each kind at its own measured cost
+/// ([`event_s`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EventKind {
+    /// The runtime's own events, counted as it counts them (a message delivered, a timed
+    /// wait ended): `emulate`'s patterns, the collectives, ising.
+    Engine,
+    /// The events the tree engine's model expects of a farm or a divide and conquer
+    /// (`engine_events_per_s`: a task executed, three a hop forwarded), with the engine's
+    /// requests, packets and queues besides.
+    Tree,
+    /// The OCL pipeline's five a process a step.
+    Pipeline,
+}
+
+/// The wall time of one event of `kind` in virtual time on a machine of `processors`: its
+/// kind's cost while every processor's coroutine stays in the CPU's caches, up to
+/// [`COLD_EVENT_FACTOR`] times that as the share of the processors beyond the
+/// [`CACHED_PROCESSORS`] that fit (each resume then touching cold memory) grows.
+pub(crate) fn event_s(kind: EventKind, processors: usize) -> f64 {
+    let hot = match kind {
+        EventKind::Engine => ENGINE_EVENT_S,
+        EventKind::Tree => TREE_EVENT_S,
+        EventKind::Pipeline => PIPELINE_EVENT_S,
+    };
+    let cold_share = (1.0 - CACHED_PROCESSORS / processors.max(1) as f64).max(0.0);
+    hot * (1.0 + (COLD_EVENT_FACTOR - 1.0) * cold_share)
+}
+
+/// A run's events in virtual time: how many an emulated second, and the wall time of each.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Events {
+    /// Events per emulated second.
+    pub(crate) per_s: f64,
+    /// Wall time of one, seconds ([`event_s`]).
+    pub(crate) cost_s: f64,
+}
+
+impl Events {
+    /// `per_s` events an emulated second (none: unknown) of `kind` on `processors`.
+    pub(crate) fn of(kind: EventKind, processors: usize, per_s: Option<f64>) -> Option<Self> {
+        per_s.map(|per_s| Self {
+            per_s,
+            cost_s: event_s(kind, processors),
+        })
     }
 }
 
@@ -51,6 +100,8 @@ pub(crate) struct Estimate {
     pub(crate) emulated_s: f64,
     /// Whether the runs are in virtual time.
     pub(crate) in_virtual: bool,
+    /// The events the runs would take in virtual time, as their programs count them, or NaN.
+    pub(crate) events: f64,
 }
 
 impl Estimate {
@@ -61,6 +112,7 @@ impl Estimate {
         virtual_s: f64::NAN,
         emulated_s: f64::NAN,
         in_virtual: false,
+        events: f64::NAN,
     };
 
     /// A native run's: `wall_s` of wall time, and no other time mode to compare.
@@ -71,6 +123,14 @@ impl Estimate {
         }
     }
 
+    /// A native run's, from `wall_s` timed on this host under its load `host` (average,
+    /// over its cores) just now: the quiet host's time is that over the load's
+    /// [slow-down](load_slowdown), since the announced range allows for the load once
+    /// ([`range_s`]) and a timing taken under load holds it already.
+    pub(crate) fn timed(wall_s: f64, (load, cores): (f64, usize)) -> Self {
+        Self::native(wall_s / load_slowdown(load, cores))
+    }
+
     /// Nothing yet: the start of a sum.
     pub(crate) const ZERO: Self = Self {
         wall_s: 0.0,
@@ -78,35 +138,41 @@ impl Estimate {
         virtual_s: 0.0,
         emulated_s: 0.0,
         in_virtual: false,
+        events: 0.0,
     };
 
     /// The wall time of a run of emulated time `emulated_s`, `times` times: D × that on
-    /// threads (`dilation` some); in virtual time (`dilation` none), its events — the expected
-    /// rate `events_per_s` (emulated) over the emulated time — at [`VIRTUAL_EVENT_S`] each,
-    /// unknown without a rate.
+    /// threads (`dilation` some); in virtual time (`dilation` none), its `events` — their
+    /// expected rate (emulated) over the emulated time — each at its cost, unknown without
+    /// them.
     pub(crate) fn emulated(
         emulated_s: f64,
         dilation: Option<f64>,
-        events_per_s: Option<f64>,
+        events: Option<Events>,
         times: u32,
     ) -> Self {
-        let virtual_s = events_per_s.map_or(f64::NAN, |rate| emulated_s * rate * VIRTUAL_EVENT_S);
+        let count = events.map_or(f64::NAN, |e| emulated_s * e.per_s);
+        let virtual_s = events.map_or(f64::NAN, |e| count * e.cost_s);
         Self {
             wall_s: dilation.map_or(virtual_s, |d| emulated_s * d.max(1.0)),
             fixed_s: 0.0,
             virtual_s,
             emulated_s,
             in_virtual: dilation.is_none(),
+            events: count,
         }
         .times(times)
     }
 
-    /// With `real_s` seconds of real work that virtual time does on its one thread (threads
-    /// do it in parallel, within their emulated time).
-    pub(crate) fn with_real_work(mut self, real_s: f64) -> Self {
+    /// With `real_s` seconds of real work that virtual time does on its one thread, and
+    /// threads in parallel within their emulated time, but no faster than the host's `cores`
+    /// can do it.
+    pub(crate) fn with_real_work(mut self, real_s: f64, cores: usize) -> Self {
         self.virtual_s += real_s;
         if self.in_virtual {
             self.wall_s = self.virtual_s;
+        } else {
+            self.wall_s = self.wall_s.max(real_s / cores.max(1) as f64);
         }
         self
     }
@@ -133,6 +199,7 @@ impl Estimate {
             virtual_s: self.virtual_s * n,
             emulated_s: self.emulated_s * n,
             in_virtual: self.in_virtual,
+            events: self.events * n,
         }
     }
 
@@ -146,6 +213,7 @@ impl Estimate {
             virtual_s: self.virtual_s + other.virtual_s,
             emulated_s: self.emulated_s + other.emulated_s,
             in_virtual: self.in_virtual || other.in_virtual,
+            events: self.events + other.events,
         }
     }
 
@@ -190,6 +258,13 @@ const VIRTUAL_SPREAD: f64 = 2.0;
 /// busy one (the run adds itself to the load).
 pub(crate) fn load_slowdown(load: f64, cores: usize) -> f64 {
     ((load.max(0.0) + 1.0) / cores.max(1) as f64).max(1.0)
+}
+
+/// The host's load now: its load average over the last minute (0 where unknown) and its
+/// cores.
+pub(crate) fn host_load() -> (f64, usize) {
+    let load = multicomputer_workloads::speedup::LoadAverage::now().map_or(0.0, |l| l.one);
+    (load, multicomputer_runtime::host_cores())
 }
 
 /// The range an estimate is announced as, seconds: from the estimate itself to what the
@@ -242,9 +317,7 @@ pub(crate) fn announce(what: &str, e: Estimate, detail: &str) {
     if !(e.is_long() || all) {
         return;
     }
-    let load = multicomputer_workloads::speedup::LoadAverage::now().map_or(0.0, |l| l.one);
-    let cores = multicomputer_runtime::host_cores();
-    if let Some(line) = announcement(what, &e, detail, (load, cores), all) {
+    if let Some(line) = announcement(what, &e, detail, host_load(), all) {
         eprintln!("{line}");
     }
 }
@@ -265,7 +338,12 @@ fn announcement(
     let faster = e.faster().map_or(String::new(), |f| format!("; {f}"));
     let exact = if all {
         let (low, high) = range_s(e, load, cores);
-        format!(" [estimate {low:.3} s to {high:.3} s]")
+        let events = if e.in_virtual && e.events.is_finite() {
+            format!(" [events {:.0}]", e.events)
+        } else {
+            String::new()
+        };
+        format!(" [estimate {low:.3} s to {high:.3} s]{events}")
     } else {
         String::new()
     };
@@ -334,6 +412,36 @@ pub(crate) fn check_emulated(
 mod tests {
     use super::*;
 
+    /// `per_s` events an emulated second at 0.5 µs each.
+    fn half_us(per_s: f64) -> Option<Events> {
+        Some(Events {
+            per_s,
+            cost_s: 0.5e-6,
+        })
+    }
+
+    #[test]
+    fn an_events_cost_is_its_kinds_and_grows_as_the_processors_leave_the_caches() {
+        // Within the caches, each kind's own cost.
+        assert_eq!(event_s(EventKind::Engine, 64), ENGINE_EVENT_S);
+        assert_eq!(event_s(EventKind::Tree, 7), TREE_EVENT_S);
+        assert_eq!(event_s(EventKind::Pipeline, 50), PIPELINE_EVENT_S);
+        // Twice the processors that fit: half of the resumes are cold.
+        let p = (2.0 * CACHED_PROCESSORS) as usize;
+        let want = PIPELINE_EVENT_S * (1.0 + (COLD_EVENT_FACTOR - 1.0) * 0.5);
+        assert!((event_s(EventKind::Pipeline, p) - want).abs() < 1e-15);
+        // Far beyond, nearly the cold cost.
+        let far = event_s(EventKind::Engine, 1 << 30) / ENGINE_EVENT_S;
+        assert!((far - COLD_EVENT_FACTOR).abs() < 1e-3, "{far}");
+        // 10⁶ events an emulated second for 2 s: 2·10⁶ events, counted for the script that
+        // checks them.
+        let e = Estimate::emulated(2.0, None, Events::of(EventKind::Engine, 64, Some(1e6)), 3);
+        assert_eq!(e.events, 6e6);
+        assert!((e.wall_s - 6e6 * ENGINE_EVENT_S).abs() < 1e-9);
+        let said = announcement("emulate", &e, "", (0.0, 2), true).unwrap();
+        assert!(said.ends_with(" [events 6000000]"), "{said}");
+    }
+
     #[test]
     fn estimates_scale_with_dilation_and_runs() {
         let e = Estimate::emulated(2.0, Some(4.0), None, 3);
@@ -342,25 +450,28 @@ mod tests {
         assert!(e.is_long());
         assert!(!Estimate::emulated(1.0, Some(1.0), None, 1).is_long());
         // Virtual time: 100 s emulated at 10⁶ events per second, 0.5 µs an event.
-        let v = Estimate::emulated(100.0, None, Some(1e6), 1);
+        let v = Estimate::emulated(100.0, None, half_us(1e6), 1);
         assert!((v.wall_s - 50.0).abs() < 1e-9);
         assert!(!Estimate::emulated(100.0, None, None, 1).is_long());
         assert!(!Estimate::UNKNOWN.is_long());
         assert_eq!(Estimate::UNKNOWN.plus(e).wall_s, 24.0);
         assert_eq!(Estimate::ZERO.plus(e).wall_s, e.wall_s);
         // Real work runs on virtual time's one thread, in parallel on threads.
-        let w = v.with_real_work(10.0);
+        let w = v.with_real_work(10.0, 2);
         assert!((w.wall_s - 60.0).abs() < 1e-9);
-        let t = Estimate::emulated(100.0, Some(2.0), Some(1e6), 1).with_real_work(10.0);
+        let t = Estimate::emulated(100.0, Some(2.0), half_us(1e6), 1).with_real_work(10.0, 2);
         assert_eq!(t.wall_s, 200.0);
         assert!((t.virtual_s - 60.0).abs() < 1e-9);
+        // On threads, 1000 s of real work on 2 cores takes 500 s, whatever the emulated time.
+        let r = Estimate::emulated(100.0, Some(1.0), None, 1).with_real_work(1000.0, 2);
+        assert_eq!(r.wall_s, 500.0);
     }
 
     #[test]
     fn announcements_give_a_range_that_widens_with_the_hosts_load() {
         // The farm -t binary:14: about 200 s announced, 635 s of wall time taken on a
         // host with a load of about 3 on its 2 cores.
-        let v = Estimate::emulated(400.0, None, Some(1e6), 1);
+        let v = Estimate::emulated(400.0, None, half_us(1e6), 1);
         assert!((v.wall_s - 200.0).abs() < 1e-9);
         let (low, high) = range_s(&v, 3.0, 2);
         assert_eq!(low, 200.0);
@@ -378,7 +489,7 @@ mod tests {
     #[test]
     fn fixed_costs_are_added_once_and_stretched_by_the_load_alone() {
         // 100 s emulated at 10⁶ events a second in virtual time: 50 s; with 10 s fixed.
-        let e = Estimate::emulated(100.0, None, Some(1e6), 1).with_fixed(10.0);
+        let e = Estimate::emulated(100.0, None, half_us(1e6), 1).with_fixed(10.0);
         assert!((e.wall_s - 60.0).abs() < 1e-9);
         assert_eq!(e.fixed_s, 10.0);
         // The runs' 50 s spread to 100 s; the fixed 10 s do not spread.
@@ -441,15 +552,28 @@ mod tests {
     }
 
     #[test]
+    fn a_time_taken_under_load_counts_the_load_once() {
+        // `speedup` times its sequential run first: 20 s under a load of 3 on 2 cores, where
+        // a single thread gets half a core, is 10 s on a quiet host.
+        let e = Estimate::timed(20.0, (3.0, 2));
+        assert_eq!(e.wall_s, 10.0);
+        // The range adds the load back once: 10 s to 10 × 1.5 × 2 = 30 s (it said 20 s to
+        // 60 s, the load counted twice).
+        assert_eq!(range_s(&e, 3.0, 2), (10.0, 30.0));
+        // Timed on a quiet host, the time is the estimate.
+        assert_eq!(Estimate::timed(20.0, (0.5, 2)).wall_s, 20.0);
+    }
+
+    #[test]
     fn the_faster_mode_is_suggested() {
         // 1000 s emulated at D = 10: 10⁴ s on threads, 5 s in virtual time.
-        let d = Estimate::emulated(1000.0, Some(10.0), Some(1e4), 1);
+        let d = Estimate::emulated(1000.0, Some(10.0), half_us(1e4), 1);
         assert_eq!(
             d.faster().as_deref(),
             Some("--mode virtual would take about 5 s")
         );
         // 10 s emulated with 10⁸ events a second: 500 s in virtual time, 10 s at D = 1.
-        let v = Estimate::emulated(10.0, None, Some(1e8), 1);
+        let v = Estimate::emulated(10.0, None, half_us(1e8), 1);
         assert!(
             v.faster()
                 .unwrap()
@@ -461,7 +585,7 @@ mod tests {
 
     #[test]
     fn endless_runs_are_refused_naming_their_flags() {
-        let long = Estimate::emulated(1.0, Some(1e6), Some(100.0), 1);
+        let long = Estimate::emulated(1.0, Some(1e6), half_us(100.0), 1);
         let e = admit("emulate", "--dilation", long, "dilated (D = 1000000)").unwrap_err();
         assert_eq!(e.flag, "--dilation");
         assert!(e.message.contains("about 277 h 46 min"), "{e}");

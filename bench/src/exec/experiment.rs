@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use multicomputer_runtime::{Hints, Machine, Topology};
+use multicomputer_runtime::{Hints, Machine, Topology, host_cores};
 use multicomputer_workloads::collectives::CollectiveComparison;
 use multicomputer_workloads::dnc::{DncCompareError, DncComparison, DncExperiment, DncKernel};
 use multicomputer_workloads::farm::{CompareError, FarmComparison, FarmExperiment, Kernel};
@@ -12,6 +12,7 @@ use multicomputer_workloads::synthetic::{Pattern, Phold, SyntheticComparison, Sy
 use multicomputer_workloads::tree::Prediction;
 
 use super::Estimate;
+use super::estimate::{EventKind, Events};
 use crate::plan::{ArgError, CollectiveExperiment, model_error};
 use crate::tuning::COPY_BYTES_PER_S;
 use crate::units::human_s;
@@ -30,8 +31,8 @@ pub(crate) trait Experiment {
     /// What the machine's auto mode should know.
     fn hints(&self, topology: &Topology) -> Result<Hints, ArgError>;
 
-    /// The wall time of one run at dilation `d` (none: in virtual time).
-    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate;
+    /// The wall time of one run on `machine` (at its dilation; none: in virtual time).
+    fn estimate(&self, machine: &Machine) -> Estimate;
 
     /// The model's prediction of a run on `topology` from the experiment's own inputs, where
     /// they are all it needs (synthetic tasks; a real kernel's model needs its measured task
@@ -58,6 +59,78 @@ pub(crate) trait Experiment {
     fn label(&self, topology: &Topology) -> String;
 }
 
+/// A run of emulated time `emulated_s` (at dilation `d`; none: virtual time, at `rate`
+/// events an emulated second) that does `work_s` of real work on a host of `cores`, and its
+/// sequential reference the same work once more before it, in every time mode.
+fn real_work(
+    emulated_s: f64,
+    d: Option<f64>,
+    rate: Option<Events>,
+    (work_s, cores): (f64, usize),
+) -> Estimate {
+    Estimate::emulated(emulated_s, d, rate, 1)
+        .with_real_work(work_s, cores)
+        .with_fixed(work_s)
+}
+
+/// Integers sampled from each of the windows [`primes_work_s`] counts.
+const PRIME_WINDOW: u64 = 256;
+
+/// Windows of a prime farm's range whose work [`primes_work_s`] counts.
+const PRIME_WINDOWS: u64 = 64;
+
+/// The prime kernel's real work over `tasks` tasks of `grain` integers each (the range
+/// `[0, tasks·grain)`), seconds: its candidates and trial divisions at the machine's unit
+/// costs (`charging`'s, else the development host's reference costs), the divisions counted
+/// on [`PRIME_WINDOWS`] windows of [`PRIME_WINDOW`] integers spread evenly over the tasks
+/// (at most 16 384 integers, whatever the range) and scaled to the whole range.
+fn primes_work_s(tasks: u64, grain: u64, charging: &multicomputer_runtime::Charging) -> f64 {
+    use multicomputer_workloads::farm::{PRIME_CANDIDATE, TRIAL_DIVISION, count_primes_metered};
+    let ns = unit_ns(charging);
+    let (windows, len) = (PRIME_WINDOWS.min(tasks), PRIME_WINDOW.min(grain));
+    if windows == 0 || len == 0 {
+        return 0.0;
+    }
+    let mut work = multicomputer_runtime::Work::default();
+    for w in 0..windows {
+        // The middle of task w·tasks/windows.
+        let task = w * tasks / windows;
+        count_primes_metered(task * grain + (grain - len) / 2, len, &mut work);
+    }
+    let scale = (tasks * grain) as f64 / (windows * len) as f64;
+    let divisions = work.count(TRIAL_DIVISION) as f64 * scale;
+    let candidates = (tasks * grain) as f64;
+    (candidates * ns(PRIME_CANDIDATE) + divisions * ns(TRIAL_DIVISION)) * 1e-9
+}
+
+/// The real work of sorting one list of `keys` keys (the run's first), seconds: its
+/// comparisons and key moves, counted by sorting it, at the machine's unit costs (as for
+/// [`primes_work_s`]).
+fn mergesort_work_s(keys: usize, seed: u64, machine: &Machine) -> f64 {
+    use multicomputer_workloads::dnc::{COMPARISON, KEY_MOVE, mergesort, mergesort_keys};
+    let mut work = multicomputer_runtime::Work::default();
+    for mut list in mergesort_keys(1, keys, seed) {
+        mergesort(&mut list, &mut work);
+    }
+    let ns = unit_ns(machine.charging());
+    (work.count(COMPARISON) as f64 * ns(COMPARISON) + work.count(KEY_MOVE) as f64 * ns(KEY_MOVE))
+        * 1e-9
+}
+
+/// A unit's cost, ns: `charging`'s, else the development host's reference cost, else 0.
+fn unit_ns(
+    charging: &multicomputer_runtime::Charging,
+) -> impl Fn(multicomputer_runtime::WorkUnit) -> f64 + '_ {
+    let reference = multicomputer_workloads::unit_costs::reference_unit_costs();
+    move |u| {
+        charging
+            .costs()
+            .unit_ns(u)
+            .or_else(|| reference.get(u.name()).copied())
+            .unwrap_or(0.0)
+    }
+}
+
 fn invalid(e: multicomputer_workloads::farm::ModelError) -> ArgError {
     model_error(&e, &[], "--topology")
 }
@@ -71,14 +144,30 @@ impl Experiment for FarmExperiment {
         FarmExperiment::hints(self, topology).map_err(invalid)
     }
 
-    /// From the model's makespan (unknown for a real kernel).
-    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate {
+    /// From the model's makespan; for the prime kernel, with `T_e` its tasks' mean work
+    /// ([`primes_work_s`]), which the run does besides on the host's cores and its
+    /// sequential reference once more.
+    fn estimate(&self, machine: &Machine) -> Estimate {
+        let topology = machine.topology();
+        let d = machine.spec().time.dilation();
         let rate = FarmExperiment::hints(self, topology)
             .ok()
             .and_then(|h| h.events_per_s);
-        match Experiment::predicted(self, topology) {
-            Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1),
-            None => Estimate::UNKNOWN,
+        let rate = Events::of(EventKind::Tree, topology.len(), rate);
+        match self.spec.kernel {
+            Kernel::Synthetic => match Experiment::predicted(self, topology) {
+                Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1),
+                None => Estimate::UNKNOWN,
+            },
+            Kernel::Primes { grain } => {
+                let work_s = primes_work_s(self.spec.tasks as u64, grain, machine.charging());
+                let mut model = self.model(topology);
+                model.te_s = work_s / self.spec.tasks.max(1) as f64;
+                match model.predict() {
+                    Ok(p) => real_work(p.makespan_s, d, rate, (work_s, host_cores())),
+                    Err(_) => Estimate::UNKNOWN,
+                }
+            }
         }
     }
 
@@ -127,14 +216,29 @@ impl Experiment for DncExperiment {
         DncExperiment::hints(self, topology).map_err(invalid)
     }
 
-    /// From the model's makespan (unknown for mergesort).
-    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate {
+    /// From the model's makespan; for mergesort, from its real work ([`mergesort_work_s`]),
+    /// shared evenly by the processors in emulated time, which the run does besides on the
+    /// host's cores and its sequential reference once more.
+    fn estimate(&self, machine: &Machine) -> Estimate {
+        let (topology, d) = (machine.topology(), machine.spec().time.dilation());
         let rate = DncExperiment::hints(self, topology)
             .ok()
             .and_then(|h| h.events_per_s);
-        match Experiment::predicted(self, topology) {
-            Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1),
-            None => Estimate::UNKNOWN,
+        let rate = Events::of(EventKind::Tree, topology.len(), rate);
+        match self.kernel {
+            DncKernel::Synthetic { .. } => match Experiment::predicted(self, topology) {
+                Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1),
+                None => Estimate::UNKNOWN,
+            },
+            DncKernel::Mergesort { keys } => {
+                let work_s = self.tasks as f64 * mergesort_work_s(keys, self.seed, machine);
+                real_work(
+                    work_s / topology.len() as f64,
+                    d,
+                    rate,
+                    (work_s, host_cores()),
+                )
+            }
         }
     }
 
@@ -182,7 +286,8 @@ impl Experiment for SyntheticSpec {
     /// `rounds × occupy`, the independent pattern's makespan (a lower bound with messages);
     /// in virtual time, an occupation per processor per round, and a message with `reduce`.
     /// PHOLD: its horizon, each event a timed wait and its remote share a message too.
-    fn estimate(&self, topology: &Topology, d: Option<f64>) -> Estimate {
+    fn estimate(&self, machine: &Machine) -> Estimate {
+        let (topology, d) = (machine.topology(), machine.spec().time.dilation());
         let n = topology.len() as f64;
         let (emulated, rate) = match self.pattern {
             Pattern::Phold(p) => {
@@ -200,7 +305,8 @@ impl Experiment for SyntheticSpec {
                 (emulated, rate)
             }
         };
-        Estimate::emulated(emulated, d, rate, 1)
+        let events = Events::of(EventKind::Engine, topology.len(), rate);
+        Estimate::emulated(emulated, d, events, 1)
     }
 
     fn run(&self, machine: &Machine) -> Result<SyntheticComparison> {
@@ -249,11 +355,13 @@ impl Experiment for CollectiveExperiment {
     }
 
     /// The model's makespan, and its messages as the events of virtual time; and, in every
-    /// mode, its vectors made, copied and checked against the sequential reference's at
-    /// [`COPY_BYTES_PER_S`].
-    fn estimate(&self, _: &Topology, d: Option<f64>) -> Estimate {
+    /// mode, the bytes its run and its check write (inputs, messages, the reference's
+    /// results) at [`COPY_BYTES_PER_S`].
+    fn estimate(&self, machine: &Machine) -> Estimate {
+        let d = machine.spec().time.dilation();
         let rate = (self.predicted_s > 0.0).then(|| self.messages / self.predicted_s);
-        Estimate::emulated(self.predicted_s, d, rate, 1)
+        let events = Events::of(EventKind::Engine, machine.topology().len(), rate);
+        Estimate::emulated(self.predicted_s, d, events, 1)
             .with_fixed(self.copied_bytes / COPY_BYTES_PER_S)
     }
 
@@ -282,5 +390,48 @@ impl Experiment for CollectiveExperiment {
             self.spec.algorithm.name(),
             self.spec.bytes()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use multicomputer_runtime::{Charging, Work, WorkCosts};
+    use multicomputer_workloads::farm::{TRIAL_DIVISION, count_primes_metered};
+
+    fn charging(division_ns: f64, candidate_ns: f64) -> Charging {
+        Charging::model(WorkCosts {
+            ns_per_unit: [
+                ("trial_division".to_string(), division_ns),
+                ("prime_candidate".to_string(), candidate_ns),
+            ]
+            .into(),
+            loop_iteration_ns: 0.0,
+        })
+    }
+
+    #[test]
+    fn a_prime_farms_work_is_its_divisions_and_candidates_at_their_costs() {
+        // [0, 20) in two tasks of 10, every integer counted: 4…19 take one division each,
+        // and the odd 9…19 one more (d = 3): 22 divisions; 20 candidates.
+        let c = charging(1.0, 0.5);
+        assert!((primes_work_s(2, 10, &c) - (22.0 + 10.0) * 1e-9).abs() < 1e-18);
+        assert_eq!(primes_work_s(0, 10, &c), 0.0);
+        // Beyond 64 windows of 256 integers, a sample scaled to the range: within a few per
+        // cent of every division counted on [0, 10⁶).
+        let mut all = Work::default();
+        count_primes_metered(0, 1_000_000, &mut all);
+        let exact = all.count(TRIAL_DIVISION) as f64 * 1e-9;
+        let sampled = primes_work_s(1000, 1000, &charging(1.0, 0.0));
+        assert!((sampled / exact - 1.0).abs() < 0.1, "{sampled} for {exact}");
+    }
+
+    #[test]
+    fn real_work_runs_on_the_cores_and_again_in_the_reference() {
+        // 8 s of work, 1 s emulated on threads at D = 1 over 2 cores: the run takes the 4 s
+        // the cores need, and the reference 8 s more.
+        let e = real_work(1.0, Some(1.0), None, (8.0, 2));
+        assert!((e.wall_s - 12.0).abs() < 1e-12, "{}", e.wall_s);
+        assert_eq!(e.fixed_s, 8.0);
     }
 }

@@ -12,7 +12,7 @@ mod scaling;
 mod ties;
 
 pub(crate) use estimate::{
-    Estimate, admit, announce, calibration, check_emulated, overhead, refuse_endless,
+    Estimate, admit, announce, calibration, check_emulated, host_load, overhead, refuse_endless,
 };
 pub(crate) use experiment::Experiment;
 pub(crate) use family::{FAMILY_GROWTH, family_speedups};

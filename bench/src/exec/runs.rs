@@ -10,6 +10,7 @@ use multicomputer_workloads::ocl::{
     OclComparison, PipelineError, PipelineRun, ocl_reference, run_pipeline,
 };
 
+use super::estimate::{EventKind, Events};
 use super::ties::{TieSpread, extra_runs, tie_spread};
 use super::{Estimate, Experiment, Progress, Ticker, admit, check_emulated, overhead};
 use crate::plan::{
@@ -100,7 +101,7 @@ pub(crate) fn prepare<E: Experiment>(
 ) -> Result<(Machine, Estimate)> {
     let m = machine.machine(topology.clone(), &e.hints(topology)?)?;
     // (In virtual time the dilation is none and the estimate counts events.)
-    let per_run = e.estimate(topology, m.spec().time.dilation());
+    let per_run = e.estimate(&m);
     check_emulated(E::TIME_FLAGS, per_run.emulated_s, topology.len())?;
     Ok((m, per_run))
 }
@@ -195,7 +196,8 @@ pub(crate) fn ocl_estimate(
     native: bool,
 ) -> Estimate {
     let c = model.unwrap_or_else(|| table_of(grain).paper_costs());
-    let events = (!native).then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c));
+    let rate = (!native).then(|| multicomputer_workloads::ocl::expected_events_per_s(grain, c));
+    let events = Events::of(EventKind::Pipeline, grain.processes(), rate);
     Estimate::emulated(
         multicomputer_workloads::ocl::model::output_time_s(grain, c, l),
         machine.spec().time.dilation(),
@@ -267,11 +269,14 @@ pub(crate) fn ising_runs(plan: &IsingPlan) -> Result<Runs<IsingMeasurement>> {
     let per_run = Estimate::emulated(
         samples.div_ceil(p as u64) as f64 * native.as_secs_f64(),
         m.spec().time.dilation(),
-        hints.events_per_s,
+        Events::of(EventKind::Engine, p, hints.events_per_s),
         1,
     )
     // The lattice sweeps are real work: virtual time does every sample on its one thread.
-    .with_real_work(samples as f64 * native.as_secs_f64());
+    .with_real_work(
+        samples as f64 * native.as_secs_f64(),
+        multicomputer_runtime::host_cores(),
+    );
     check_emulated("--samples", per_run.emulated_s, p)?;
     admit(
         "ising",

@@ -6,6 +6,7 @@ use multicomputer_workloads::analysis::Measurement;
 use multicomputer_workloads::ising::{IsingExperiment, Mechanism, median};
 use serde::Serialize;
 
+use super::estimate::{EventKind, Events};
 use super::runs::time_flags;
 use super::{Estimate, Progress, admit, check_emulated, describe};
 use crate::plan::{ArgError, ScalingSweep, scaling_topology};
@@ -139,9 +140,17 @@ fn admit_sweep(sweep: &ScalingSweep, overhead_s: f64) -> Result<()> {
             let emulated_s = own * native_s + l as f64 * loop_s * busiest_sends;
             check_emulated(SWEEP_FLAGS, emulated_s, p as usize)?;
             total = total.plus(
-                Estimate::emulated(emulated_s, m.spec().time.dilation(), hints.events_per_s, 1)
-                    .with_real_work(samples as f64 * native_s)
-                    .times(sweep.repeats),
+                Estimate::emulated(
+                    emulated_s,
+                    m.spec().time.dilation(),
+                    Events::of(EventKind::Engine, p as usize, hints.events_per_s),
+                    1,
+                )
+                .with_real_work(
+                    samples as f64 * native_s,
+                    multicomputer_runtime::host_cores(),
+                )
+                .times(sweep.repeats),
             );
         }
     }

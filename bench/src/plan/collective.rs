@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use multicomputer_workloads::collectives::{
-    Algorithm, CollectiveSpec, Costs, ELEMENT_BYTES, Operation, check, model_ns,
+    Algorithm, CollectiveSpec, Costs, ELEMENT_BYTES, Operation, check, model_ns, sent_bytes,
 };
 
 use multicomputer_runtime::Topology;
@@ -25,8 +25,7 @@ pub(crate) struct CollectiveExperiment {
     pub(crate) predicted_s: f64,
     /// Messages the run sends (an estimate of its events).
     pub(crate) messages: f64,
-    /// Bytes of vectors a run makes, copies and checks: as many as it holds
-    /// ([`vector_bytes`]).
+    /// Bytes of vectors a run and its check write ([`written_bytes`]).
     pub(crate) copied_bytes: f64,
 }
 
@@ -133,11 +132,12 @@ pub(crate) fn experiment(
     let messages = messages(alg, p);
     let records = TRACE_RECORDS_PER_MESSAGE * messages;
     let memory = footprint(topology, machine, &spec, (bytes, records), flags[1])?;
+    let sent = sent_bytes(op, alg, topology, root, spec.elements, ELEMENT_BYTES).map_err(on)?;
     let experiment = CollectiveExperiment {
         spec,
         predicted_s: predicted_ns as f64 * 1e-9,
         messages,
-        copied_bytes: vector_bytes(p, bytes),
+        copied_bytes: written_bytes(op, p, bytes, sent),
     };
     Ok((experiment, memory))
 }
@@ -175,6 +175,28 @@ const VECTOR_COPIES: f64 = 8.0;
 /// Bytes of the vectors a run of `processors` with vectors of `bytes` holds at once.
 fn vector_bytes(processors: usize, bytes: usize) -> f64 {
     VECTOR_COPIES * processors as f64 * bytes as f64
+}
+
+/// Bytes a run of `op` on `p` processors with vectors of `bytes` writes, its check included,
+/// when its messages carry `sent` bytes: every processor's input, made by the run and again
+/// by the sequential reference; each message a vector of its own (a clone, a block cut out,
+/// or an accumulator handed on: the runtime moves a message from hop to hop, copying
+/// nothing); and the reference's results, which the check then compares with the run's.
+fn written_bytes(op: Operation, p: usize, bytes: usize, sent: usize) -> f64 {
+    let (p, m) = (p as f64, bytes as f64);
+    // A block: ⌈n/p⌉ elements.
+    let b = (bytes / ELEMENT_BYTES).div_ceil(p as usize) as f64 * ELEMENT_BYTES as f64;
+    let input = match op {
+        Operation::Gather | Operation::AllGather => b,
+        _ => m,
+    };
+    let results = match op {
+        Operation::Broadcast | Operation::AllReduce | Operation::Barrier => p * m,
+        Operation::Reduce => m,
+        Operation::Scatter | Operation::ReduceScatter | Operation::Gather => p * b,
+        Operation::AllGather | Operation::AllToAll => p * p * b,
+    };
+    2.0 * p * input + sent as f64 + results
 }
 
 /// Trace records a message makes: its send's and its receive's intervals, the message, and
@@ -216,4 +238,30 @@ pub(crate) fn collective_inputs(s: &CollectiveSpec) -> Inputs {
             format!("{} per byte", human_ns(s.gamma_ns_per_byte)),
         );
     i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_writes_its_inputs_twice_its_messages_and_the_references_results() {
+        // A broadcast of 1 KiB on 8 processors: 8 inputs made twice, the 7 messages, and
+        // 8 results in the reference.
+        assert_eq!(
+            written_bytes(Operation::Broadcast, 8, 1024, 7 * 1024),
+            (16 + 7 + 8) as f64 * 1024.0
+        );
+        // A gather of 10 elements on 4 processors: blocks of 3 elements (24 B) in, 4 of them
+        // gathered at the root.
+        assert_eq!(
+            written_bytes(Operation::Gather, 4, 80, 72),
+            192.0 + 72.0 + 96.0
+        );
+        // A reduce's reference holds the root's result alone.
+        assert_eq!(
+            written_bytes(Operation::Reduce, 4, 80, 240),
+            640.0 + 240.0 + 80.0
+        );
+    }
 }

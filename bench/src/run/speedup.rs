@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::args::SpeedupArgs;
-use crate::exec::{Estimate, Progress, admit, overhead, refuse_endless};
+use crate::exec::{Estimate, Progress, admit, host_load, overhead, refuse_endless};
 use crate::plan::SpeedupCommandPlan;
 use crate::report::{Meta, ProfileUse, SpeedupReport};
 
@@ -28,7 +28,8 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
     );
     // Step 0, before the inputs are made: a rough estimate from the kernel's operation
     // count refuses a run of days; once the first sequential run is timed, the estimate
-    // from it is admitted (and announced if long).
+    // from it is admitted (and announced if long). That run was timed under the host's
+    // load, which the announced range adds again: the estimate is the quiet host's.
     let flags = "--tasks, --grain, --rounds, --processors, --grains";
     refuse_endless(
         flags,
@@ -39,7 +40,8 @@ pub(crate) fn run(a: &SpeedupArgs, out: &Path) -> Result<()> {
     admit(
         "speedup",
         flags,
-        Estimate::native(prepared.estimate_s()).with_fixed(overhead(&plan.output, true)),
+        Estimate::timed(prepared.estimate_s(), host_load())
+            .with_fixed(overhead(&plan.output, true)),
         &detail,
     )?;
     let mut progress = Progress::new("speedup", e.measurements() as u64, "measurements");
