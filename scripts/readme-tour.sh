@@ -21,17 +21,8 @@ args=()
 for a in "$@"; do
     if [ "$a" = --issue ]; then issue=yes; else args+=("$a"); fi
 done
-if [ -n "${args[0]:-}" ]; then
-    # A folder the user names is never emptied: it may hold what is not ours.
-    out=${args[0]}
-    if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
-        echo "readme-tour: $out exists and is not empty; name a new or empty folder" >&2
-        exit 2
-    fi
-else
-    out=target/readme-tour
-    rm -rf "$out"
-fi
+source scripts/out-folder.sh
+out_folder readme-tour "${args[0]:-}" target/readme-tour
 mkdir -p "$out/reports"
 cargo build --release -q -p multicomputer-bench
 mc=target/release/multicomputer

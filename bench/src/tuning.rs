@@ -6,8 +6,10 @@
 //!
 //! The estimates' costs per step: what one event, row, message, byte copied or
 //! report costs in wall time, measured on the development host (2 vCPUs; release build;
-//! docs/results/edges.md, "Estimates at their causes"). The estimates multiply them by the
-//! steps a command's plan will take; the announced range then allows for the host's load.
+//! docs/results/edges.md, "Estimates at their causes" and "Estimates by kind and size"). The
+//! estimates multiply them by the steps a command's plan will take; the announced range then
+//! allows for the host's load. `scripts/measure-estimate-constants.sh` measures every one of
+//! them on a host (the minimum of a few repetitions) and prints them in this form.
 //!
 //! # Noise
 //!
