@@ -26,6 +26,13 @@ pub(crate) const SLOT_BYTES: f64 = 128.0;
 /// measured (`farm -t binary:3`, 10⁵ against 4 × 10⁵ tasks, virtual time).
 pub(crate) const TASK_BYTES: f64 = 200.0;
 
+/// Bytes per task of a run's outcome that stays held while the same experiment runs again
+/// under the other tie orders (virtual time, `exec::ties`: when the estimate calls the extra
+/// runs cheap, which is decided after the plan, so every virtual-time run counts it): 16 MiB
+/// more peak RSS for `farm -t binary:3 --tasks 300000 --mode virtual` with the tie orders'
+/// runs than without (83.1 against 67.2 MiB), 56 B a task.
+pub(crate) const HELD_OUTCOME_TASK_BYTES: f64 = 56.0;
+
 /// Bytes per task of divide and conquer (its tasks are split as they go, not held as a
 /// vector of packets): 88 B measured per task on `binary:4`, hops included, rounded down to
 /// leave the hops to [`TASK_HOP_BYTES`].
@@ -193,6 +200,13 @@ impl Footprint {
                 format!("the task engine's {} nodes", topology.len()),
                 topology.len() as f64 * ENGINE_NODE_BYTES,
             );
+        if self.virtual_time {
+            self.add(
+                "--tasks",
+                format!("a run's outcome for {tasks} tasks, held while the tie orders' runs go"),
+                m * HELD_OUTCOME_TASK_BYTES,
+            );
+        }
         if hop_bytes > 0.0 {
             self.add(
                 "--tasks",
