@@ -102,11 +102,13 @@ print("%.3f (%.3f) | %s | %s | %s" % (m["measured"]["speedup"], m["predicted"]["
         # shellcheck disable=SC2086
         echo "| \`mpirun -np 2 … --partitions 2\` | $("${mpi[@]}" -np 2 "$BIN" $run --partitions 2 --json --out "$out/r" | summary) |"
     done
-    # The one-way time between ranks (calibrate under mpirun, into a profile of its own),
-    # and the dilation `auto` picks from it for the same farm over ranks.
+    # The one-way time between ranks (calibrate under mpirun, added to a profile of its own
+    # that calibrate in one process wrote first), and the dilation `auto` picks from it for
+    # the same farm over ranks.
     echo
     echo "| one-way time between 2 ranks (median ± half IQR) | note bytes | round trips |"
     echo "|---|---|---|"
+    "$BIN" calibrate --samples 50 --profile "$out/profile.json" --out "$out/r" >/dev/null
     "${mpi[@]}" -np 2 "$BIN" calibrate --samples 200 --profile "$out/profile.json" \
         --json --out "$out/r" >/dev/null
     python3 -c '
