@@ -124,6 +124,7 @@ pub struct RankCrossing {
 impl RankCrossing {
     /// The summary of one-way samples (ns) measured among `ranks` with notes of `bytes`;
     /// `None` without samples.
+    #[cfg(any(feature = "mpi", test))]
     pub(crate) fn of(ranks: usize, bytes: u64, one_way_ns: Vec<f64>) -> Option<Self> {
         if one_way_ns.is_empty() {
             return None;
