@@ -3,13 +3,15 @@
 //! D from it (`clock.rs`, `choose_dilation`).
 //!
 //! The message goes the way a cut link's does (`cut.rs`): a [`Note::Message`] with an
-//! envelope, posted through the same [`Post`] and serialised as the proxies' notes are,
-//! taken by polling as a proxy polls (a pause of [`PROXY_IDLE`] whenever nothing has
-//! come). Rank 0 with each other rank q in turn, `samples` times:
+//! envelope, found by its sender's proxy after a round (a pause of [`PROXY_IDLE`], as an
+//! idle proxy takes), posted through the same [`Post`] and serialised as the proxies' notes
+//! are, taken by polling as a proxy polls (the same pause whenever nothing has come). Rank 0
+//! with each other rank q in turn, `samples` times:
 //!
-//! 1. **Ping** ([`ping`]): rank 0 posts q the note and waits for it to come back.
-//! 2. **Echo** ([`echo`]): rank q, polling the same way, posts each note straight back.
-//! 3. **Halve**: half of each round trip is one sample (on rank 0; the others keep none).
+//! 1. **Ping** ([`ping`]): rank 0 pauses, posts q the note and waits for it to come back.
+//! 2. **Echo** ([`echo`]): rank q, polling the same way, pauses and posts each note back.
+//! 3. **Halve**: half of each round trip is one sample (on rank 0; the others keep none):
+//!    one crossing, from a sender's proxy round to the receiver's proxy taking it.
 
 use std::time::{Duration, Instant};
 
@@ -51,6 +53,7 @@ fn ping<P: Post<Note<u64>>>(
     let mut one_way = Vec::with_capacity(samples);
     for n in 0..samples as u64 {
         let sent = Instant::now();
+        idle();
         post.send(vec![(q, vec![message(n)])])?;
         let deadline = sent + timeout;
         'answer: loop {
@@ -68,7 +71,7 @@ fn ping<P: Post<Note<u64>>>(
     Ok(one_way)
 }
 
-/// Step 2, rank q > 0: posts each of rank 0's `samples` notes straight back.
+/// Step 2, rank q > 0: posts each of rank 0's `samples` notes back, a proxy round later.
 fn echo<P: Post<Note<u64>>>(
     post: &mut P,
     samples: usize,
@@ -84,6 +87,7 @@ fn echo<P: Post<Note<u64>>>(
             .collect();
         echoed += back.len();
         if !back.is_empty() {
+            idle();
             post.send(vec![(from, back)])?;
         }
         deadline = Instant::now() + timeout;
