@@ -102,6 +102,33 @@ print("%.3f (%.3f) | %s | %s | %s" % (m["measured"]["speedup"], m["predicted"]["
         # shellcheck disable=SC2086
         echo "| \`mpirun -np 2 … --partitions 2\` | $("${mpi[@]}" -np 2 "$BIN" $run --partitions 2 --json --out "$out/r" | summary) |"
     done
+    # The one-way time between ranks (calibrate under mpirun, added to a profile of its own
+    # that calibrate in one process wrote first), and the dilation `auto` picks from it for
+    # the same farm over ranks.
+    echo
+    echo "| one-way time between 2 ranks (median ± half IQR) | note bytes | round trips |"
+    echo "|---|---|---|"
+    "$BIN" calibrate --samples 50 --profile "$out/profile.json" --out "$out/r" >/dev/null
+    "${mpi[@]}" -np 2 "$BIN" calibrate --samples 200 --profile "$out/profile.json" \
+        --json --out "$out/r" >/dev/null
+    python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["rank_crossing"]
+print("| %.1f ± %.1f µs | %d | %d |" % (c["one_way_ns"] / 1e3, c["spread_ns"] / 1e3, c["bytes"],
+      c["samples"]))
+' "$out/profile.json"
+    echo
+    echo "| run (D chosen) | D | speedup (model) | waits on time | cut-link messages on time | skew |"
+    echo "|---|---|---|---|---|---|"
+    for run in "farm -t binary:2 --te 1ms --tasks 500 --latency 20us --mode dilated" \
+        "farm -t chain:2 --te 1ms --tasks 500 --latency 100us --mode dilated"; do
+        # shellcheck disable=SC2086
+        j=$("${mpi[@]}" -np 2 "$BIN" $run --partitions 2 --profile "$out/profile.json" --json \
+            --out "$out/r")
+        d=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["fidelity"]["dilation"])' <<<"$j" 2>/dev/null ||
+            echo "?")
+        echo "| \`mpirun -np 2 $run --partitions 2\` | $d | $(summary <<<"$j") |"
+    done
 }
 if [ "$mode" = native ]; then
     native

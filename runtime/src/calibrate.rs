@@ -95,6 +95,56 @@ pub struct MachineProfile {
     /// [`crate::calibrate_link`], which `calibrate` runs after the rest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<crate::LinkCalibration>,
+    /// The one-way time of a message between two MPI ranks through the cut-link proxies'
+    /// post: measured by `calibrate` under `mpirun` with two ranks or more (feature `mpi`);
+    /// `auto` dilation over ranks needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_crossing: Option<RankCrossing>,
+}
+
+/// The one-way time of a cut link's message between two MPI ranks, as a native or dilated
+/// run over ranks carries it (`engines/threads/crossing.rs`): the median of the samples and
+/// half their interquartile range, as [`LinkPoint`](crate::LinkPoint)s are reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankCrossing {
+    /// The ranks it was measured among (rank 0 with each other in turn).
+    pub ranks: usize,
+    /// The serialised size of the note that crossed, bytes.
+    pub bytes: u64,
+    /// Median one-way time (half a round trip), ns.
+    pub one_way_ns: f64,
+    /// Half the interquartile range of the samples, ns.
+    pub spread_ns: f64,
+    /// Round trips measured.
+    pub samples: usize,
+    /// When it was measured (seconds since the Unix epoch).
+    pub measured_unix_s: u64,
+}
+
+impl RankCrossing {
+    /// The summary of one-way samples (ns) measured among `ranks` with notes of `bytes`;
+    /// `None` without samples.
+    #[cfg(any(feature = "mpi", test))]
+    pub(crate) fn of(ranks: usize, bytes: u64, one_way_ns: Vec<f64>) -> Option<Self> {
+        if one_way_ns.is_empty() {
+            return None;
+        }
+        let samples = one_way_ns.len();
+        let sorted = sorted(one_way_ns);
+        Some(Self {
+            ranks,
+            bytes,
+            one_way_ns: quantile(&sorted, 0.5),
+            spread_ns: (quantile(&sorted, 0.75) - quantile(&sorted, 0.25)) / 2.0,
+            samples,
+            measured_unix_s: unix_now_s(),
+        })
+    }
+
+    /// The median one-way time as a duration.
+    pub fn one_way(&self) -> Duration {
+        Duration::from_nanos(self.one_way_ns.max(0.0) as u64)
+    }
 }
 
 impl MachineProfile {
@@ -136,7 +186,8 @@ impl MachineProfile {
 
     /// This profile's measurements over `previous`: every quantity measured here replaces the
     /// old value, and what this measurement did not cover (unit costs of work it did not time,
-    /// a link it did not calibrate) is kept from `previous`, so a command that writes a profile
+    /// a link it did not calibrate, the one-way time between MPI ranks of a calibration in one
+    /// process) is kept from `previous`, so a command that writes a profile
     /// merges it, never truncates it.
     pub fn merged_over(mut self, previous: &MachineProfile) -> Self {
         for (unit, ns) in &previous.unit_costs {
@@ -144,6 +195,9 @@ impl MachineProfile {
         }
         if self.link.is_none() {
             self.link.clone_from(&previous.link);
+        }
+        if self.rank_crossing.is_none() {
+            self.rank_crossing.clone_from(&previous.rank_crossing);
         }
         self
     }
@@ -228,6 +282,13 @@ fn per_call_ns(iterations: u32, f: impl Fn()) -> f64 {
         f();
     }
     t.elapsed().as_nanos() as f64 / f64::from(iterations)
+}
+
+/// Seconds since the Unix epoch, now.
+fn unix_now_s() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 fn host_name() -> String {
@@ -421,9 +482,7 @@ pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
     MachineProfile {
         host: host_name(),
         cores: ncores,
-        measured_unix_s: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        measured_unix_s: unix_now_s(),
         clock_read_ns,
         cpu_time_read_ns,
         message_spin_ns,
@@ -436,6 +495,7 @@ pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
         coroutine_switch_ns: coroutine_switch_ns(1_000_000),
         unit_costs: std::collections::BTreeMap::new(),
         link: None,
+        rank_crossing: None,
     }
 }
 
@@ -491,6 +551,35 @@ mod tests {
         assert_eq!(merged.unit_costs["prime_candidate"], 12.5);
         assert_eq!(merged.unit_costs["merge_key"], 4.0);
         assert_eq!(merged.unit_costs.len(), 2);
+    }
+
+    #[test]
+    fn a_profile_from_one_process_keeps_the_one_way_time_between_ranks() {
+        let mut previous = calibrate(CalibrateOptions { samples: 1 });
+        previous.rank_crossing = RankCrossing::of(2, 180, vec![40_000.0, 50_000.0, 60_000.0]);
+        let mut alone = previous.clone();
+        alone.rank_crossing = None;
+        alone.wakeup_ns = 7.0;
+        let merged = alone.merged_over(&previous);
+        assert_eq!(merged.rank_crossing, previous.rank_crossing);
+        assert_eq!(merged.wakeup_ns, 7.0);
+        // Measured again under mpirun: the new one replaces it.
+        let mut again = previous.clone();
+        again.rank_crossing = RankCrossing::of(4, 180, vec![90_000.0]);
+        let merged = again.merged_over(&previous);
+        assert_eq!(
+            merged.rank_crossing.map(|c| (c.ranks, c.one_way_ns)),
+            Some((4, 90_000.0))
+        );
+    }
+
+    #[test]
+    fn a_crossing_is_the_median_of_its_samples_with_half_their_iqr() {
+        // Sorted 10, 20, 30, 40, 1000: median 30; quartiles 20 and 40, so ± 10.
+        let c = RankCrossing::of(2, 100, vec![40.0, 10.0, 1000.0, 30.0, 20.0]).unwrap();
+        assert_eq!((c.one_way_ns, c.spread_ns, c.samples), (30.0, 10.0, 5));
+        assert_eq!(c.one_way(), Duration::from_nanos(30));
+        assert_eq!(RankCrossing::of(2, 100, Vec::new()), None);
     }
 
     #[test]

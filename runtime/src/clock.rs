@@ -107,11 +107,35 @@ pub struct DilationInputs {
     /// Expected wake-ups per emulated second over the whole machine, if the program knows
     /// (a model can tell); `None`: assume every processor wakes at once at each deadline.
     pub events_per_s: Option<f64>,
+    /// A native or dilated run over MPI ranks: what its cut links must cover.
+    pub crossing: Option<Crossing>,
 }
 
-/// Picks a dilation factor D for `auto` mode.
+/// A run over MPI ranks: the emulated time a message has to cross a cut link, and what the
+/// crossing takes on this host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Crossing {
+    /// The smallest emulated time between a message leaving its sender over a cut link and
+    /// its arrival (the latency and τ × bytes: the start-up β is waited for before it
+    /// leaves).
+    pub cost: Duration,
+    /// The measured one-way time of a cut link's message between ranks (the median of
+    /// `calibrate` under `mpirun`).
+    pub one_way: Duration,
+}
+
+/// The dilation factor `auto` chose, and the bound that set it, in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DilationChoice {
+    /// D.
+    pub factor: f64,
+    /// Why this D: the requirement that set it.
+    pub reason: String,
+}
+
+/// Picks a dilation factor D for `auto` mode, and says which requirement set it.
 ///
-/// Three things must hold for a faithful run:
+/// Four things must hold for a faithful run:
 /// 1. a wake-up must be late by a small share ([`AUTO_LATENESS_SHARE`]) of the smallest
 ///    emulated cost once stretched: `D ≥ (wakeup + queueing) / (share × smallest)`;
 /// 2. the host must keep up with the wake-ups. With an expected rate of `events_per_s`
@@ -119,12 +143,17 @@ pub struct DilationInputs {
 ///    stay under [`AUTO_UTILISATION`] of the cores. Without a rate, the worst case is assumed:
 ///    all processors' deadlines fall together, and a wake-up queues behind
 ///    `⌈P/cores⌉ × wake_cpu` of others (the `queueing` of 1);
-/// 3. real compute must fit on the cores: `D ≥ 1.25 × compute_share × P / cores`.
+/// 3. real compute must fit on the cores: `D ≥ 1.25 × compute_share × P / cores`;
+/// 4. over MPI ranks, cut links must keep their emulated costs: a message must reach its
+///    receiver's rank by its emulated arrival, so the smallest crossing, stretched, must
+///    cover the measured one-way time: `D ≥ one_way / cost`. Its margin is that of 1: the
+///    receiver's own wake-up after the arrival is held to the share there.
 ///
 /// The result is at least 1 and rounded up to a whole number.
-pub fn choose_dilation(inputs: &DilationInputs) -> f64 {
+pub fn choose_dilation(inputs: &DilationInputs) -> DilationChoice {
     let cores = inputs.cores.max(1);
     let wake_cpu = inputs.wake_cpu.as_secs_f64();
+    let us = |d: Duration| format!("{:.1} µs", d.as_secs_f64() * 1e6);
     let queueing = match inputs.events_per_s {
         Some(_) => 0.0,
         None => inputs.processors.div_ceil(cores) as f64 * wake_cpu,
@@ -140,7 +169,47 @@ pub fn choose_dilation(inputs: &DilationInputs) -> f64 {
     });
     let by_compute =
         1.25 * inputs.compute_share.clamp(0.0, 1.0) * inputs.processors as f64 / cores as f64;
-    by_lateness.max(by_load).max(by_compute).max(1.0).ceil()
+    let by_crossing = inputs.crossing.map_or(1.0, |c| {
+        if c.cost.is_zero() {
+            f64::INFINITY
+        } else {
+            c.one_way.as_secs_f64() / c.cost.as_secs_f64()
+        }
+    });
+    let lateness = format!(
+        "a wake-up is late by at most {:.0} % of the smallest cost",
+        AUTO_LATENESS_SHARE * 100.0
+    );
+    let bounds = [
+        (by_lateness, lateness.as_str()),
+        (by_load, "the host keeps up with the wake-ups"),
+        (by_compute, "real compute fits on the cores"),
+        (by_crossing, "cut links keep their emulated costs"),
+    ];
+    let (bound, what) = bounds
+        .into_iter()
+        .fold((1.0, "real time suffices"), |best, b| {
+            if b.0 > best.0 { b } else { best }
+        });
+    let factor = bound.ceil().max(1.0);
+    let reason = match inputs.crossing {
+        Some(c) if bound == by_crossing && factor > 1.0 => format!(
+            "D = {factor}, the smallest at which {what}: the smallest crossing of a cut link \
+             ({}, emulated) × D covers the one-way time between MPI ranks ({}, `calibrate` \
+             under mpirun)",
+            us(c.cost),
+            us(c.one_way)
+        ),
+        _ if factor > 1.0 => format!("D = {factor}, the smallest at which {what}"),
+        Some(c) => format!(
+            "D = 1: {what}; the smallest crossing of a cut link ({}) already covers the \
+             one-way time between MPI ranks ({})",
+            us(c.cost),
+            us(c.one_way)
+        ),
+        None => format!("D = 1: {what}"),
+    };
+    DilationChoice { factor, reason }
 }
 
 /// Set once the process is about to end (see [`halt_waits`]).
@@ -318,9 +387,10 @@ pub(crate) fn minimise_timer_slack() -> bool {
 
 const BUCKETS: usize = 48;
 
-/// Lateness of deadline waits in emulated nanoseconds, as a log₂ histogram.
-#[cfg_attr(feature = "mpi", derive(serde::Deserialize))]
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// Lateness of deadline waits in emulated nanoseconds, as a log₂ histogram: mergeable, so
+/// that the waits of every part of a run (threads, or MPI ranks, whose records cross
+/// serialised, the histogram with them) give the whole run's quantiles.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatenessStats {
     /// Waits that had a deadline (every emulated cost, every delivery wait).
     pub waits: u64,
@@ -330,7 +400,9 @@ pub struct LatenessStats {
     pub total_ns: u64,
     /// Largest lateness, emulated ns.
     pub max_ns: u64,
-    #[serde(skip)]
+    /// Waits by lateness: bucket b counts those of `b` significant bits (empty before the
+    /// first wait).
+    #[serde(default)]
     hist: Vec<u64>,
 }
 
@@ -520,7 +592,9 @@ mod tests {
                 wakeup: us(50),
                 wake_cpu: us(5),
                 events_per_s,
+                crossing: None,
             })
+            .factor
         };
         // 10 ms costs, one processor per core, 50 µs wake-ups: (50 + 5)/1000 < 1 → D = 1.
         assert_eq!(d(2, 10_000, 0.0, None), 1.0);
@@ -538,6 +612,44 @@ mod tests {
         assert_eq!(d(16, 100_000, 1.0, None), 10.0);
         // Zero smallest cost does not divide by zero.
         assert_eq!(d(2, 0, 0.0, None), 1.0);
+    }
+
+    #[test]
+    fn over_ranks_d_is_the_smallest_at_which_cut_links_keep_their_costs() {
+        let us = Duration::from_micros;
+        let choose = |smallest, cost, one_way| {
+            choose_dilation(&DilationInputs {
+                processors: 2,
+                cores: 2,
+                smallest_cost: us(smallest),
+                compute_share: 0.0,
+                wakeup: us(50),
+                wake_cpu: us(5),
+                events_per_s: None,
+                crossing: Some(Crossing {
+                    cost: us(cost),
+                    one_way: us(one_way),
+                }),
+            })
+        };
+        // Alone, the lateness rule asks (50 + 5)/100 < 1. A 20 µs crossing against a 230 µs
+        // one-way time: 11.5 → D = 12, said to be the cut links' doing.
+        let c = choose(1_000, 20, 230);
+        assert_eq!(c.factor, 12.0);
+        assert!(
+            c.reason.contains("cut links") && c.reason.contains("230.0 µs"),
+            "{c:?}"
+        );
+        // Exactly covered: 20 × 10 = 200.
+        assert_eq!(choose(1_000, 20, 200).factor, 10.0);
+        // A crossing longer than the one-way time needs no dilation.
+        let c = choose(1_000, 500, 230);
+        assert_eq!(c.factor, 1.0);
+        assert!(c.reason.contains("already covers"), "{c:?}");
+        // The lateness rule can still ask for more: 1 µs costs want (50 + 5)/0.1 = 550.
+        let small = choose(1, 20, 230);
+        assert_eq!(small.factor, 550.0);
+        assert!(small.reason.contains("wake-up"), "{small:?}");
     }
 
     #[test]
@@ -599,6 +711,37 @@ mod tests {
         let alone = Fidelity::from_stats(&bad, 2.0, WaitStrategy::Sleep, 1_000, 1);
         assert!(alone.is_good());
         assert_eq!(alone.late_waits, 2);
+    }
+
+    #[test]
+    fn lateness_gathered_from_ranks_gives_the_whole_runs_quantiles() {
+        // Rank 0: 100 waits 100 ns late. Rank 1: 100 as late and one 1 ms late. Over the
+        // whole run the p99 (the 199th of 201) is in 100's bucket, [64, 128).
+        let mut zero = LatenessStats::default();
+        let mut one = LatenessStats::default();
+        let mut whole = LatenessStats::default();
+        for _ in 0..100 {
+            zero.record(100, 1_000);
+            whole.record(100, 1_000);
+        }
+        for late in std::iter::repeat_n(100, 100).chain([1_000_000]) {
+            one.record(late, 1_000);
+            whole.record(late, 1_000);
+        }
+        // Rank 1's record crosses to rank 0 serialised, as a rank's record does.
+        let crossed: LatenessStats =
+            serde_json::from_str(&serde_json::to_string(&one).unwrap()).unwrap();
+        let mut gathered = zero;
+        gathered.merge(&crossed);
+        assert_eq!(gathered, whole);
+        assert_eq!(gathered.quantile_ns(0.99), 127);
+        assert_eq!(gathered.quantile_ns(1.0), 1_000_000);
+        // Merged in either order, and into an empty record.
+        let mut other_way = LatenessStats::default();
+        other_way.merge(&crossed);
+        other_way.merge(&gathered);
+        assert_eq!(other_way.waits, 302);
+        assert_eq!(other_way.quantile_ns(0.99), 127);
     }
 
     #[test]

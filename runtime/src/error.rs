@@ -193,6 +193,24 @@ pub enum ConfigError {
         /// Parts asked for.
         partitions: usize,
     },
+    /// `auto` dilation over MPI ranks without the one-way time between ranks to choose D by.
+    #[error(
+        "--mode dilated without --dilation over MPI ranks: D is chosen so that cut links keep \
+         their emulated costs, from the one-way time between ranks, which the machine profile \
+         does not have; measure it with `mpirun -np 2 multicomputer calibrate` (built with \
+         `--features mpi`), or give --dilation"
+    )]
+    NoRankCrossing,
+    /// `auto` dilation over MPI ranks with cut links that take no emulated time to cross.
+    #[error(
+        "--mode dilated without --dilation over MPI ranks: the cut links take no emulated time \
+         to cross (no --latency), so no D lets them keep their costs against the one-way time \
+         between ranks ({one_way_us:.1} µs); give --latency, or --dilation"
+    )]
+    FreeCutLinks {
+        /// The measured one-way time, µs.
+        one_way_us: f64,
+    },
     /// A partitioned run over MPI ranks with a number of parts other than the ranks'.
     #[error(
         "--partitions {partitions} on {ranks} MPI ranks: a run over ranks has one part a rank; \

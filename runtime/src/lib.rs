@@ -97,12 +97,15 @@ pub mod tuning;
 mod work;
 
 pub use calibrate::{
-    CalibrateOptions, MachineProfile, OccupyError, bare_pingpong, calibrate, coroutine_switch_ns,
+    CalibrateOptions, MachineProfile, OccupyError, RankCrossing, bare_pingpong, calibrate,
+    coroutine_switch_ns,
 };
 pub use clock::{
-    CutLinkFidelity, DilationInputs, Fidelity, LatenessStats, TimeMode, WaitStrategy, WorkClock,
-    choose_dilation, halt_waits,
+    Crossing, CutLinkFidelity, DilationChoice, DilationInputs, Fidelity, LatenessStats, TimeMode,
+    WaitStrategy, WorkClock, choose_dilation, halt_waits,
 };
+#[cfg(feature = "mpi")]
+pub use engines::calibrate_crossing;
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
 pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload, Wire};

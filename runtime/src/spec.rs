@@ -126,6 +126,10 @@ pub struct RunSpec {
     /// semantics; see [`MachineConfig::partitions`](crate::MachineConfig::partitions)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<NonZeroUsize>,
+    /// A dilation chosen for fidelity (`--mode dilated` without `--dilation`): which
+    /// requirement set D, in words ([`DilationChoice`](crate::DilationChoice)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dilation_chosen: Option<String>,
 }
 
 impl RunSpec {

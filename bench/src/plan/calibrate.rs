@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use multicomputer_runtime::MachineProfile;
+use multicomputer_runtime::{MachineProfile, RankCrossing};
 
 use super::output::{named_file, output_file};
 use super::{ArgError, Inputs, OutputPlan, default_profile_path};
@@ -15,6 +15,8 @@ pub(crate) struct CalibratePlan {
     pub(crate) samples: u32,
     /// Where the profile goes.
     pub(crate) profile: PathBuf,
+    /// The flag that named it (`--profile`, or `--out` for the default).
+    pub(crate) profile_flag: &'static str,
     /// Output.
     pub(crate) output: OutputPlan,
 }
@@ -36,6 +38,7 @@ impl CalibratePlan {
         Ok(Self {
             samples: a.samples,
             profile,
+            profile_flag: flag,
             output,
         })
     }
@@ -48,6 +51,25 @@ impl CalibratePlan {
             Ok(previous) => measured.merged_over(&previous),
             Err(_) => measured,
         }
+    }
+
+    /// Under mpirun: the profile already at [`Self::profile`] with the one-way time between
+    /// ranks measured now (the host's own figures need a calibration in one process, which
+    /// must have written it: refused, naming the flag, if none is there).
+    pub(crate) fn with_crossing(&self, crossing: RankCrossing) -> Result<MachineProfile, ArgError> {
+        let mut profile = MachineProfile::load(&self.profile).map_err(|e| {
+            ArgError::new(
+                self.profile_flag,
+                format!(
+                    "{}: no machine profile to add the one-way time between ranks to ({e}); \
+                     under mpirun `calibrate` measures that alone, as each rank is bound to its \
+                     cores there: run `multicomputer calibrate` in one process first",
+                    self.profile.display()
+                ),
+            )
+        })?;
+        profile.rank_crossing = Some(crossing);
+        Ok(profile)
     }
 
     /// Every input.
@@ -65,14 +87,20 @@ mod tests {
 
     use super::*;
 
+    /// The plan of `calibrate --profile DIR/machine-profile.json`.
+    fn plan_in(dir: &Path) -> CalibratePlan {
+        CalibratePlan {
+            samples: 1,
+            profile: dir.join("machine-profile.json"),
+            profile_flag: "--profile",
+            output: OutputPlan::default(),
+        }
+    }
+
     #[test]
     fn a_saved_profile_keeps_the_unit_costs_already_there() {
         let dir = tempfile::tempdir().unwrap();
-        let plan = CalibratePlan {
-            samples: 1,
-            profile: dir.path().join("machine-profile.json"),
-            output: OutputPlan::default(),
-        };
+        let plan = plan_in(dir.path());
         let mut calibrated = calibrate(CalibrateOptions { samples: 1 });
         calibrated.unit_costs.insert("prime_candidate".into(), 12.5);
         calibrated.save(&plan.profile).unwrap();
@@ -89,5 +117,31 @@ mod tests {
         let mut bare = calibrated;
         bare.unit_costs.clear();
         assert!(fresh.to_save(bare).unit_costs.is_empty());
+    }
+
+    #[test]
+    fn under_mpirun_the_one_way_time_joins_the_profile_already_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = plan_in(dir.path());
+        let crossing = RankCrossing {
+            ranks: 2,
+            bytes: 174,
+            one_way_ns: 120_000.0,
+            spread_ns: 500.0,
+            samples: 50,
+            measured_unix_s: 1,
+        };
+        // No profile yet: refused, naming the flag and what to run.
+        let e = plan.with_crossing(crossing.clone()).unwrap_err();
+        assert_eq!(e.flag, "--profile");
+        assert!(e.message.contains("in one process first"), "{e}");
+        // A profile from one process: every figure kept, the one-way time added.
+        let mut host = calibrate(CalibrateOptions { samples: 1 });
+        host.unit_costs.insert("prime_candidate".into(), 12.5);
+        host.save(&plan.profile).unwrap();
+        let with = plan.with_crossing(crossing.clone()).unwrap();
+        assert_eq!(with.rank_crossing.as_ref(), Some(&crossing));
+        host.rank_crossing = Some(crossing);
+        assert_eq!(with, host);
     }
 }

@@ -426,6 +426,9 @@ impl MachinePlan {
             hints: hints.clone(),
             wakeup: p.map_or(DEFAULT_WAKEUP, MachineProfile::wakeup),
             wake_cpu: p.map_or(DEFAULT_WAKE_CPU, MachineProfile::wake_cpu),
+            rank_one_way: p
+                .and_then(|p| p.rank_crossing.as_ref())
+                .map(|c| c.one_way()),
             compute: self.compute,
             work_costs: self.work_costs.0.clone(),
             stack_bytes: self.stack_bytes,
@@ -439,7 +442,9 @@ impl MachinePlan {
     pub(crate) fn config_error(&self, e: &ConfigError) -> ArgError {
         let flag = match e {
             ConfigError::NotEnoughCores { .. } => self.native_flag,
-            ConfigError::BadDilation(_) => "--dilation",
+            ConfigError::BadDilation(_)
+            | ConfigError::NoRankCrossing
+            | ConfigError::FreeCutLinks { .. } => "--dilation",
             ConfigError::ZeroCapacity => "--capacity",
             ConfigError::BadPerByte(_) => "--per-byte",
             ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => self.size_flag,

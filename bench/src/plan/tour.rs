@@ -35,6 +35,7 @@ impl TourPlan {
         let calibrate = CalibratePlan {
             samples: 50,
             profile: output_file("--out", &default_profile_path(out))?,
+            profile_flag: "--out",
             output: OutputPlan::default(),
         };
         // Auto mode, with the profile this tour's first step writes (read when it runs).

@@ -126,6 +126,9 @@ pub(crate) struct TimeInfo {
     pub(crate) dilation: Option<f64>,
     /// The wait strategy (none in virtual time).
     pub(crate) wait: Option<String>,
+    /// A dilation chosen for fidelity: which requirement set D, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) dilation_chosen: Option<String>,
     /// How real compute was charged to emulated time: `measured` (thread CPU time) or
     /// `model` (declared units × cost per unit), with where the costs came from.
     pub(crate) compute_charging: String,
@@ -293,6 +296,7 @@ impl Meta {
             requested: "native".into(),
             mode: "native".into(),
             dilation: None,
+            dilation_chosen: None,
             wait: wait.map(str::to_string),
             compute_charging: "none: real execution timed by the monotonic clock".into(),
             exact: false,
@@ -349,6 +353,7 @@ impl Meta {
             requested: machine.mode_name(),
             mode: ran.time.name().into(),
             dilation: ran.time.dilation(),
+            dilation_chosen: ran.dilation_chosen.clone(),
             wait: ran.waits().map(|w| wait_name(w).to_string()),
             compute_charging: charging(machine.work_costs.1, &[ran]),
             exact: ran.time.is_virtual(),
@@ -364,6 +369,7 @@ impl Meta {
             requested: requested.into(),
             mode: ran.time.name().into(),
             dilation: ran.time.dilation(),
+            dilation_chosen: ran.dilation_chosen.clone(),
             wait: ran.waits().map(|w| wait_name(w).to_string()),
             compute_charging: format!("{}{note}", charging("none", &[ran])),
             exact: ran.time.is_virtual(),
@@ -395,6 +401,7 @@ impl Meta {
                 .iter()
                 .filter_map(|r| r.time.dilation())
                 .reduce(f64::max),
+            dilation_chosen: None,
             wait: alike(|r| r.waits().map(wait_name)),
             compute_charging: charging(machine.work_costs.1, &rans),
             exact: !rans.is_empty() && rans.iter().all(|r| r.time.is_virtual()),
@@ -467,6 +474,9 @@ impl Meta {
                     format!("{} → {}", t.requested, t.mode)
                 };
                 run.row(vec!["time mode".into(), format!("{mode}{how}")]);
+                if let Some(why) = &t.dilation_chosen {
+                    run.row(vec!["dilation chosen".into(), why.clone()]);
+                }
                 run.row(vec!["compute charging".into(), t.compute_charging.clone()]);
             }
             None => {

@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use anyhow::Result;
-use multicomputer_runtime::{CalibrateOptions, calibrate, calibrate_link};
+use multicomputer_runtime::{
+    CalibrateOptions, MachineProfile, RankCrossing, calibrate, calibrate_link,
+};
 use multicomputer_workloads::speedup::OtherLoad;
 use multicomputer_workloads::unit_costs::measure_unit_costs;
 
@@ -15,6 +17,16 @@ use crate::report::{CalibrateReport, Meta, ProfileUse, Report};
 
 pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     let plan = CalibratePlan::new(a, out)?;
+    // Under mpirun: the one-way time between ranks alone, merged into the profile that a
+    // calibration in one process wrote. Each rank is bound to its cores and shares the host
+    // with the others there, so the host's own figures are not measured under mpirun.
+    if let Some(crossing) = rank_crossing(plan.samples)? {
+        let profile = plan.with_crossing(crossing)?;
+        return publish(&plan, profile, None, true);
+    }
+    if !crate::launch::reports() {
+        return Ok(());
+    }
     announce(
         "calibrate",
         calibration(plan.samples, true).with_fixed(overhead(&plan.output, false)),
@@ -42,15 +54,47 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
         }
     };
     let profile = plan.to_save(profile);
+    publish(&plan, profile, Some(&watch), false)
+}
+
+/// Writes `profile` and reports it; `watch` watched the host while it was measured.
+fn publish(
+    plan: &CalibratePlan,
+    profile: MachineProfile,
+    watch: Option<&OtherLoad>,
+    measured_crossing: bool,
+) -> Result<()> {
     let mut files = Publication::new();
     files.stage(&plan.profile, &serde_json::to_vec_pretty(&profile)?)?;
     let written = LoadedProfile {
         path: plan.profile.clone(),
         profile: profile.clone(),
     };
-    let mut meta = Meta::new("calibrate", plan.inputs(), ProfileUse::Written(&written))
-        .native(None)
-        .watched_natively("the calibration", &watch);
+    let mut meta =
+        Meta::new("calibrate", plan.inputs(), ProfileUse::Written(&written)).native(None);
+    if let Some(watch) = watch {
+        meta = meta.watched_natively("the calibration", watch);
+    }
     meta.files.push(plan.profile.display().to_string());
-    Report::new(meta, CalibrateReport { profile }).finish(&plan.output, files)
+    Report::new(
+        meta,
+        CalibrateReport {
+            profile,
+            measured_crossing,
+        },
+    )
+    .finish(&plan.output, files)
+}
+
+/// The one-way time of a cut link's message between MPI ranks, measured when this process
+/// is one of several ranks (rank 0 gets it; `None` elsewhere).
+#[cfg(feature = "mpi")]
+fn rank_crossing(samples: u32) -> Result<Option<RankCrossing>> {
+    Ok(multicomputer_runtime::calibrate_crossing(samples as usize)?)
+}
+
+/// Without the `mpi` feature there are no ranks to measure between.
+#[cfg(not(feature = "mpi"))]
+fn rank_crossing(_: u32) -> Result<Option<RankCrossing>> {
+    Ok(None)
 }

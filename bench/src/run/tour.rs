@@ -77,7 +77,10 @@ pub(crate) fn run(a: &TourArgs, out: &Path) -> Result<()> {
         .push(plan.calibrate.profile.display().to_string());
     meta.files.push(folder.clone());
     let body = TourReport {
-        profile: CalibrateReport { profile },
+        profile: CalibrateReport {
+            profile,
+            measured_crossing: false,
+        },
         farm: farm_report.body,
         emulate: EmulateReport {
             run: emulated,

@@ -39,6 +39,8 @@ use crate::trace::TraceSink;
 
 use body::run_body;
 pub(crate) use parts::Parts;
+#[cfg(feature = "mpi")]
+pub use ranks::calibrate_crossing;
 pub(crate) use sim::Sim;
 pub(crate) use threads::Threads;
 

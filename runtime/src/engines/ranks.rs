@@ -45,7 +45,8 @@ use crate::trace::{Carried, Recorded, TraceSink};
 use crate::transport::TransportError;
 use crate::transport::mpi::{MpiExchange, MpiPost, all_gather, exchange_timeout, note_lost};
 
-use super::threads::{Rank, assemble_ranks, run_rank};
+use super::threads::{Rank, assemble_ranks, crossing, run_rank};
+use crate::calibrate::RankCrossing;
 
 /// Whether this process is one of several MPI ranks (MPI initialised, more than one rank):
 /// partitioned runs then go over the ranks.
@@ -58,6 +59,27 @@ pub(crate) fn started() -> bool {
 /// The number of ranks (MPI initialised).
 pub(crate) fn count() -> usize {
     SimpleCommunicator::world().size() as usize
+}
+
+/// `calibrate` under `mpirun`: the one-way time of a cut link's message between ranks,
+/// through the post the cut-link proxies use (`engines/threads/crossing.rs`, rank 0 with each
+/// other rank in turn). Every rank calls it with the same `samples` (at least 5); rank 0
+/// gets the measurement, the other ranks and a process that is not one of several ranks get
+/// `None`. A rank that does not answer within `MULTICOMPUTER_MPI_TIMEOUT` is named lost (end
+/// the job with [`Ranks::abort`](crate::Ranks::abort)).
+pub fn calibrate_crossing(samples: usize) -> Result<Option<RankCrossing>, TransportError> {
+    if !started() {
+        return Ok(None);
+    }
+    let timeout = exchange_timeout();
+    let mut post = MpiPost::new(timeout);
+    let one_way =
+        crossing::one_way_samples(&mut post, samples.max(5), timeout).inspect_err(|e| {
+            if matches!(e, TransportError::PartLost { .. }) {
+                note_lost();
+            }
+        })?;
+    Ok(RankCrossing::of(count(), crossing::note_bytes(), one_way))
 }
 
 /// Native step 1: a native or dilated run over ranks is not traced.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::TieOrder;
-use crate::clock::{DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation};
+use crate::clock::{Crossing, DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation};
 use crate::engines::{self, Engine};
 use crate::error::{ConfigError, ProcessorError, RunError};
 use crate::limits::HostLimits;
@@ -66,6 +66,9 @@ pub struct MachineConfig {
     pub wakeup: Duration,
     /// For dilation: the CPU time of one sleep/wake cycle (from `calibrate`).
     pub wake_cpu: Duration,
+    /// For dilation over MPI ranks: the one-way time of a cut link's message between ranks
+    /// (from `calibrate` under `mpirun`); a dilation chosen over ranks needs it.
+    pub rank_one_way: Option<Duration>,
     /// Which processor acts first among simultaneous events (virtual time; [`TieOrder`]).
     pub ties: TieOrder,
     /// Partitioned virtual time (`--partitions K`): the processors cut into K parts
@@ -98,6 +101,7 @@ impl Default for MachineConfig {
             stall_timeout: None,
             wakeup: DEFAULT_WAKEUP,
             wake_cpu: DEFAULT_WAKE_CPU,
+            rank_one_way: None,
             ties: TieOrder::Index,
             partitions: None,
         }
@@ -151,6 +155,7 @@ impl MachineConfig {
         }
         let p = topology.len();
         let smallest = self.smallest_cost();
+        let mut dilation_chosen = None;
         let time = match self.mode {
             TimeMode::Native => {
                 let held = held_here(topology, self.partitions);
@@ -168,15 +173,20 @@ impl MachineConfig {
                 }
                 Resolved::Dilated(d)
             }
-            TimeMode::DilatedChosen => Resolved::Dilated(choose_dilation(&DilationInputs {
-                processors: p,
-                cores,
-                smallest_cost: smallest.unwrap_or(Duration::ZERO),
-                compute_share: self.hints.compute_share,
-                wakeup: self.wakeup,
-                wake_cpu: self.wake_cpu,
-                events_per_s: self.hints.events_per_s,
-            })),
+            TimeMode::DilatedChosen => {
+                let choice = choose_dilation(&DilationInputs {
+                    processors: p,
+                    cores,
+                    smallest_cost: smallest.unwrap_or(Duration::ZERO),
+                    compute_share: self.hints.compute_share,
+                    wakeup: self.wakeup,
+                    wake_cpu: self.wake_cpu,
+                    events_per_s: self.hints.events_per_s,
+                    crossing: self.crossing()?,
+                });
+                dilation_chosen = Some(choice.reason);
+                Resolved::Dilated(choice.factor)
+            }
             TimeMode::Virtual => Resolved::Virtual,
             TimeMode::Auto if self.partitions.is_some() => Resolved::Virtual,
             // Native only with a core to spare: a processor spinning on every core shares its
@@ -226,7 +236,17 @@ impl MachineConfig {
             stall_timeout: self.stall_timeout,
             ties: self.ties,
             partitions: self.partitions,
+            dilation_chosen,
         })
+    }
+
+    /// Over MPI ranks (a partitioned run in one of several ranks), what the cut links must
+    /// cover for a chosen dilation ([`crossing_of`]); `None` in one process.
+    fn crossing(&self) -> Result<Option<Crossing>, ConfigError> {
+        match (self.partitions, engines::mpi_ranks()) {
+            (Some(_), Some(_)) => crossing_of(&self.link, self.rank_one_way).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// Partitioned time asks for a part per processor at most; over MPI ranks, a part per
@@ -286,6 +306,22 @@ fn check_ranks(partitions: Option<NonZeroUsize>, ranks: Option<usize>) -> Result
         }),
         _ => Ok(()),
     }
+}
+
+/// What the cut links of a run over ranks with costs `link` must cover, against the measured
+/// `one_way` time between ranks: links share one cost, so the smallest crossing of a cut
+/// link is the smallest message's, the latency (τ × bytes only lengthens it; β is waited
+/// for before a message leaves). Refused without a measured one-way time, or with no
+/// latency (no D would do).
+fn crossing_of(link: &LinkCost, one_way: Option<Duration>) -> Result<Crossing, ConfigError> {
+    let one_way = one_way.ok_or(ConfigError::NoRankCrossing)?;
+    let cost = Duration::from_nanos(link.transfer_ns(0));
+    if cost.is_zero() {
+        return Err(ConfigError::FreeCutLinks {
+            one_way_us: one_way.as_secs_f64() * 1e6,
+        });
+    }
+    Ok(Crossing { cost, one_way })
 }
 
 /// The processors whose threads or coroutines this process holds: all of them, but over MPI
@@ -426,6 +462,34 @@ mod tests {
         // Not over ranks, or not partitioned: nothing to check.
         assert_eq!(check_ranks(k(4), None), Ok(()));
         assert_eq!(check_ranks(None, Some(4)), Ok(()));
+    }
+
+    #[test]
+    fn a_dilation_chosen_over_ranks_needs_the_one_way_time_and_a_latency() {
+        let us = Duration::from_micros;
+        let link = LinkCost {
+            latency: us(20),
+            send_overhead: us(5),
+            per_byte_ns: 1.0,
+            ..LinkCost::default()
+        };
+        // The crossing is the latency: β is waited for before the message leaves.
+        assert_eq!(
+            crossing_of(&link, Some(us(230))),
+            Ok(Crossing {
+                cost: us(20),
+                one_way: us(230)
+            })
+        );
+        assert_eq!(crossing_of(&link, None), Err(ConfigError::NoRankCrossing));
+        let e = crossing_of(&LinkCost::default(), Some(us(230))).unwrap_err();
+        assert_eq!(e, ConfigError::FreeCutLinks { one_way_us: 230.0 });
+        assert!(e.to_string().contains("--latency"), "{e}");
+        assert!(
+            ConfigError::NoRankCrossing
+                .to_string()
+                .contains("calibrate")
+        );
     }
 
     /// Charges a block that sleeps 30 ms on one processor; returns the machine's work clock

@@ -15,6 +15,10 @@ pub(crate) struct CalibrateReport {
     /// The profile.
     #[serde(flatten)]
     pub(crate) profile: MachineProfile,
+    /// Whether this run measured the profile's one-way time between MPI ranks (else it is
+    /// the earlier calibration's, or none).
+    #[serde(skip)]
+    pub(crate) measured_crossing: bool,
 }
 
 impl CalibrateReport {
@@ -55,6 +59,10 @@ impl CalibrateReport {
                 format!("{:.4} ns ± {:.4} ns", l.beta_ns_per_byte, l.fit.slope_se),
             ]);
         }
+        t.row(vec![
+            "message one-way between MPI ranks (cut-link post)".into(),
+            self.crossing_text(),
+        ]);
         let mut o = Table::new(&["strategy", "target", "median error", "p99 error"]);
         for e in &p.occupy {
             o.row(vec![
@@ -67,6 +75,37 @@ impl CalibrateReport {
         let mut blocks = vec![Block::Table(t), Block::Table(o)];
         blocks.extend(self.link_table());
         blocks
+    }
+
+    /// The one-way time between ranks: the median ± half the interquartile range, and
+    /// whether this run measured it; or how to measure it.
+    fn crossing_text(&self) -> String {
+        let Some(c) = &self.profile.rank_crossing else {
+            return "not measured (calibrate ran in one process): after this, run \
+                    `mpirun -np 2 multicomputer calibrate` with a multicomputer built with \
+                    `--features mpi`; `--mode dilated` without `--dilation` over ranks needs it"
+                .into();
+        };
+        let when = if self.measured_crossing {
+            format!(
+                "{} ranks, measured alone by this run under mpirun; the other figures are the \
+                 profile's, from calibrate in one process",
+                c.ranks
+            )
+        } else {
+            format!(
+                "kept from an earlier calibration under mpirun ({} ranks, Unix time {} s); \
+                 not measured by this run, which ran in one process",
+                c.ranks, c.measured_unix_s
+            )
+        };
+        format!(
+            "{} ± {} ({} B notes, {} round trips; {when})",
+            human_ns(c.one_way_ns),
+            human_ns(c.spread_ns),
+            c.bytes,
+            c.samples
+        )
     }
 
     /// The link's sizes: the median one-way time of each, its spread, and the fit's
@@ -170,7 +209,12 @@ mod tests {
             })
         })
         .collect();
-        let f = CalibrateReport { profile }.lateness_figure().unwrap();
+        let f = CalibrateReport {
+            profile,
+            measured_crossing: false,
+        }
+        .lateness_figure()
+        .unwrap();
         assert_svg(&f.svg);
         for t in ["spin", "sleep", "hybrid", "wait length (µs)", "100", "1000"] {
             assert!(has_text(&f.svg, t), "no {t:?} in {:?}", texts(&f.svg));
@@ -190,5 +234,39 @@ mod tests {
             })
             .count();
         assert_eq!(stems, 2);
+    }
+
+    #[test]
+    fn the_one_way_time_between_ranks_says_whether_and_how_it_was_measured() {
+        let mut profile = calibrate(CalibrateOptions { samples: 1 });
+        profile.rank_crossing = None;
+        let report = |profile, measured_crossing| {
+            CalibrateReport {
+                profile,
+                measured_crossing,
+            }
+            .crossing_text()
+        };
+        let none = report(profile.clone(), false);
+        assert!(
+            none.contains("not measured") && none.contains("mpirun -np 2"),
+            "{none}"
+        );
+        profile.rank_crossing = Some(multicomputer_runtime::RankCrossing {
+            ranks: 2,
+            bytes: 180,
+            one_way_ns: 45_000.0,
+            spread_ns: 5_000.0,
+            samples: 200,
+            measured_unix_s: 1_700_000_000,
+        });
+        let now = report(profile.clone(), true);
+        assert!(
+            now.starts_with("45.00 µs ± 5.00 µs") && now.contains("2 ranks"),
+            "{now}"
+        );
+        assert!(!now.contains("earlier"), "{now}");
+        let kept = report(profile, false);
+        assert!(kept.contains("kept from an earlier calibration"), "{kept}");
     }
 }

@@ -188,13 +188,15 @@ pub(crate) fn best_offset(samples: &[Sample]) -> Option<Offset> {
     })
 }
 
-/// Waits for the next batch from any rank, polling, until `deadline`. It yields rather than
-/// sleeps between polls: a sleep would lengthen the clock pings' round trips, and so the
-/// skew, by the host's wake-up latency.
-fn recv_by<M, P: Post<Note<M>>>(
+/// Waits for the next batch from any rank, polling, until `deadline` (then `from` is named
+/// lost, having not answered `while`); `pause` between polls. The clock pings yield rather
+/// than sleep: a sleep would lengthen their round trips, and so the skew, by the host's
+/// wake-up latency.
+pub(crate) fn recv_by<M, P: Post<Note<M>>>(
     post: &mut P,
     deadline: Instant,
-    from: usize,
+    (from, while_): (usize, &str),
+    pause: impl Fn(),
 ) -> Result<(usize, Vec<Note<M>>), TransportError> {
     loop {
         if let Some(batch) = post.try_recv()? {
@@ -203,12 +205,18 @@ fn recv_by<M, P: Post<Note<M>>>(
         if Instant::now() >= deadline {
             return Err(TransportError::PartLost {
                 part: from,
-                reason: format!("rank {from} did not answer while the ranks agreed on time zero"),
+                reason: format!(
+                    "rank {from} did not answer while {while_} (in the time \
+                     MULTICOMPUTER_MPI_TIMEOUT allows); it died or hangs"
+                ),
             });
         }
-        std::thread::yield_now();
+        pause();
     }
 }
+
+/// Time zero: what the ranks were doing when one did not answer.
+const AGREEING: &str = "the ranks agreed on time zero";
 
 /// Time zero, steps 1 to 3: this rank's start instant and its skew (ns). Every rank calls
 /// it once every local processor is ready.
@@ -223,7 +231,7 @@ pub(crate) fn agree_start<M, P: Post<Note<M>>>(
     if me == 0 {
         let mut synced = 1;
         while synced < ranks {
-            let (q, notes) = recv_by(post, deadline, 1)?;
+            let (q, notes) = recv_by(post, deadline, (1, AGREEING), std::thread::yield_now)?;
             for note in notes {
                 match note {
                     Note::Ping(n) => {
@@ -248,7 +256,7 @@ pub(crate) fn agree_start<M, P: Post<Note<M>>>(
         let sent_ns = clock();
         post.send(vec![(0, vec![Note::Ping(n)])])?;
         'answer: loop {
-            let (_, notes) = recv_by(post, deadline, 0)?;
+            let (_, notes) = recv_by(post, deadline, (0, AGREEING), std::thread::yield_now)?;
             for note in notes {
                 if let Note::Pong { n: m, clock_ns } = note {
                     if m == n {
@@ -271,7 +279,7 @@ pub(crate) fn agree_start<M, P: Post<Note<M>>>(
     post.send(vec![(0, vec![Note::Synced])])?;
     // Step 3.
     loop {
-        let (_, notes) = recv_by(post, deadline, 0)?;
+        let (_, notes) = recv_by(post, deadline, (0, AGREEING), std::thread::yield_now)?;
         for note in notes {
             if let Note::Start { clock_ns } = note {
                 let local = (clock_ns as i128 - offset.offset_ns as i128).max(0) as u64;

@@ -28,6 +28,8 @@
 //! of deciding a deadlock itself, reports what its processors wait on to the proxy, which
 //! decides with the other ranks' reports.
 
+#[cfg(any(feature = "mpi", test))]
+pub(crate) mod crossing;
 mod cut;
 
 use std::collections::HashMap;
