@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::TieOrder;
-use crate::clock::{DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation};
+use crate::clock::{DilationInputs, Seats, TimeMode, WaitStrategy, WorkClock, choose_dilation};
 use crate::engines::{self, Engine};
 use crate::error::{ConfigError, ProcessorError, RunError};
 use crate::limits::HostLimits;
@@ -274,6 +274,7 @@ pub struct Machine {
     config: MachineConfig,
     spec: RunSpec,
     cores: Vec<core_affinity::CoreId>,
+    seats: Seats,
 }
 
 /// Over MPI ranks, a run has one part per rank: `partitions` must equal `ranks` (the ranks
@@ -322,11 +323,17 @@ impl Machine {
             Resolved::Native => limits.check_threads(held, "native")?,
             Resolved::Dilated(_) => limits.check_threads(held, "dilated")?,
         }
+        let seats = Seats {
+            processors: topology.len(),
+            held,
+            cores: ncores,
+        };
         Ok(Self {
             topology,
             config,
             spec,
             cores,
+            seats,
         })
     }
 
@@ -366,6 +373,7 @@ impl Machine {
             spec: &self.spec,
             topology: &self.topology,
             cores: &self.cores,
+            seats: self.seats,
             trace: sink.as_ref(),
         };
         match self.spec.time {
