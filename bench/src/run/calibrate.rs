@@ -12,6 +12,7 @@ use crate::exec::{announce, calibration, overhead};
 use crate::files::Publication;
 use crate::plan::{CalibratePlan, LoadedProfile};
 use crate::report::{CalibrateReport, Meta, ProfileUse, Report};
+use crate::tuning::UNIT_COST_REPEATS;
 
 pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     let plan = CalibratePlan::new(a, out)?;
@@ -29,7 +30,8 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     });
     // The cost of each unit of work the programs declare, for model charging in virtual
     // time: measured by the programs' own kernels.
-    profile.unit_costs = measure_unit_costs(5).ns_per_unit;
+    let units = measure_unit_costs(UNIT_COST_REPEATS);
+    profile.unit_costs = units.costs.ns_per_unit;
     // The runtime's own α and β of a message over a native link, for native runs' link costs.
     profile.link = match calibrate_link(plan.samples as usize) {
         Ok(link) => Some(link),
@@ -50,7 +52,8 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     };
     let mut meta = Meta::new("calibrate", plan.inputs(), ProfileUse::Written(&written))
         .native(None)
-        .watched_natively("the calibration", &watch);
+        .watched_natively("the calibration", &watch)
+        .calibration_replicates(&units.replicates);
     meta.files.push(plan.profile.display().to_string());
     Report::new(meta, CalibrateReport { profile }).finish(&plan.output, files)
 }
