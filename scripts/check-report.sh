@@ -7,10 +7,12 @@
 #
 #   scripts/check-report.sh results/sweep-farm/latest/report.html [more.html ...]
 #   WIDTH=1280 scripts/check-report.sh report.html      # HEIGHT=2000 fixes the height instead
+#   SCALE=0.5 scripts/check-report.sh report.html       # the image at half size (docs/images)
 #
 # Install Chromium with: apt-get install chromium (as root it runs with --no-sandbox).
 set -euo pipefail
 width=${WIDTH:-1280}
+scale=${SCALE:-1}
 max_height=16384
 if ! command -v chromium >/dev/null; then
     echo "chromium is not installed (apt-get install chromium)" >&2
@@ -52,11 +54,12 @@ for page in "$@"; do
     profile=$(mktemp -d)
     rm -f "$png"
     "${headless[@]}" --hide-scrollbars --user-data-dir="$profile" --screenshot="$png" \
-        --window-size="$width,$height" "file://$(realpath "$page")" >/dev/null 2>&1 || true
+        --force-device-scale-factor="$scale" --window-size="$width,$height" \
+        "file://$(realpath "$page")" >/dev/null 2>&1 || true
     rm -rf "$profile"
     if [ ! -s "$png" ]; then
         echo "$page: Chromium wrote no screenshot" >&2
         exit 1
     fi
-    echo "$png ($width × $height px)"
+    echo "$png ($width × $height px at scale $scale)"
 done

@@ -8,7 +8,7 @@
 # OUT/reports/ and the results folder is OUT/results. With --issue, issue 21's two long cases
 # follow (`farm -t binary:14 --tasks 10000000`, about 10 min on a quiet host, and
 # `farm --runs 10000 --warmup 10000`). The load average at the start and the end is printed
-# under the table.
+# under the table, then scripts/readme-figures.sh checks the README's emulated figures.
 #
 #   scripts/readme-tour.sh [OUT] [--issue]   # default OUT: target/readme-tour (replaced);
 #                                             # a named OUT must be new or empty
@@ -111,3 +111,6 @@ if [ "$issue" = yes ]; then
 fi
 echo
 echo "Load average (1 min): $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end, on $(nproc) cores."
+echo
+# The figures the README quotes from virtual-time runs, each against its run.
+MC="$mc" scripts/readme-figures.sh

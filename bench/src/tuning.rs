@@ -73,9 +73,16 @@ pub(crate) const CALIBRATION_SAMPLE_S: f64 = 4.7e-3;
 /// gives the quiet host's 1.0 s for the tour's 50 samples.
 pub(crate) const CALIBRATION_FIXED_S: f64 = 0.70;
 
-/// Wall time of `calibrate`'s measurement of the kernels' unit costs: with the calibration's
-/// 200 samples, the quiet host's 1.8 s for `calibrate`.
-pub(crate) const UNIT_COSTS_S: f64 = 0.2;
+/// Repetitions of each kernel's timings in `calibrate`'s measurement of the unit costs: the
+/// replicates whose scatter it checks, enough that one interrupted repetition (one in ten,
+/// [`SCATTER_OUTLIER_SHARE`]) is tolerated.
+pub(crate) const UNIT_COST_REPEATS: usize = 10;
+
+/// Wall time of `calibrate`'s measurement of the kernels' unit costs ([`UNIT_COST_REPEATS`]
+/// repetitions): with the calibration's 200 samples, the quiet host's 1.8 s for `calibrate`
+/// at 5 repetitions, 0.2 s of it the unit costs'; doubled for 10 (not re-timed on a quiet
+/// host).
+pub(crate) const UNIT_COSTS_S: f64 = 0.4;
 
 /// Bytes a second that a collective's run and its check write: every input twice (the run's
 /// and the sequential reference's), each message's vector (the runtime moves a message from

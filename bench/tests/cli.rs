@@ -188,7 +188,8 @@ fn trace_and_timeline_files_show_every_processor_and_message() {
         .split("<text")
         .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
         .collect();
-    for t in ["P0", "P1", "P2", "emulated time (ms)"] {
+    // Two rounds of 100 µs: under a millisecond, so the axis is in µs.
+    for t in ["P0", "P1", "P2", "emulated time (µs)"] {
         assert!(texts.contains(&t), "{t} missing in {texts:?}");
     }
     let arrows = svg

@@ -135,6 +135,22 @@ fn an_emulated_ocl_run_says_its_agreement_is_a_self_check() {
     assert!(text.contains("a self-check, not a validation"), "{text}");
 }
 
+#[test]
+fn an_ocl_sweep_in_auto_mode_runs_every_cell_in_one_mode() {
+    // One process (native in auto mode on any host) beside more processes than the host has
+    // cores (virtual): the sweep runs both in virtual time, as the farm sweep does.
+    let wide = multicomputer_runtime::host_cores() + 1;
+    let v = json(&run(&format!(
+        "sweep ocl --transforms m1 --cells 5:5,{wide}:1 --length 100 --json"
+    )));
+    assert_eq!(
+        v["meta"]["time"]["mode"], "virtual",
+        "{}",
+        v["meta"]["time"]
+    );
+    assert_eq!(v["rows"].as_array().unwrap().len(), 2);
+}
+
 /// Keeps `threads` threads of this test process spinning until dropped: other processes'
 /// load, as the command it runs meanwhile sees it.
 struct Spinners {

@@ -464,6 +464,44 @@ impl LatenessStats {
     }
 }
 
+/// How a real-time run's processors sat on the host's cores: what its lateness can be
+/// blamed on, and so what its warning may advise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seats {
+    /// The run's processors (over MPI ranks, on all of them).
+    pub(crate) processors: usize,
+    /// The processors this host runs (its rank's part over MPI ranks).
+    pub(crate) held: usize,
+    /// The cores this process may run on.
+    pub(crate) cores: usize,
+}
+
+impl Seats {
+    /// What to do about late waits: with more processors than cores, fewer processors is one
+    /// cure; with a core for each, the lateness is the host's (its other work, its wake-up
+    /// latency), and only more dilation, virtual time or a quieter host help.
+    fn lateness_advice(self, dilation: f64) -> String {
+        if self.held > self.cores {
+            return format!(
+                "use virtual time (--mode virtual), raise the dilation factor (--dilation), \
+                 or use fewer processors ({} here on {} cores)",
+                self.held, self.cores
+            );
+        }
+        let dilate = if dilation > 1.0 {
+            format!("raise the dilation factor above D = {dilation} (--dilation)")
+        } else {
+            "dilate the run (--dilation 2 or more)".to_owned()
+        };
+        format!(
+            "each processor had a core of its own ({} on {} cores), so the host's other work \
+             or its wake-up latency made them late: use virtual time (--mode virtual), \
+             {dilate}, or run on a quieter host",
+            self.held, self.cores
+        )
+    }
+}
+
 /// How faithfully a run kept real time in step with emulated time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fidelity {
@@ -532,27 +570,27 @@ impl Fidelity {
         }
     }
 
-    /// The fidelity of a run of `processors` threads that waited in real time.
+    /// The fidelity of a run that waited in real time, its processors seated as `seats`.
     pub(crate) fn from_stats(
         stats: &LatenessStats,
         dilation: f64,
         strategy: WaitStrategy,
         tolerance_ns: u64,
-        processors: usize,
+        seats: Seats,
     ) -> Self {
         let late_share = if stats.waits == 0 {
             0.0
         } else {
             stats.late as f64 / stats.waits as f64
         };
-        let warning = (late_share > 0.05 && processors > 1).then(|| {
+        let warning = (late_share > 0.05 && seats.processors > 1).then(|| {
             format!(
                 "{:.1} % of {} waits ended more than {:.1} µs (emulated) late; the order of events \
-                 may differ from the emulated machine's: use virtual time (--mode virtual), \
-                 raise the dilation factor (--dilation), or use fewer processors",
+                 may differ from the emulated machine's: {}",
                 100.0 * late_share,
                 stats.waits,
-                tolerance_ns as f64 / 1e3
+                tolerance_ns as f64 / 1e3,
+                seats.lateness_advice(dilation)
             )
         });
         Self {
@@ -700,15 +738,22 @@ mod tests {
         // 99 % of waits were 100 ns late: the p99 bound is the top of 100's bucket, [64, 128).
         assert_eq!(s.quantile_ns(0.99), 127);
         assert_eq!(s.quantile_ns(1.0), 50_000);
-        let f = Fidelity::from_stats(&s, 1.0, WaitStrategy::Spin, 1_000, 2);
+        let seats = |processors, cores| Seats {
+            processors,
+            held: processors,
+            cores,
+        };
+        let f = Fidelity::from_stats(&s, 1.0, WaitStrategy::Spin, 1_000, seats(2, 2));
         assert!(f.is_good());
         let mut bad = LatenessStats::default();
         for i in 0..10 {
             bad.record(if i < 2 { 5_000 } else { 0 }, 1_000);
         }
-        assert!(!Fidelity::from_stats(&bad, 2.0, WaitStrategy::Sleep, 1_000, 2).is_good());
+        assert!(
+            !Fidelity::from_stats(&bad, 2.0, WaitStrategy::Sleep, 1_000, seats(2, 2)).is_good()
+        );
         // One processor alone: its lateness is recorded, but no order of events can differ.
-        let alone = Fidelity::from_stats(&bad, 2.0, WaitStrategy::Sleep, 1_000, 1);
+        let alone = Fidelity::from_stats(&bad, 2.0, WaitStrategy::Sleep, 1_000, seats(1, 2));
         assert!(alone.is_good());
         assert_eq!(alone.late_waits, 2);
     }
@@ -742,6 +787,40 @@ mod tests {
         other_way.merge(&gathered);
         assert_eq!(other_way.waits, 302);
         assert_eq!(other_way.quantile_ns(0.99), 127);
+    }
+
+    #[test]
+    fn the_lateness_warning_advises_only_what_can_apply() {
+        let mut bad = LatenessStats::default();
+        for i in 0..10 {
+            bad.record(if i < 2 { 5_000 } else { 0 }, 1_000);
+        }
+        let warn = |dilation, held, cores| {
+            let seats = Seats {
+                processors: held,
+                held,
+                cores,
+            };
+            Fidelity::from_stats(&bad, dilation, WaitStrategy::Spin, 1_000, seats)
+                .warning
+                .unwrap()
+        };
+        // A core each, natively: fewer processors cannot help; dilation or a quieter host can.
+        let native = warn(1.0, 2, 2);
+        assert!(!native.contains("fewer processors"), "{native}");
+        assert!(native.contains("--dilation 2 or more"), "{native}");
+        assert!(native.contains("quieter host"), "{native}");
+        // Dilated already: raise it above what it was.
+        let dilated = warn(3.0, 2, 4);
+        assert!(dilated.contains("above D = 3 (--dilation)"), "{dilated}");
+        assert!(!dilated.contains("fewer processors"), "{dilated}");
+        // More processors than cores: fewer processors is one cure.
+        let crowded = warn(1.0, 8, 2);
+        assert!(
+            crowded.contains("use fewer processors (8 here on 2 cores)"),
+            "{crowded}"
+        );
+        assert!(!crowded.contains("quieter host"), "{crowded}");
     }
 
     #[test]

@@ -41,7 +41,7 @@ fn measured(c: &IsingConfig) -> (f64, Work) {
 }
 
 fn main() {
-    let fitted = measure_unit_costs(5);
+    let fitted = measure_unit_costs(5).costs;
     let reference = WorkCosts {
         ns_per_unit: reference_unit_costs(),
         ..WorkCosts::default()

@@ -35,7 +35,9 @@ use crate::ising::{
     ACCEPTED_FLIP, ATTEMPTED_FLIP, DEFAULT_SWEEPS, DEFAULT_TEMPERATURE, Dimension, IsingConfig,
     SUMMARY_MERGE, SummaryAccumulator, run_sample,
 };
-use crate::ocl::{CellChoice, Grain, OCL_COMPARISON, OCL_VALUE, random_stream, run_systolic};
+use crate::ocl::{
+    CellChoice, Grain, OCL_COMPARISON, OCL_VALUE, random_stream, run_systolic, transform_label,
+};
 use crate::speedup::Spread;
 
 /// Every unit a program of this crate declares.
@@ -138,11 +140,35 @@ fn pair(points: Vec<(f64, Work)>, x: WorkUnit, y: WorkUnit) -> (f64, f64) {
     two_unit_fit(&rows)
 }
 
+/// The units' costs measured on this host, with the replicates they come from.
+#[derive(Debug, Clone)]
+pub struct MeasuredUnitCosts {
+    /// The cost of each unit.
+    pub costs: WorkCosts,
+    /// Every timed input (a kernel on one of its inputs) and its time in each repetition, ns:
+    /// replicates of one measurement, which a busy host scatters.
+    pub replicates: Vec<(String, Vec<f64>)>,
+}
+
+/// The times of `points`, timed repetition after repetition over `inputs` (named), grouped
+/// by input: each input's replicates.
+fn replicates_of(points: &[(f64, Work)], inputs: &[String]) -> Vec<(String, Vec<f64>)> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let times = points.iter().skip(i).step_by(inputs.len()).map(|p| p.0);
+            (name.clone(), times.collect())
+        })
+        .collect()
+}
+
 /// Measures every unit's cost on this host; `repeats` ≥ 1 repetitions of each measurement (5
 /// take about a second of CPU time).
-pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
+pub fn measure_unit_costs(repeats: usize) -> MeasuredUnitCosts {
     let repeats = repeats.max(1);
     let mut costs = BTreeMap::new();
+    let mut replicates = Vec::new();
     let mut set = |u: WorkUnit, ns: f64| {
         costs.insert(u.name().to_string(), ns);
     };
@@ -159,6 +185,11 @@ pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
         .flat_map(|_| ranges)
         .map(|(s, n)| timed(|w| count_primes_metered(s, n, w)))
         .collect();
+    let names: Vec<String> = ranges
+        .iter()
+        .map(|(s, n)| format!("primes: {n} candidates from {s}"))
+        .collect();
+    replicates.extend(replicates_of(&points, &names));
     let (candidate, division) = pair(points, PRIME_CANDIDATE, TRIAL_DIVISION);
     set(PRIME_CANDIDATE, candidate);
     set(TRIAL_DIVISION, division);
@@ -167,27 +198,41 @@ pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
     // (its loop also writes the key it picks) per comparison.
     let list = random_stream(50_000, -1_000_000, 1_000_000, 7);
     let mut copy = vec![0; list.len()];
+    let copies: Vec<f64> = (0..repeats)
+        .map(|_| {
+            let (t, _) = timed(|_| {
+                for _ in 0..20 {
+                    copy.copy_from_slice(std::hint::black_box(&list));
+                }
+            });
+            t
+        })
+        .collect();
     let move_ns = median(
-        (0..repeats)
-            .map(|_| {
-                let (t, _) = timed(|_| {
-                    for _ in 0..20 {
-                        copy.copy_from_slice(std::hint::black_box(&list));
-                    }
-                });
-                t / (20 * list.len()) as f64
-            })
+        copies
+            .iter()
+            .map(|t| t / (20 * list.len()) as f64)
             .collect(),
     );
+    let sorts: Vec<(f64, Work)> = (0..repeats)
+        .map(|_| {
+            let mut v = list.clone();
+            timed(|w| mergesort(&mut v, w))
+        })
+        .collect();
     let comparison_ns = median(
-        (0..repeats)
-            .map(|_| {
-                let mut v = list.clone();
-                let (t, w) = timed(|w| mergesort(&mut v, w));
+        sorts
+            .iter()
+            .map(|(t, w)| {
                 (t - move_ns * w.count(KEY_MOVE) as f64).max(0.0) / w.count(COMPARISON) as f64
             })
             .collect(),
     );
+    replicates.push((format!("{} key copies", 20 * list.len()), copies));
+    replicates.extend(replicates_of(
+        &sorts,
+        &[format!("mergesort of {} keys", list.len())],
+    ));
     set(KEY_MOVE, move_ns);
     set(COMPARISON, comparison_ns);
 
@@ -211,26 +256,31 @@ pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
             })
         })
         .collect();
+    let names: Vec<String> = FLIP_SAMPLES
+        .iter()
+        .map(|(d, l, t)| format!("Ising sample: {}D L = {l}, T = {t}", d.d()))
+        .collect();
+    replicates.extend(replicates_of(&points, &names));
     let (attempted, accepted) = pair(points, ATTEMPTED_FLIP, ACCEPTED_FLIP);
     set(ATTEMPTED_FLIP, attempted);
     set(ACCEPTED_FLIP, accepted);
 
     let sample = run_sample(&sample_config(FLIP_SAMPLES[0]), 0).expect("a valid Ising config");
     let adds = 100_000u64;
-    let merge_ns = median(
-        (0..repeats)
-            .map(|_| {
-                let (t, _) = timed(|_| {
-                    let mut acc = SummaryAccumulator::new();
-                    for _ in 0..adds {
-                        acc.add(std::hint::black_box(&sample));
-                    }
-                    acc
-                });
-                t / adds as f64
-            })
-            .collect(),
-    );
+    let merges: Vec<f64> = (0..repeats)
+        .map(|_| {
+            let (t, _) = timed(|_| {
+                let mut acc = SummaryAccumulator::new();
+                for _ in 0..adds {
+                    acc.add(std::hint::black_box(&sample));
+                }
+                acc
+            });
+            t
+        })
+        .collect();
+    let merge_ns = median(merges.iter().map(|t| t / adds as f64).collect());
+    replicates.push((format!("{adds} summary adds"), merges));
     set(SUMMARY_MERGE, merge_ns);
 
     // OCL: comparisons (KM a step) and values (3K in and 3K out a step), pooled over grains
@@ -260,13 +310,21 @@ pub fn measure_unit_costs(repeats: usize) -> WorkCosts {
             })
         })
         .collect();
+    let names: Vec<String> = grains
+        .iter()
+        .map(|g| format!("OCL cells: {} on N = {}", transform_label(*g), g.n()))
+        .collect();
+    replicates.extend(replicates_of(&points, &names));
     let (comparison, value) = pair(points, OCL_COMPARISON, OCL_VALUE);
     set(OCL_COMPARISON, comparison);
     set(OCL_VALUE, value);
 
-    WorkCosts {
-        ns_per_unit: costs,
-        ..WorkCosts::default()
+    MeasuredUnitCosts {
+        costs: WorkCosts {
+            ns_per_unit: costs,
+            ..WorkCosts::default()
+        },
+        replicates,
     }
 }
 
@@ -298,12 +356,21 @@ mod tests {
 
     #[test]
     fn measured_costs_cover_every_unit_and_are_positive() {
-        let costs = measure_unit_costs(1);
+        let measured = measure_unit_costs(2);
+        let costs = measured.costs;
         for u in UNITS {
             let ns = costs.unit_ns(u).unwrap_or(f64::NAN);
             assert!(ns.is_finite() && ns >= 0.0, "{u}: {ns}");
         }
         // The prime kernel's divisions cost something on any host.
         assert!(costs.unit_ns(TRIAL_DIVISION).unwrap() > 0.0);
+        // Every timed input has its two repetitions, each a positive time.
+        assert_eq!(measured.replicates.len(), 4 + 2 + 3 + 1 + 5);
+        for (input, times) in &measured.replicates {
+            assert!(
+                times.len() == 2 && times.iter().all(|t| *t > 0.0),
+                "{input}"
+            );
+        }
     }
 }

@@ -7,15 +7,15 @@ use multicomputer_workloads::ocl::transform_label;
 use super::runs::{OclRun, ocl_estimate, run_grain};
 use super::runs::{prepare, time_flags};
 use super::{Estimate, Experiment, Progress, Runs, admit, check_emulated, overhead, repeat, runs};
-use multicomputer_runtime::TimeMode;
+use multicomputer_runtime::{Hints, TimeMode};
 
 use crate::plan::{MachinePlan, SweepOclPlan, SweepPlan, pipeline_machine};
 
 /// How a grid's cells keep time, for its announcement: all in virtual time (`--mode
-/// virtual`), in virtual time where the processors leave no core free (`auto`), or each at
-/// its machine's dilation.
+/// virtual`, or `auto` made one mode for the grid), in virtual time where the processors
+/// leave no core free (`auto`), or each at its machine's dilation.
 fn cells_mode(machine: &MachinePlan, total: &Estimate) -> &'static str {
-    match machine.mode {
+    match machine.config(&Hints::default()).mode {
         TimeMode::Virtual => "in virtual time",
         TimeMode::Auto if total.in_virtual => {
             "in virtual time where the processors leave no core free"

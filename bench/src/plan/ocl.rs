@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use multicomputer_runtime::{ConfigError, Hints, Machine, TimeMode};
+use multicomputer_runtime::{ConfigError, Hints, Machine, TimeMode, Topology};
 use multicomputer_workloads::ocl::fit::{TimingRow, Weighting, multi_process_rows};
 use multicomputer_workloads::ocl::model::Costs;
 use multicomputer_workloads::ocl::{
@@ -397,7 +397,7 @@ impl SweepOclPlan {
             .transpose()?;
         let explicit = a.cells.as_deref().map(parse_cells).transpose()?;
         let native = a.machine.costs == CostsArg::Native;
-        let machine = machine(&a.machine, out, &TracePlan::default())?;
+        let mut machine = machine(&a.machine, out, &TracePlan::default())?;
         // With native costs the default grid keeps the cells whose machine runs natively
         // here; the cores are the machine's count, from its refusal.
         let mut refused_cores = None;
@@ -444,6 +444,11 @@ impl SweepOclPlan {
                 ),
             ));
         }
+        let topologies: Vec<Topology> = cells
+            .iter()
+            .filter_map(|&(_, g)| pipeline_topology(g).ok())
+            .collect();
+        machine.one_mode_for(&topologies);
         let warning = cells
             .iter()
             .find(|(_, g)| a.length % g.k() as u64 != 0)

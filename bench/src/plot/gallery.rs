@@ -281,7 +281,7 @@ fn timeline(processors: usize) -> Timeline<'static> {
         processors,
         intervals,
         messages,
-        time_label: "emulated time (ms)".into(),
+        time_label: "emulated time".into(),
         ..Timeline::default()
     }
 }

@@ -58,7 +58,8 @@ pub(crate) struct Timeline<'a> {
     /// Messages of the run beyond `messages` (a long trace's timeline holds only its
     /// earliest [`held_messages`]), counted in the note that says how many there are.
     pub(crate) unheld_messages: usize,
-    /// Description of the time axis; empty: "time (ms)".
+    /// Description of the time axis, without its unit (which the drawing picks from the
+    /// span: ms, or µs for a run under a millisecond); empty: "time".
     pub(crate) time_label: String,
 }
 
@@ -101,7 +102,8 @@ impl Timeline<'_> {
 
     /// Renders to an SVG string (so callers can write it atomically).
     ///
-    /// Time runs left to right from `min(0, earliest start)`, in milliseconds. The legend
+    /// Time runs left to right from `min(0, earliest start)`, in milliseconds, or in
+    /// microseconds when everything ends within a millisecond. The legend
     /// always lists the three known kinds, any other kind in order of appearance, and the
     /// message arrow when there are messages. Intervals with `end < start` and messages
     /// arriving before they were sent are skipped and counted in a footnote; nothing to draw
@@ -116,7 +118,30 @@ impl Timeline<'_> {
     /// [`MIN_HEIGHT`](super::frame::MIN_HEIGHT), or an interval or message naming a processor
     /// `>= processors`.
     pub(crate) fn to_svg(&self, width: u32, height: u32) -> anyhow::Result<String> {
-        let ms = |ns: u64| ns as f64 / 1e6;
+        let last_ns = self
+            .intervals
+            .iter()
+            .map(|iv| iv.end_ns.max(iv.start_ns))
+            .chain(self.messages.iter().map(|m| m.arrive_ns.max(m.sent_ns)))
+            .max()
+            .unwrap_or(0);
+        let (ns_per_unit, unit) = if last_ns < 1_000_000 {
+            (1e3, "µs")
+        } else {
+            (1e6, "ms")
+        };
+        let ms = |ns: u64| ns as f64 / ns_per_unit;
+        let spec = Timeline {
+            time_label: format!(
+                "{} ({unit})",
+                if self.time_label.is_empty() {
+                    "time"
+                } else {
+                    &self.time_label
+                }
+            ),
+            ..self.clone()
+        };
         let intervals: Vec<Interval<'_>> = self
             .intervals
             .iter()
@@ -138,7 +163,7 @@ impl Timeline<'_> {
         let most = most_arrows(width);
         let mut arrows: Vec<Message> = messages.iter().copied().filter(valid_msg).collect();
         if arrows.len() <= most && self.unheld_messages == 0 {
-            return render(self, (&intervals, &messages), (width, height), Vec::new());
+            return render(&spec, (&intervals, &messages), (width, height), Vec::new());
         }
         // Too many arrows for the whole run: the run without them, and below it the start,
         // up to the arrival of the first `most` messages, with theirs.
@@ -147,7 +172,7 @@ impl Timeline<'_> {
         let end = arrows.iter().map(|a| a.3).fold(f64::NEG_INFINITY, f64::max);
         let skipped = messages.len() - messages.iter().filter(|m| valid_msg(m)).count();
         let mut notes = vec![format!(
-            "note: {} messages, too many to draw over the whole run: below, its first {} ms \
+            "note: {} messages, too many to draw over the whole run: below, its first {} {unit} \
              with the first {most}",
             messages.len() - skipped + self.unheld_messages,
             format_number(end)
@@ -155,15 +180,15 @@ impl Timeline<'_> {
         if skipped > 0 {
             notes.push(frame::skipped(skipped, "message", "arriving before sent"));
         }
-        let whole = render(self, (&intervals, &[]), (width, height), notes)?;
+        let whole = render(&spec, (&intervals, &[]), (width, height), notes)?;
         let start: Vec<Interval<'_>> = intervals
             .iter()
             .filter(|iv| iv.1 < end)
             .map(|&(p, s, e, kind)| (p, s, e.min(end), kind))
             .collect();
         let zoom = Timeline {
-            title: format!("{}, the first {} ms", self.title, format_number(end)),
-            ..self.clone()
+            title: format!("{}, the first {} {unit}", self.title, format_number(end)),
+            ..spec.clone()
         };
         let zoom = render(&zoom, (&start, &arrows), (width, height), Vec::new())?;
         Ok(stack(&[whole, zoom], width, height))
@@ -365,14 +390,9 @@ fn render(
             .y_label_area_size(y_area as i32)
             .build_cartesian_2d(x_axis, y_axis)
             .map_err(frame::draw_err)?;
-        let time_label = if spec.time_label.is_empty() {
-            "time (ms)"
-        } else {
-            spec.time_label.as_str()
-        };
         frame::mesh(&mut chart)
             .disable_y_mesh()
-            .x_desc(time_label)
+            .x_desc(spec.time_label.as_str())
             .y_label_style((text::FAMILY, size))
             .draw()
             .map_err(frame::draw_err)?;
@@ -435,6 +455,32 @@ mod tests {
             coloured(svg, "polyline", "stroke", "#1E1E1E").len(),
             coloured(svg, "polygon", "fill", "#1E1E1E").len(),
         )
+    }
+
+    #[test]
+    fn a_run_within_a_millisecond_is_drawn_in_microseconds() {
+        // 211.51 µs (the README's all-gather): "µs" and 0 … 200 on the axis, not 0.0 … 0.2 ms.
+        let short = Timeline {
+            time_label: "emulated time".into(),
+            ..timeline("short", 1, &[])
+        };
+        let short = Timeline {
+            intervals: vec![TimelineInterval {
+                processor: 0,
+                start_ns: 0,
+                end_ns: 211_510,
+                kind: "communication",
+            }],
+            ..short
+        };
+        let svg = short.to_svg(800, 300).unwrap();
+        assert_svg(&svg);
+        assert!(has_text(&svg, "emulated time (µs)"), "{:?}", texts(&svg));
+        assert!(has_text(&svg, "200"), "{:?}", texts(&svg));
+        // A run of milliseconds keeps them.
+        let long = timeline("long", 1, &[(0, 0, 3, "compute")]);
+        let svg = long.to_svg(800, 300).unwrap();
+        assert!(has_text(&svg, "time (ms)"), "{:?}", texts(&svg));
     }
 
     #[test]
@@ -596,6 +642,7 @@ mod tests {
         for t in [
             "note: 1000 messages, too many to draw over the whole run: below, its first 0.0995 ms with the first 100",
             "many, the first 0.0995 ms",
+            "time (ms)",
         ] {
             assert!(has_text(&svg, t), "no {t:?} in {:?}", texts(&svg));
         }

@@ -90,6 +90,18 @@ fn scatter_reasons(s: &Scatter) -> Vec<String> {
 /// each measured figure's name and scatter, `runs_flag` the flag that asks for more
 /// replicates (`--runs`, `--rounds`). `None` when every figure's replicates agree.
 pub(crate) fn scatter_warning(figures: &[(&str, Scatter)], runs_flag: &str) -> Option<String> {
+    scatter_warning_then(
+        figures,
+        &format!(
+            "take more runs ({runs_flag}) and discard the first ones (--warmup), then compare \
+             the medians"
+        ),
+    )
+}
+
+/// [`scatter_warning`] for a command whose replicates are not the user's to choose:
+/// `retake` says what to do once the host is quiet.
+pub(crate) fn scatter_warning_then(figures: &[(&str, Scatter)], retake: &str) -> Option<String> {
     let scattered: Vec<String> = figures
         .iter()
         .filter_map(|(name, s)| {
@@ -103,10 +115,23 @@ pub(crate) fn scatter_warning(figures: &[(&str, Scatter)], runs_flag: &str) -> O
     Some(format!(
         "the replicates scatter ({}): other processes or the host's speed changed the \
          measurements, so the figure is unreliable. Quiet the host (stop builds and other \
-         jobs), take more runs ({runs_flag}) and discard the first ones (--warmup), then \
-         compare the medians",
+         jobs), {retake}",
         scattered.join("; ")
     ))
+}
+
+/// The warning for `calibrate`'s unit costs, fitted over each kernel's repeated timings:
+/// `replicates` are each timed input and its times; `None` when every input's agree.
+pub(crate) fn calibration_warning(replicates: &[(String, Vec<f64>)]) -> Option<String> {
+    let figures: Vec<(&str, Scatter)> = replicates
+        .iter()
+        .filter_map(|(input, times)| Some((input.as_str(), Scatter::of(times)?)))
+        .collect();
+    scatter_warning_then(
+        &figures,
+        "then run `calibrate` again: the work units' costs are fitted over these timings, and \
+         model charging in virtual time uses them",
+    )
 }
 
 /// The scatter warning for the headline figure `name` of a run that ran as `ran`: none where
@@ -184,6 +209,33 @@ mod tests {
             scatter_warning(&[("t", scatter(&[1.0, 1.05]))], "--runs"),
             None
         );
+    }
+
+    #[test]
+    fn calibration_timings_that_scatter_are_warned_about_by_input() {
+        // Ten repetitions (calibrate's) within ± 2 %, one of them 2 % off: quiet.
+        let tight = |base: f64| {
+            [1.0, 1.01, 0.99, 1.005, 1.0, 0.995, 1.002, 0.998, 1.0, 1.02]
+                .map(|r| base * r)
+                .to_vec()
+        };
+        let mut replicates = vec![
+            ("primes: 20000 candidates from 1000".to_owned(), tight(2e6)),
+            ("Ising sample: 2D L = 32, T = 1.5".to_owned(), tight(5e6)),
+        ];
+        assert_eq!(calibration_warning(&replicates), None);
+        // Two Ising repetitions interrupted, twice and 1.4 times as long: the fit's points
+        // from that input are unreliable, and the warning names it.
+        replicates[1].1[1] = 10e6;
+        replicates[1].1[3] = 7e6;
+        let w = calibration_warning(&replicates).unwrap();
+        assert!(
+            w.contains("Ising sample: 2D L = 32, T = 1.5 over 10 runs"),
+            "{w}"
+        );
+        assert!(!w.contains("primes"), "{w}");
+        assert!(w.contains("run `calibrate` again"), "{w}");
+        assert!(!w.contains("--runs") && !w.contains("--warmup"), "{w}");
     }
 
     #[test]

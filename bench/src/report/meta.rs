@@ -334,6 +334,14 @@ impl Meta {
         self
     }
 
+    /// With how scattered `calibrate`'s repeated timings of each kernel input were
+    /// (`replicates`: each input and its times).
+    pub(crate) fn calibration_replicates(mut self, replicates: &[(String, Vec<f64>)]) -> Self {
+        self.host_warnings
+            .extend(host_noise::calibration_warning(replicates));
+        self
+    }
+
     /// With the spread of the headline figures over tie orders, if measured.
     pub(crate) fn ties(mut self, spread: Option<&TieSpread>) -> Self {
         self.tie_spread = spread.cloned();

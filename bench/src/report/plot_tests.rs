@@ -92,7 +92,7 @@ fn a_timeline_labels_every_processor_in_ms_and_draws_every_message() {
     let svg = super::trace::timeline_svg(
         &trace,
         processors,
-        "a chain: processors against emulated time (ms)",
+        "a chain: processors against emulated time",
     )
     .unwrap();
     assert_svg(&svg);

@@ -100,7 +100,7 @@ pub(crate) fn stage_trace(
     let records = trace.records() as usize;
     let fits = records <= MOST_TIMELINE_RECORDS_IN_REPORT;
     let svg = if plan.timeline.is_some() || fits {
-        let title = format!("{what}: processors against emulated time (ms)");
+        let title = format!("{what}: processors against emulated time");
         Some(timeline_svg(trace, processors, &title)?)
     } else {
         None
@@ -225,7 +225,7 @@ pub(crate) fn timeline_of(
                 arrive_ns,
             })
             .collect(),
-        time_label: "emulated time (ms)".into(),
+        time_label: "emulated time".into(),
         ..Timeline::default()
     })
 }

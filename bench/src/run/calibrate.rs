@@ -14,6 +14,7 @@ use crate::exec::{announce, calibration, overhead};
 use crate::files::Publication;
 use crate::plan::{CalibratePlan, LoadedProfile};
 use crate::report::{CalibrateReport, Meta, ProfileUse, Report};
+use crate::tuning::UNIT_COST_REPEATS;
 
 pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     let plan = CalibratePlan::new(a, out)?;
@@ -41,7 +42,8 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
     });
     // The cost of each unit of work the programs declare, for model charging in virtual
     // time: measured by the programs' own kernels.
-    profile.unit_costs = measure_unit_costs(5).ns_per_unit;
+    let units = measure_unit_costs(UNIT_COST_REPEATS);
+    profile.unit_costs = units.costs.ns_per_unit;
     // The runtime's own α and β of a message over a native link, for native runs' link costs.
     profile.link = match calibrate_link(plan.samples as usize) {
         Ok(link) => Some(link),
@@ -54,14 +56,27 @@ pub(crate) fn run(a: &CalibrateArgs, out: &Path) -> Result<()> {
         }
     };
     let profile = plan.to_save(profile);
-    publish(&plan, profile, Some(&watch), false)
+    let measured = Measured {
+        watch: &watch,
+        replicates: &units.replicates,
+    };
+    publish(&plan, profile, Some(measured), false)
 }
 
-/// Writes `profile` and reports it; `watch` watched the host while it was measured.
+/// What a calibration in one process watched while it measured the host.
+struct Measured<'a> {
+    /// The host's other load over the measurement.
+    watch: &'a OtherLoad,
+    /// Each timed kernel input's repetitions, which a busy host scatters.
+    replicates: &'a [(String, Vec<f64>)],
+}
+
+/// Writes `profile` and reports it; `measured` is what watched the host while it was
+/// measured (none when only the one-way time between ranks was).
 fn publish(
     plan: &CalibratePlan,
     profile: MachineProfile,
-    watch: Option<&OtherLoad>,
+    measured: Option<Measured<'_>>,
     measured_crossing: bool,
 ) -> Result<()> {
     let mut files = Publication::new();
@@ -72,8 +87,10 @@ fn publish(
     };
     let mut meta =
         Meta::new("calibrate", plan.inputs(), ProfileUse::Written(&written)).native(None);
-    if let Some(watch) = watch {
-        meta = meta.watched_natively("the calibration", watch);
+    if let Some(Measured { watch, replicates }) = measured {
+        meta = meta
+            .watched_natively("the calibration", watch)
+            .calibration_replicates(replicates);
     }
     meta.files.push(plan.profile.display().to_string());
     Report::new(

@@ -29,6 +29,7 @@ pub(crate) mod ranks;
 pub(crate) mod sim;
 pub(crate) mod threads;
 
+use crate::clock::Seats;
 use crate::error::{ProcessorError, RunError};
 use crate::link::Payload;
 use crate::processor::Processor;
@@ -62,6 +63,8 @@ pub(crate) struct Run<'a> {
     pub(crate) topology: &'a Topology,
     /// The host's cores, for pinning natively.
     pub(crate) cores: &'a [core_affinity::CoreId],
+    /// How its processors sit on the host's cores (for the lateness warning's advice).
+    pub(crate) seats: Seats,
     /// Where its processors record their traces, if it is traced: each processor's body
     /// takes a recorder from it, and `assemble` reads the trace back.
     pub(crate) trace: Option<&'a TraceSink>,

@@ -12,7 +12,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::TieOrder;
-use crate::clock::{Crossing, DilationInputs, TimeMode, WaitStrategy, WorkClock, choose_dilation};
+use crate::clock::{
+    Crossing, DilationInputs, Seats, TimeMode, WaitStrategy, WorkClock, choose_dilation,
+};
 use crate::engines::{self, Engine};
 use crate::error::{ConfigError, ProcessorError, RunError};
 use crate::limits::HostLimits;
@@ -294,6 +296,7 @@ pub struct Machine {
     config: MachineConfig,
     spec: RunSpec,
     cores: Vec<core_affinity::CoreId>,
+    seats: Seats,
 }
 
 /// Over MPI ranks, a run has one part per rank: `partitions` must equal `ranks` (the ranks
@@ -358,11 +361,17 @@ impl Machine {
             Resolved::Native => limits.check_threads(held, "native")?,
             Resolved::Dilated(_) => limits.check_threads(held, "dilated")?,
         }
+        let seats = Seats {
+            processors: topology.len(),
+            held,
+            cores: ncores,
+        };
         Ok(Self {
             topology,
             config,
             spec,
             cores,
+            seats,
         })
     }
 
@@ -402,6 +411,7 @@ impl Machine {
             spec: &self.spec,
             topology: &self.topology,
             cores: &self.cores,
+            seats: self.seats,
             trace: sink.as_ref(),
         };
         match self.spec.time {

@@ -57,14 +57,17 @@ fn elliptic_k(k: f64) -> f64 {
 
 /// Internal energy per spin of the infinite square lattice (Onsager):
 /// `u = −coth 2K [1 + (2/π)(2 tanh² 2K − 1) K(κ)]`, `κ = 2 sinh 2K / cosh² 2K`.
-/// (At `T_c` exactly the bracket is `0·∞`; the limit is `−√2`.)
+/// (At `T_c` the bracket's product is `0·∞`, whose limit is 0: `K(κ)` grows as
+/// `ln(4/√(1 − κ²))`, the bracket as `T − T_c`; so `u(T_c) = −coth 2K_c = −√2`. In floating
+/// point `κ` rounds to 1 there while the bracket stays a rounding error from 0, and the
+/// product would be that error times an AGM run down to nothing.)
 pub fn onsager_energy(temperature: f64) -> f64 {
     let k2 = 2.0 / temperature;
     let kappa = 2.0 * k2.sinh() / k2.cosh().powi(2);
     let th = k2.tanh();
     let bracket = 2.0 * th * th - 1.0;
-    if bracket == 0.0 {
-        return -(2.0_f64.sqrt());
+    if bracket == 0.0 || kappa >= 1.0 {
+        return -1.0 / th;
     }
     -1.0 / th * (1.0 + 2.0 / PI * bracket * elliptic_k(kappa))
 }
@@ -105,6 +108,25 @@ pub fn high_temperature_energy(dimension: Dimension, temperature: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn onsager_energy_is_continuous_through_the_critical_point() {
+        let tc = CRITICAL_TEMPERATURE_2D;
+        assert!(
+            (onsager_energy(tc) + 2.0_f64.sqrt()).abs() < 1e-9,
+            "{}",
+            onsager_energy(tc)
+        );
+        for t in [
+            tc * (1.0 - 1e-6),
+            tc * (1.0 + 1e-6),
+            tc * 0.9999,
+            tc * 1.0001,
+        ] {
+            let u = onsager_energy(t);
+            assert!((u + 2.0_f64.sqrt()).abs() < 1e-2, "u({t}) = {u}");
+        }
+    }
 
     #[test]
     fn critical_temperature_2d_is_onsagers() {

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::plot::{ErrorBar, LineChart, Point};
 use crate::report::{Block, Body, Figure, Repetitions, Section, Table};
-use crate::units::{human_ns, human_s};
+use crate::units::{charge_sum, human_s};
 
 /// What `ising` reports (the last run, and every run's times for several).
 #[derive(Debug, Clone, Serialize)]
@@ -227,14 +227,10 @@ impl Body for IsingReport {
         if let Some(f) = r.flip_charge {
             t.row(vec![
                 "model charge per sample: flips attempted, accepted".into(),
-                format!(
-                    "{:.0} × {} + {:.1} × {} = {}",
-                    f.attempted_per_sample,
-                    human_ns(f.attempted_ns),
-                    f.accepted_per_sample,
-                    human_ns(f.accepted_ns),
-                    human_s(f.sample_s())
-                ),
+                charge_sum(&[
+                    (f.attempted_per_sample, f.attempted_ns),
+                    (f.accepted_per_sample, f.accepted_ns),
+                ]),
                 String::new(),
             ]);
         }

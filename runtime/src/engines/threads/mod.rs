@@ -92,7 +92,7 @@ where
         topo,
         ran.outcomes,
         ran.wall,
-        |lateness| Fidelity::from_stats(lateness, dilation, spec.wait, tolerance_ns, topo.len()),
+        |lateness| Fidelity::from_stats(lateness, dilation, spec.wait, tolerance_ns, run.seats),
         None,
     )
 }
@@ -237,7 +237,7 @@ pub(crate) fn assemble_ranks<R>(
             let mut all = lateness.clone();
             all.merge(&cut);
             let mut fidelity =
-                Fidelity::from_stats(&all, dilation, spec.wait, tolerance_ns, topo.len());
+                Fidelity::from_stats(&all, dilation, spec.wait, tolerance_ns, run.seats);
             fidelity.cut_links = Some(crate::clock::CutLinkFidelity {
                 ranks,
                 receives: cut.waits,
@@ -849,6 +849,11 @@ mod tests {
             spec: &spec,
             topology,
             cores: &[],
+            seats: crate::clock::Seats {
+                processors: topology.len(),
+                held: topology.len(),
+                cores: 2,
+            },
             trace: None,
         };
         let partition = Partition::of(topology, ranks);
