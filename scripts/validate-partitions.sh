@@ -127,7 +127,7 @@ for name, args in [("emulate --pattern reduce, 50 rounds", reduce14),
     print(f"| {name} | --partitions 1 | {ev1} | {r_one / 1e6:.2f} | {100 * r_one / r_seq:.1f} % (target: ≥ 95 %) |")
 print()
 print("The same comparison in instructions, which the host's load does not change:")
-print("scripts/partitions-instructions.sh (callgrind).")
+print("scripts/partitions-instructions.sh (cachegrind: instructions, simulated cache misses and branches).")
 print()
 
 print("## 4. Events per second against K: emulate --pattern reduce, binary:14, 50 rounds")

@@ -35,12 +35,15 @@ pub const DEFAULT_WAKEUP: Duration = Duration::from_micros(60);
 pub const DEFAULT_WAKE_CPU: Duration = Duration::from_micros(5);
 
 /// Partitioned virtual time: bytes the partitioned semantics add per directed link to the
-/// scheduler of the part that holds it (messages sent and takes seen, the takes' times
-/// not seen yet, when its closure is seen, its name between parts), as the structures' sizes
-/// add up on 64-bit hosts. Each part's tables hold its own processors and links only, so the
-/// parts together hold one machine's tables and these books once (a cut link in both of its
+/// scheduler of the part that holds it: its name between parts (4 B) and the buffer of the
+/// times of takes its sender has not seen yet (4 times to start, 48 B with the allocator's
+/// header; it grows only on a link whose sender has more than 3 unseen takes, at most
+/// `--capacity` + 1). The books themselves (messages not seen taken, when the link is seen
+/// closed) sit in the link's record in place of today's (a blocked message and a flag),
+/// which are no smaller. Each part's tables hold its own processors and links only, so the
+/// parts together hold one machine's tables and these bytes once (a cut link in both of its
 /// parts).
-pub const LOOKAHEAD_BYTES_PER_LINK: u64 = 60;
+pub const LOOKAHEAD_BYTES_PER_LINK: u64 = 52;
 
 /// The smallest stack a virtual-time processor may be given, bytes.
 pub const MIN_STACK_BYTES: usize = 16 * 1024;

@@ -17,7 +17,7 @@ use crate::topology::{Partition, Topology};
 const OPEN: u64 = u64::MAX;
 
 /// One part's side of the partitioned semantics. Links are the part's scheduler's (local)
-/// ones.
+/// ones; each keeps its own [`Book`].
 pub(crate) struct Lookahead<M> {
     /// L, ns: the least time any effect takes to cross a link.
     latency_ns: u64,
@@ -25,15 +25,6 @@ pub(crate) struct Lookahead<M> {
     partition: Arc<Partition>,
     /// This part's processors, in increasing index (local index → processor).
     members: Vec<u32>,
-    /// Per link whose sender is here: messages sent on it.
-    sent: Vec<u64>,
-    /// Per link whose sender is here: takes its sender has seen.
-    seen: Vec<u64>,
-    /// Per link whose sender is here: when its sender sees the takes not seen yet, in order.
-    room_at: Vec<VecDeque<u64>>,
-    /// Per link whose receiver is here: when its receiver sees it closed ([`OPEN`]: not
-    /// known yet).
-    closed_at: Vec<u64>,
     /// Per link: its global out-link index, by which effects name it (cut links only).
     global: Vec<u32>,
     /// The cut links, as (global out-link index, link here), by global index.
@@ -65,10 +56,6 @@ impl<M> Lookahead<M> {
             latency_ns,
             partition,
             members,
-            sent: Vec::new(),
-            seen: Vec::new(),
-            room_at: Vec::new(),
-            closed_at: Vec::new(),
             global: Vec::new(),
             local: Vec::new(),
             outgoing: (0..parts).map(|_| Vec::new()).collect(),
@@ -78,10 +65,6 @@ impl<M> Lookahead<M> {
         let (mut s, cuts) = Scheduler::build(topology, capacity, ties, la, size);
         let links = s.links.len();
         let la = &mut s.sem;
-        la.sent = vec![0; links];
-        la.seen = vec![0; links];
-        la.room_at = (0..links).map(|_| VecDeque::new()).collect();
-        la.closed_at = vec![OPEN; links];
         la.global = vec![ELSEWHERE; links];
         for &CutLink { local, global } in &cuts {
             la.global[local] = global as u32;
@@ -99,16 +82,6 @@ impl<M> Lookahead<M> {
         self.effects_sent += 1;
         let link = self.global[g];
         self.outgoing[self.partition.part_of(far)].push(effect(link));
-    }
-
-    /// Messages on out-link `g` its sender still counts as taking room at `now_ns`.
-    fn in_flight(&mut self, g: usize, now_ns: u64) -> u64 {
-        let room = &mut self.room_at[g];
-        while room.front().is_some_and(|&t| t <= now_ns) {
-            room.pop_front();
-            self.seen[g] += 1;
-        }
-        self.sent[g] - self.seen[g]
     }
 
     /// The effects owed to each part, handed over (this part's own entry stays empty), and
@@ -130,6 +103,39 @@ impl<M> Lookahead<M> {
     }
 }
 
+/// A link's books under the partitioned semantics: its sender's (when its sender is here)
+/// and its receiver's (when its receiver is here).
+pub(crate) struct Book {
+    /// Messages sent on it whose take its sender has not seen yet (the sender's count of
+    /// what takes room).
+    unseen: u64,
+    /// When its sender sees the takes it has not seen yet, in order.
+    room_at: VecDeque<u64>,
+    /// When its receiver sees it closed ([`OPEN`]: not known yet).
+    closed_at: u64,
+}
+
+impl Default for Book {
+    fn default() -> Self {
+        Self {
+            unseen: 0,
+            room_at: VecDeque::new(),
+            closed_at: OPEN,
+        }
+    }
+}
+
+impl Book {
+    /// Messages its sender still counts as taking room at `now_ns`.
+    fn in_flight(&mut self, now_ns: u64) -> u64 {
+        while self.room_at.front().is_some_and(|&t| t <= now_ns) {
+            self.room_at.pop_front();
+            self.unseen -= 1;
+        }
+        self.unseen
+    }
+}
+
 impl<M> Scheduler<M, Lookahead<M>> {
     /// The partitioned semantics' state.
     pub(crate) fn lookahead(&mut self) -> &mut Lookahead<M> {
@@ -146,12 +152,12 @@ impl<M> Scheduler<M, Lookahead<M>> {
             }
             Effect::Room { link, at_ns } => {
                 let g = self.sem.here(link);
-                self.sem.room_at[g].push_back(at_ns);
+                self.links[g].book.room_at.push_back(at_ns);
                 self.room_made(g, at_ns);
             }
             Effect::Closed { link, at_ns } => {
                 let g = self.sem.here(link);
-                self.sem.closed_at[g] = at_ns;
+                self.links[g].book.closed_at = at_ns;
                 self.notify_closed(g, at_ns);
             }
             Effect::Ended(_) => {}
@@ -189,6 +195,8 @@ impl<M> Semantics<M> for Lookahead<M> {
     /// (arrival, send time, sender): no part's order of events can change it.
     type Key = (u64, u64, usize);
 
+    type Book = Book;
+
     #[inline]
     fn global(&self, k: usize) -> usize {
         self.members[k] as usize
@@ -213,8 +221,9 @@ impl<M> Semantics<M> for Lookahead<M> {
         envelope: Envelope<M>,
     ) -> Option<Reply<M>> {
         let now = s.now_ns;
-        s.sem.sent[g] += 1;
-        let full = s.sem.in_flight(g, now) > s.capacity as u64;
+        let book = &mut s.links[g].book;
+        book.unseen += 1;
+        let full = book.in_flight(now) > s.capacity as u64;
         if s.links[g].to == ELSEWHERE {
             let far = s.peer[g] as usize;
             s.sem.owe(far, g, |link| Effect::Message { link, envelope });
@@ -233,10 +242,11 @@ impl<M> Semantics<M> for Lookahead<M> {
     fn send_woken(s: &mut Scheduler<M, Self>, k: usize, local: usize) -> Option<Reply<M>> {
         let g = s.out_link(k, local);
         let now = s.now_ns;
-        if s.sem.in_flight(g, now) <= s.capacity as u64 {
+        let book = &mut s.links[g].book;
+        if book.in_flight(now) <= s.capacity as u64 {
             return Some(s.go(k));
         }
-        if let Some(&at) = s.sem.room_at[g].front() {
+        if let Some(&at) = book.room_at.front() {
             s.schedule(k, at);
         }
         None
@@ -244,11 +254,11 @@ impl<M> Semantics<M> for Lookahead<M> {
 
     #[inline]
     fn closed(s: &Scheduler<M, Self>, g: usize) -> bool {
-        s.sem.closed_at[g] <= s.now_ns
+        s.links[g].book.closed_at <= s.now_ns
     }
 
     fn open(s: &Scheduler<M, Self>, g: usize) -> Open {
-        match s.sem.closed_at[g] {
+        match s.links[g].book.closed_at {
             OPEN => Open::Yes,
             closed if closed > s.now_ns => Open::Until(closed),
             _ => Open::No,
@@ -263,7 +273,7 @@ impl<M> Semantics<M> for Lookahead<M> {
             let far = s.peer[s.reverse[g] as usize] as usize;
             s.sem.owe(far, g, |link| Effect::Room { link, at_ns });
         } else {
-            s.sem.room_at[g].push_back(at_ns);
+            s.links[g].book.room_at.push_back(at_ns);
             s.room_made(g, at_ns);
         }
     }
@@ -275,8 +285,23 @@ impl<M> Semantics<M> for Lookahead<M> {
             let far = s.peer[g] as usize;
             s.sem.owe(far, g, |link| Effect::Closed { link, at_ns });
         } else {
-            s.sem.closed_at[g] = at_ns;
+            s.links[g].book.closed_at = at_ns;
             s.notify_closed(g, at_ns);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scheduler::Link;
+    use super::super::today;
+    use super::*;
+
+    /// The memory plan (`LOOKAHEAD_BYTES_PER_LINK`) counts nothing for a link's books under
+    /// the partitioned semantics: they take the place of today's in the link's record.
+    #[test]
+    fn a_link_under_lookahead_is_no_larger_than_under_todays_rules() {
+        assert!(size_of::<Link<(), Book>>() <= size_of::<Link<(), today::Book<()>>>());
+        assert!(size_of::<Link<u64, Book>>() <= size_of::<Link<u64, today::Book<u64>>>());
     }
 }

@@ -273,6 +273,7 @@ where
 
 /// Steps 4 and 5 for one processor, `k` of the scheduler's: resume it with `reply`, carry
 /// out its simcalls that can be answered at once, until it waits (`None`) or its body ends.
+#[inline]
 pub(super) fn step<M, S: Semantics<M>>(
     scheduler: &mut Scheduler<M, S>,
     coroutine: &mut Co<M>,

@@ -55,8 +55,10 @@ pub(super) struct Proc {
     pending: Option<(u64, u64)>,
 }
 
-/// One directed link: a bounded queue owned by the scheduler of its receiver's part.
-pub(super) struct Link<M> {
+/// One directed link: a bounded queue owned by the scheduler of its receiver's part, with
+/// its semantics' books `B` (whether its sender may send, whether it is closed) beside it,
+/// so that a send, a take or a look at the link reads one record.
+pub(super) struct Link<M, B> {
     /// The receiver (local index; [`ELSEWHERE`] if in another part).
     pub(super) to: u32,
     /// This link's index among the receiver's links.
@@ -64,10 +66,8 @@ pub(super) struct Link<M> {
     /// Messages sent and not yet taken, oldest first, each with its send sequence number.
     /// Transfers on a link are serialised, so arrivals never decrease along the queue.
     pub(super) queue: VecDeque<(u64, Envelope<M>)>,
-    /// A sender's message waiting for room (today's semantics).
-    pub(super) blocked: Option<Envelope<M>>,
-    /// The sender has finished: nothing more will come (today's semantics).
-    pub(super) sender_done: bool,
+    /// The semantics' books of this link ([`Semantics::Book`]).
+    pub(super) book: B,
 }
 
 /// Which message a receive can take, by the tie-break rule.
@@ -108,6 +108,9 @@ pub(crate) trait Semantics<M>: Sized {
     /// The order of equal arrivals on a receive: the message whose key is smallest first.
     type Key: Ord + Copy;
 
+    /// What these rules keep for each link (in its [`Link`] record), as a new link has it.
+    type Book: Default;
+
     /// The global index of processor `k`.
     fn global(&self, k: usize) -> usize;
 
@@ -146,14 +149,14 @@ pub(crate) trait Semantics<M>: Sized {
 }
 
 /// The scheduler's state, under semantics `S`.
-pub(crate) struct Scheduler<M, S> {
+pub(crate) struct Scheduler<M, S: Semantics<M>> {
     /// The current emulated time, ns.
     pub(crate) now_ns: u64,
     /// Events: (time, processor, sequence number), smallest first.
     queue: EventQueue,
     next_seq: u64,
     pub(super) procs: Vec<Proc>,
-    pub(super) links: Vec<Link<M>>,
+    pub(super) links: Vec<Link<M, S::Book>>,
     /// Per processor: routed messages delivered and not yet taken, each with its sequence
     /// number (`routing`: held without bound).
     inbox: Vec<Vec<(u64, Envelope<M>)>>,
@@ -217,8 +220,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
             to,
             at_receiver: at_receiver as u32,
             queue: VecDeque::new(),
-            blocked: None,
-            sender_done: false,
+            book: S::Book::default(),
         };
         for k in 0..members {
             let i = sem.global(k);
@@ -330,6 +332,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
     }
 
     /// As [`Scheduler::next_event`], for an event before `limit_ns` only (a window's end).
+    #[inline]
     pub(crate) fn next_event_before(&mut self, limit_ns: u64) -> Option<usize> {
         if limit_ns == u64::MAX {
             return self.next_event();
@@ -498,28 +501,12 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
         }
     }
 
-    /// The oldest message over `links` with the earliest arrival (ties by the semantics'
-    /// rule), as (arrival, the receiver's link), and whether any of the links is still open.
+    /// Calls `look` with each of `links` (the receiver's link indices).
     ///
     /// # Safety
     ///
-    /// `k` is suspended in the simcall that lent `links`.
-    unsafe fn earliest(&self, k: usize, links: LinkSet) -> (Option<(u64, usize)>, Open) {
-        let mut best: Option<(S::Key, u64, usize)> = None;
-        let mut open = Open::No;
-        let mut look = |l: usize| {
-            let g = self.in_link(k, l);
-            let link = &self.links[g];
-            if let Some((seq, e)) = link.queue.front() {
-                open = Open::Yes;
-                let key = S::key(*seq, e);
-                if best.as_ref().is_none_or(|(b, _, _)| key < *b) {
-                    best = Some((key, e.arrive_ns, l));
-                }
-            } else {
-                open = open.max(S::open(self, g));
-            }
-        };
+    /// As [`Scheduler::earliest`].
+    unsafe fn each_link(links: LinkSet, mut look: impl FnMut(usize)) {
         match links.mask {
             Some(mut mask) => {
                 while mask != 0 {
@@ -530,7 +517,45 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
             // SAFETY: the caller's guarantee.
             None => unsafe { links.links() }.iter().for_each(|l| look(l.0)),
         }
-        (best.map(|(_, t, link)| (t, link)), open)
+    }
+
+    /// The oldest message over `links` with the earliest arrival (ties by the semantics'
+    /// rule), as (arrival, the receiver's link).
+    ///
+    /// # Safety
+    ///
+    /// `k` is suspended in the simcall that lent `links`.
+    unsafe fn earliest(&self, k: usize, links: LinkSet) -> Option<(u64, usize)> {
+        let mut best: Option<(S::Key, u64, usize)> = None;
+        let look = |l: usize| {
+            let g = self.in_link(k, l);
+            if let Some((seq, e)) = self.links[g].queue.front() {
+                let key = S::key(*seq, e);
+                if best.as_ref().is_none_or(|(b, _, _)| key < *b) {
+                    best = Some((key, e.arrive_ns, l));
+                }
+            }
+        };
+        // SAFETY: the caller's guarantee.
+        unsafe { Self::each_link(links, look) };
+        best.map(|(_, t, link)| (t, link))
+    }
+
+    /// Whether any of `links`, all of them empty, can still bring anything. Asked only when
+    /// a receive finds nothing ([`Scheduler::pick`]), never on the way to a message.
+    ///
+    /// # Safety
+    ///
+    /// As [`Scheduler::earliest`].
+    unsafe fn open(&self, k: usize, links: LinkSet) -> Open {
+        let mut open = Open::No;
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            Self::each_link(links, |l| {
+                open = open.max(S::open(self, self.in_link(k, l)))
+            })
+        };
+        open
     }
 
     /// Which message a receive on `links` takes now.
@@ -539,14 +564,16 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
     ///
     /// As [`Scheduler::earliest`].
     unsafe fn pick(&self, k: usize, links: LinkSet) -> Pick {
-        // SAFETY: the caller's guarantee.
+        // SAFETY (both): the caller's guarantee.
         match unsafe { self.earliest(k, links) } {
-            (Some((t, link)), _) if t <= self.now_ns => Pick::Ready { link },
-            (Some((t, _)), _) => Pick::Later(t),
-            (None, Open::Yes) => Pick::Empty,
-            // Every link waited on will be seen closed then (partitioned semantics).
-            (None, Open::Until(t)) => Pick::Later(t),
-            (None, Open::No) => Pick::Closed,
+            Some((t, link)) if t <= self.now_ns => Pick::Ready { link },
+            Some((t, _)) => Pick::Later(t),
+            None => match unsafe { self.open(k, links) } {
+                Open::Yes => Pick::Empty,
+                // Every link waited on will be seen closed then (partitioned semantics).
+                Open::Until(t) => Pick::Later(t),
+                Open::No => Pick::Closed,
+            },
         }
     }
 
@@ -572,7 +599,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
 
     fn occupy(&mut self, k: usize, links: LinkSet, end_ns: u64) -> Option<Reply<M>> {
         // SAFETY: `k` is suspended in the simcall that lent `links`.
-        match unsafe { self.earliest(k, links) }.0 {
+        match unsafe { self.earliest(k, links) } {
             // A message arriving before the end interrupts the occupation when it arrives.
             Some((t, link)) if t < end_ns && t <= self.now_ns => Some(self.take(k, link)),
             Some((t, _)) if t < end_ns => {

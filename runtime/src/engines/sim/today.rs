@@ -12,6 +12,23 @@ use crate::topology::Topology;
 /// processor index), and effects are seen at once.
 pub(crate) struct Today;
 
+/// A link's books under today's rules.
+pub(crate) struct Book<M> {
+    /// A sender's message waiting for room.
+    blocked: Option<Envelope<M>>,
+    /// The sender has finished: nothing more will come.
+    sender_done: bool,
+}
+
+impl<M> Default for Book<M> {
+    fn default() -> Self {
+        Self {
+            blocked: None,
+            sender_done: false,
+        }
+    }
+}
+
 impl<M> Scheduler<M, Today> {
     /// The links of `topology` as bounded queues of `capacity`, every processor ready to start
     /// at time 0 (step 1).
@@ -23,6 +40,8 @@ impl<M> Scheduler<M, Today> {
 impl<M> Semantics<M> for Today {
     /// (arrival, the order the scheduler queued them in): the message sent first in the run.
     type Key = (u64, u64);
+
+    type Book = Book<M>;
 
     #[inline]
     fn global(&self, k: usize) -> usize {
@@ -52,18 +71,19 @@ impl<M> Semantics<M> for Today {
             s.enqueue(g, envelope);
             Some(Reply::Go { now_ns: s.now_ns })
         } else {
+            let book = &mut s.links[g].book;
             assert!(
-                s.links[g].blocked.is_none(),
+                book.blocked.is_none(),
                 "P{k} overwrote a blocked message on link {g}"
             );
-            s.links[g].blocked = Some(envelope);
+            book.blocked = Some(envelope);
             s.procs[k].wait = Wait::Send { link: local };
             None
         }
     }
 
     fn send_woken(s: &mut Scheduler<M, Self>, k: usize, local: usize) -> Option<Reply<M>> {
-        if s.links[s.out_link(k, local)].blocked.is_some() {
+        if s.links[s.out_link(k, local)].book.blocked.is_some() {
             None
         } else {
             Some(s.go(k))
@@ -72,13 +92,13 @@ impl<M> Semantics<M> for Today {
 
     #[inline]
     fn closed(s: &Scheduler<M, Self>, g: usize) -> bool {
-        s.links[g].sender_done
+        s.links[g].book.sender_done
     }
 
     #[inline]
     fn open(s: &Scheduler<M, Self>, g: usize) -> Open {
         let link = &s.links[g];
-        if !link.sender_done || link.blocked.is_some() {
+        if !link.book.sender_done || link.book.blocked.is_some() {
             Open::Yes
         } else {
             Open::No
@@ -87,7 +107,7 @@ impl<M> Semantics<M> for Today {
 
     /// A sender blocked on the link gets the freed room, and goes on now.
     fn taken(s: &mut Scheduler<M, Self>, g: usize) {
-        if let Some(waiting) = s.links[g].blocked.take() {
+        if let Some(waiting) = s.links[g].book.blocked.take() {
             s.enqueue(g, waiting);
             let sender = s.sender(g) as usize;
             s.schedule(sender, s.now_ns);
@@ -96,7 +116,7 @@ impl<M> Semantics<M> for Today {
 
     fn close(s: &mut Scheduler<M, Self>, g: usize) {
         let link = &mut s.links[g];
-        link.sender_done = true;
+        link.book.sender_done = true;
         let (to, at) = (link.to as usize, link.at_receiver as usize);
         s.notify(to, at, s.now_ns);
     }
