@@ -129,6 +129,21 @@ pub enum WeightingRule {
     StdErrors,
 }
 
+/// Where each cell's variance function is evaluated for its weight (its
+/// [`level`](Cell::level)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "at")]
+pub enum VarianceLevels {
+    /// The cells' observed means.
+    Means,
+    /// `H₀`'s fitted values, after this many cycles of iteratively reweighted least squares
+    /// ([`consistency_test`](super::consistency_test), step 2b).
+    Fitted {
+        /// Cycles made.
+        cycles: usize,
+    },
+}
+
 /// The weighting applied, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct WeightingChoice {
@@ -137,6 +152,8 @@ pub struct WeightingChoice {
     /// Why.
     #[serde(flatten)]
     pub rule: WeightingRule,
+    /// Where the weights' variance function was evaluated.
+    pub levels: VarianceLevels,
 }
 
 /// Where the noise estimate comes from.
@@ -239,11 +256,13 @@ pub fn choose_weighting(
         return WeightingChoice {
             applied: AppliedWeighting::StdErrors,
             rule: WeightingRule::StdErrors,
+            levels: VarianceLevels::Means,
         };
     }
     let fixed = |applied| WeightingChoice {
         applied,
         rule: WeightingRule::Requested,
+        levels: VarianceLevels::Means,
     };
     match requested {
         Weighting::Uniform => return fixed(AppliedWeighting::Uniform),
@@ -260,6 +279,7 @@ pub fn choose_weighting(
         return WeightingChoice {
             applied: AppliedWeighting::Relative,
             rule: WeightingRule::NoReplicates,
+            levels: VarianceLevels::Means,
         };
     }
     let exponent = golden_section_max(&log_likelihood, EXPONENT_RANGE.0, EXPONENT_RANGE.1);
@@ -280,6 +300,7 @@ pub fn choose_weighting(
             p_value,
             proportional_rejected,
         },
+        levels: VarianceLevels::Means,
     }
 }
 
@@ -292,11 +313,11 @@ fn exponent_likelihood(cells: &[Cell]) -> (impl Fn(f64) -> f64 + '_, usize) {
     let f = move |gamma: f64| -> f64 {
         let ss: f64 = replicated
             .iter()
-            .map(|c| c.within_ss * c.mean.abs().powf(-2.0 * gamma))
+            .map(|c| c.within_ss * c.level.abs().powf(-2.0 * gamma))
             .sum();
         let levels: f64 = replicated
             .iter()
-            .map(|c| c.pure_error_dof() as f64 * c.mean.abs().ln())
+            .map(|c| c.pure_error_dof() as f64 * c.level.abs().ln())
             .sum();
         -0.5 * d * (ss / d).ln() - gamma * levels
     };
@@ -352,13 +373,14 @@ fn golden_section_max(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
     0.5 * (a + b)
 }
 
-/// The weight of one run of each cell: 1 (uniform), `1/ȳ_c²` (relative), `1/var` (exact
-/// standard errors, for the cell's mean).
+/// The weight of one run of each cell: 1 (uniform), `1/μ_c²` (relative), `1/μ_c^{2γ}`
+/// (power), `1/var` (exact standard errors, for the cell's mean); `μ_c` the cell's
+/// [`level`](Cell::level).
 fn run_weight(cell: &Cell, weighting: AppliedWeighting) -> f64 {
     match weighting {
         AppliedWeighting::Uniform => 1.0,
-        AppliedWeighting::Relative => 1.0 / (cell.mean * cell.mean),
-        AppliedWeighting::Power { exponent } => cell.mean.abs().powf(-2.0 * exponent),
+        AppliedWeighting::Relative => 1.0 / (cell.level * cell.level),
+        AppliedWeighting::Power { exponent } => cell.level.abs().powf(-2.0 * exponent),
         AppliedWeighting::StdErrors => 1.0 / cell.known_variance.unwrap_or(f64::NAN),
     }
 }

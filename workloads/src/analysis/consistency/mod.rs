@@ -187,6 +187,7 @@ mod design;
 mod exact;
 mod nested;
 mod power;
+mod reweighting;
 
 use serde::Serialize;
 
@@ -209,6 +210,7 @@ pub use calibration::{KurtosisSource, NoiseAllowance};
 pub use exact::{DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION};
 pub use nested::{NestedTest, TestKind};
 pub use power::PowerGuard;
+pub use reweighting::CYCLES as REWEIGHTING_CYCLES;
 
 /// Options of the consistency test.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -535,13 +537,20 @@ fn group(
 }
 
 /// Step 2: the replicates checked against the timer, the weighting chosen, the noise estimated.
+/// With a candidate to test, each cell's noise is evaluated at `H₀`'s fitted value, by
+/// iteratively reweighted least squares (step 2b, [`reweighting`]); without one (a fit per
+/// loop count), at the cell's mean.
 fn estimate(
-    cells: &[Cell],
+    cells: &mut [Cell],
+    reweight_by: Option<&OverheadModel>,
     options: &ConsistencyOptions,
 ) -> (ScatterCheck, WeightingChoice, NoiseEstimate) {
     let scatter = check_scatter(cells, options.timer_resolution);
     let use_replicates = !scatter.at_or_below_resolution;
-    let weighting = choose_weighting(cells, options.weighting, use_replicates);
+    let weighting = match reweight_by {
+        Some(model) => reweighting::reweight(model, cells, options.weighting, use_replicates),
+        None => choose_weighting(cells, options.weighting, use_replicates),
+    };
     let noise = estimate_noise(cells, weighting.applied, use_replicates);
     (scatter, weighting, noise)
 }
@@ -791,7 +800,7 @@ fn calibrate(
                 .cells
                 .iter()
                 .zip(&run_weight)
-                .map(|(c, r)| r * c.mean.abs().powf(2.0 * gamma))
+                .map(|(c, r)| r * c.level.abs().powf(2.0 * gamma))
                 .collect()
         })
         .collect();
@@ -1044,8 +1053,8 @@ pub fn fit_loop_counts(
     options: &ConsistencyOptions,
 ) -> Result<LoopCountFits, ScalabilityError> {
     validate_options(options)?;
-    let cells = cells(measurements)?;
-    let (scatter, weighting, noise) = estimate(&cells, options);
+    let mut cells = cells(measurements)?;
+    let (scatter, weighting, noise) = estimate(&mut cells, None, options);
     if !noise.is_available() {
         for table in cells.chunk_by(|a, b| a.loop_count == b.loop_count) {
             if table.len() <= model.len() {
@@ -1079,11 +1088,11 @@ pub fn consistency_test(
     measurements: &[Measurement],
     options: &ConsistencyOptions,
 ) -> Result<ConsistencyReport, ScalabilityError> {
-    let cells = group(model, measurements, options)?;
+    let mut cells = group(model, measurements, options)?;
     if let Some(tolerance) = options.exact {
         return exact::test(model, cells, tolerance, options);
     }
-    let (scatter, weighting, noise) = estimate(&cells, options);
+    let (scatter, weighting, noise) = estimate(&mut cells, Some(model), options);
     let fits = fit_each_loop_count(model, &cells, weighting.applied, &noise)?;
     // The tests' p-values allow for every noise shape the replicates do not rule out.
     let mut shapes: Vec<f64> = weighting.applied.exponent().into_iter().collect();
