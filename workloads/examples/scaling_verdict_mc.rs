@@ -11,7 +11,8 @@
 //! argument picks a part: `shapes` (every noise shape, with and without `--against`), `focus`
 //! (the settings issue 22 found short) or `level` (every noise shape, range and replication at
 //! c·P 0 %, then the power settings, each rate with its Monte Carlo standard error;
-//! docs/results/trust.md).
+//! docs/results/trust.md; a fifth argument such as `21,30` runs only those settings, each on
+//! the seed and tables it has in the whole list).
 //!
 //! Every table: run times `T(P, L)·(1 + σ·Z)` with `Z` standard normal, at relative noise σ;
 //! 1, 2 or 3 runs per point, or one run per point plus a second run of one P (chosen at random)

@@ -39,7 +39,7 @@ pub use consistency::{
     CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit,
     DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, FEW_REPLICATE_DOF, InconclusiveReason,
     KurtosisSource, LoopCountFits, NestedTest, NoiseAllowance, PowerGuard, REWEIGHTING_CYCLES,
-    TestKind, Verdict, Warning, consistency_test, fit_loop_counts,
+    SHAPE_SET_DELTA, TestKind, Verdict, Warning, consistency_test, fit_loop_counts,
 };
 pub use definitions::{
     Work, amdahl_bound, ideal_run_time, scaled_speedup, sequential_run_time, speedup,

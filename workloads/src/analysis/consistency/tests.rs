@@ -410,7 +410,7 @@ fn a_refutation_must_hold_for_the_noise_the_data_allow() {
     // every p-value is the largest over both shapes, so never below the F test's.
     let pairs = runs(table_2, &[-0.01, 0.01]);
     let cells = crate::analysis::cells(&pairs).unwrap();
-    let shapes = crate::analysis::plausible_exponents(&cells);
+    let shapes = crate::analysis::plausible_exponents(&cells, SHAPE_SET_DELTA);
     assert!(shapes.contains(&0.0) && shapes.contains(&1.0), "{shapes:?}");
     let r = test(&pairs, &Default::default());
     assert!(r.allowance.as_ref().unwrap().shapes.contains(&0.0));
