@@ -107,8 +107,8 @@ pub struct Cell {
     pub mean: f64,
     /// Where the noise's variance function `σ_c ∝ level^γ` is evaluated for this cell's
     /// weight: the cell's mean as grouped; [`consistency_test`](super::consistency_test) moves
-    /// it to `H₀`'s fitted value (iteratively reweighted least squares, [`noise`](super::noise)'s
-    /// module docs), which does not move with the cell's own noise.
+    /// it to `H₀`'s fitted value (iteratively reweighted least squares, its step 2b), which does
+    /// not move with the cell's own noise.
     pub level: f64,
     /// Number of runs.
     pub runs: u32,
