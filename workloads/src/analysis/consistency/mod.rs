@@ -112,9 +112,9 @@
 //! The level is ≤ 1 % by construction for normal noise of known shape with fixed weights. The
 //! weights' exponent is estimated from the replicates that also give the noise, which the
 //! Berger–Boos `δ` allows for. Measured (docs/results/trust.md, 8000 tables per setting): at
-//! most 0.90 % with t(3) noise and with 5 % of runs delayed by 3–10 σ, and at most 1.25 ± 0.12
-//! % for normal noise of constant, proportional or T² shape (two runs per point over a 7×
-//! range under T² noise), at every replication. The price is power where the replicates cannot
+//! most 0.90 % with t(3) noise and with 5 % of runs delayed by 3–10 σ, and at most
+//! 1.25 ± 0.12 % for normal noise of constant, proportional or T² shape (two runs per point
+//! over a 7× range under T² noise), at every replication. The price is power where the replicates cannot
 //! tell the shapes apart: a 5 % `c·P` term over a 1.7× range is found in 75.4 % of tables with
 //! 3 runs, against 81.8 % for the weighting's shape alone. With fewer than
 //! [`FEW_REPLICATE_DOF`] degrees of freedom of replicates the report warns that the noise's
