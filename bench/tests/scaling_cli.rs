@@ -343,6 +343,7 @@ fn the_weighting_is_reported_and_can_be_chosen() {
             .unwrap()
             .starts_with("uniform weighting (as asked)")
     );
+    assert_eq!(v["test"]["allowance"]["delta"], 0.0);
     let v = json(&dir, &table(HEADER, 0.0, &REPLICATES), &[]);
     assert_eq!(v["test"]["weighting"]["rule"], "replicates");
     // Which noise the p-values allow for, and how they are computed.
@@ -353,10 +354,31 @@ fn the_weighting_is_reported_and_can_be_chosen() {
         ),
         "{said}"
     );
+    // Where each cell's weight is evaluated, and how.
+    assert_eq!(
+        v["test"]["weighting"]["levels"],
+        serde_json::json!({"at": "fitted", "cycles": 3})
+    );
+    assert!(
+        said.contains(
+            "each cell weighted at the candidate's fitted value, not its own mean, whose noise \
+             would move its weight (iteratively reweighted least squares, 3 cycles)"
+        ),
+        "{said}"
+    );
     assert!(
         said.contains(
             "each test's p-value is the largest over normal noise with sd ∝ mean^γ for γ = "
         ) && said.contains("exact distribution of the test's F ratio"),
+        "{said}"
+    );
+    // The shapes are a confidence set at 1 − δ, and δ is added (Berger & Boos).
+    assert_eq!(v["test"]["allowance"]["delta"], 0.0005);
+    assert!(
+        said.contains(
+            "every shape the replicates do not rule out at 0.05 %, plus 0.05 % for the chance \
+             that the noise's shape lies outside them (Berger & Boos 1994)"
+        ),
         "{said}"
     );
 }

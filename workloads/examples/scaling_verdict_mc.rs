@@ -11,7 +11,8 @@
 //! argument picks a part: `shapes` (every noise shape, with and without `--against`), `focus`
 //! (the settings issue 22 found short) or `level` (every noise shape, range and replication at
 //! c·P 0 %, then the power settings, each rate with its Monte Carlo standard error;
-//! docs/results/trust.md).
+//! docs/results/trust.md; a fifth argument such as `21,30` runs only those settings, each on
+//! the seed and tables it has in the whole list).
 //!
 //! Every table: run times `T(P, L)·(1 + σ·Z)` with `Z` standard normal, at relative noise σ;
 //! 1, 2 or 3 runs per point, or one run per point plus a second run of one P (chosen at random)
@@ -361,8 +362,9 @@ fn run_setting(s: &Setting, tables: usize, seed: u64) -> Tally {
     t
 }
 
-/// Runs every setting on all cores, each from its own seed.
-fn run_all(settings: &[Setting], tables: usize, seed: u64) -> Vec<Tally> {
+/// Runs every setting (`only` those of these indices; the others get no tables) on all cores,
+/// each from its own seed.
+fn run_all(settings: &[Setting], tables: usize, seed: u64, only: Option<&[usize]>) -> Vec<Tally> {
     let results = Mutex::new(vec![Tally::default(); settings.len()]);
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -372,6 +374,9 @@ fn run_all(settings: &[Setting], tables: usize, seed: u64) -> Vec<Tally> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(s) = settings.get(i) else { break };
+                    if only.is_some_and(|o| !o.contains(&i)) {
+                        continue;
+                    }
                     let t = run_setting(s, tables, seed.wrapping_mul(1_000_003) + i as u64);
                     results.lock().expect("no panic")[i] = t;
                 }
@@ -396,7 +401,7 @@ fn main() {
     match args.get(3).map(String::as_str) {
         Some("shapes") => return noise_shapes(tables, seed),
         Some("focus") => return focus(tables, seed),
-        Some("level") => return level(tables, seed),
+        Some("level") => return level(tables, seed, args.get(4).map(|s| only(s))),
         _ => {}
     }
 
@@ -417,7 +422,7 @@ fn main() {
             }
         }
     }
-    let main = run_all(&grid, tables, seed);
+    let main = run_all(&grid, tables, seed, None);
     let row_key = |i: usize| {
         let s = &grid[i];
         let Truth::Base { a, b0, b1, .. } = s.truth else {
@@ -476,7 +481,7 @@ fn main() {
             }
         }
     }
-    let shaped_result = run_all(&shaped, tables, seed + 1);
+    let shaped_result = run_all(&shaped, tables, seed + 1, None);
     let t1 = table_1();
     let Truth::PerLoop { a, b, c } = t1 else {
         unreachable!()
@@ -542,7 +547,7 @@ fn main() {
             }
         }
     }
-    let weighted_result = run_all(&weighted, tables, seed + 2);
+    let weighted_result = run_all(&weighted, tables, seed + 2, None);
     println!(
         "\n## Weighting (1 % relative noise): false refutations (c·P 0 %) and power (c·P 10 %)\n"
     );
@@ -585,7 +590,7 @@ fn main() {
             }
         }
     }
-    let shapes_result = run_all(&shapes, tables, seed + 3);
+    let shapes_result = run_all(&shapes, tables, seed + 3, None);
     println!("\n## Shape of the missing term's coefficient (1 % noise, 3 runs): refuted\n");
     println!("| range | c(L) | c·P 0 % | 2 % | 5 % | 10 % | 25 % | 50 % |");
     println!("|---|---|---|---|---|---|---|---|");
@@ -725,7 +730,7 @@ fn noise_shapes(tables: usize, seed: u64) {
             }
         }
     }
-    let results = run_all(&settings, tables, seed + 7);
+    let results = run_all(&settings, tables, seed + 7, None);
     println!("# The verdict under other noise shapes\n");
     println!(
         "{tables} random tables per setting, seed {seed}; significance 1 %; candidate a + b·log P; \
@@ -808,12 +813,23 @@ fn focus(tables: usize, seed: u64) {
         level_setting(NARROW, NoiseShape::Power(1), Runs::Each(2)),
     ];
     settings.extend(power_settings());
-    rates(&settings, tables, seed + 9);
+    rates(&settings, tables, seed + 9, None);
+}
+
+/// The settings a comma-separated list of indices names (`level`'s fifth argument, e.g. `21,30`:
+/// wide T² with 2 runs and the 5 % term's power), each from the seed of its place in the whole
+/// list, so that its tables are the same as in a run of every setting.
+fn only(list: &str) -> Vec<usize> {
+    list.split(',')
+        .map(|i| i.trim().parse().expect("setting indices, e.g. 21,30"))
+        .collect()
 }
 
 /// Every noise shape × range × replication at c·P 0 % (the level), then the power settings, by
-/// the default rule alone, each rate with its Monte Carlo standard error.
-fn level(tables: usize, seed: u64) {
+/// the default rule alone, each rate with its Monte Carlo standard error; `only` the settings
+/// of these indices (0–14 the narrow range, 15–29 the wide, in the order of
+/// [`NoiseShape::ALL`] × 2, 3, one duplicated; 30–34 power; 35–36 power with one shape).
+fn level(tables: usize, seed: u64, only: Option<Vec<usize>>) {
     let mut settings = Vec::new();
     for range in [NARROW, WIDE] {
         for shape in NoiseShape::ALL {
@@ -833,18 +849,22 @@ fn level(tables: usize, seed: u64) {
         weighting: Weighting::Relative,
         ..power_setting(NARROW, 0.10, Runs::Each(2))
     });
-    rates(&settings, tables, seed + 13);
+    rates(&settings, tables, seed + 13, only.as_deref());
 }
 
-/// Runs `settings` by the default rule alone and prints each rate with its standard error.
-fn rates(settings: &[Setting], tables: usize, seed: u64) {
+/// Runs `settings` (`only` those of these indices) by the default rule alone and prints each
+/// rate with its standard error.
+fn rates(settings: &[Setting], tables: usize, seed: u64, only: Option<&[usize]>) {
     WITH_AGAINST.store(false, Ordering::Relaxed);
-    let results = run_all(settings, tables, seed);
+    let results = run_all(settings, tables, seed, only);
     println!("{tables} random tables per setting, seed {seed}; default rule, significance 1 %.\n");
-    println!("| range | noise | runs | c·P | refuted % (± MC se) | consistent % |");
-    println!("|---|---|---|---|---|---|");
+    println!("| setting | range | noise | runs | c·P | refuted % (± MC se) | consistent % |");
+    println!("|---|---|---|---|---|---|---|");
     let mut largest = 0.0_f64;
-    for (s, t) in settings.iter().zip(&results) {
+    for (i, (s, t)) in settings.iter().zip(&results).enumerate() {
+        if t.tables == 0 {
+            continue;
+        }
         let Truth::Base {
             a,
             b0,
@@ -864,7 +884,7 @@ fn rates(settings: &[Setting], tables: usize, seed: u64) {
             w => format!(", --weighting {w:?} (one shape)").to_lowercase(),
         };
         println!(
-            "| {} | {}{weighting} | {} | {} % | {:.2} ± {:.2} | {:.1} |",
+            "| {i} | {} | {}{weighting} | {} | {} % | {:.2} ± {:.2} | {:.1} |",
             range_label((a, b0, b1)),
             s.shape.label(),
             s.runs.label(),

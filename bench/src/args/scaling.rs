@@ -12,8 +12,9 @@ use super::values::parse_duration;
 /// How the cells are weighted (`--weighting`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ScalingWeightingArg {
-    /// Relative, unless the replicates reject scatter proportional to the run time (then
-    /// uniform).
+    /// Relative, unless the replicates reject scatter proportional to the run time (then by
+    /// the power of the run time they estimate); each cell weighted at the candidate's fitted
+    /// value (iteratively reweighted).
     Auto,
     /// Constant noise: ordinary least squares, as in the paper.
     Uniform,

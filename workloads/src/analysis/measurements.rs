@@ -105,6 +105,11 @@ pub struct Cell {
     pub loop_count: f64,
     /// Mean of the analysed value (`Φ_s` or T) over the cell's runs.
     pub mean: f64,
+    /// Where the noise's variance function `σ_c ∝ level^γ` is evaluated for this cell's
+    /// weight: the cell's mean as grouped; [`consistency_test`](super::consistency_test) moves
+    /// it to `H₀`'s fitted value (iteratively reweighted least squares, its step 2b), which does
+    /// not move with the cell's own noise.
+    pub level: f64,
     /// Number of runs.
     pub runs: u32,
     /// `Σ (y − ȳ)²` over the runs, analysed unit (0 for one run).
@@ -283,6 +288,7 @@ fn cell(rows: &[&Measurement], spread: Spread) -> Result<Cell, ScalabilityError>
         processors: rows[0].processors,
         loop_count: rows[0].loop_count,
         mean,
+        level: mean,
         runs: n as u32,
         within_ss: if spread == Spread::Known {
             0.0

@@ -38,8 +38,8 @@ pub use basis::BasisTerm;
 pub use consistency::{
     CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit,
     DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, FEW_REPLICATE_DOF, InconclusiveReason,
-    KurtosisSource, LoopCountFits, NestedTest, NoiseAllowance, PowerGuard, TestKind, Verdict,
-    Warning, consistency_test, fit_loop_counts,
+    KurtosisSource, LoopCountFits, NestedTest, NoiseAllowance, PowerGuard, REWEIGHTING_CYCLES,
+    SHAPE_SET_DELTA, TestKind, Verdict, Warning, consistency_test, fit_loop_counts,
 };
 pub use definitions::{
     Work, amdahl_bound, ideal_run_time, scaled_speedup, sequential_run_time, speedup,
@@ -50,8 +50,8 @@ pub use error::ScalabilityError;
 pub use fit::{FitError, LinearFit, NonlinearFit, fit_linear, fit_nonlinear};
 pub use measurements::{Cell, Measurement, cells};
 pub use noise::{
-    AppliedWeighting, NoiseEstimate, NoiseSource, ScatterCheck, Weighting, WeightingChoice,
-    WeightingRule, cell_weights, check_scatter, choose_weighting, estimate_noise,
+    AppliedWeighting, NoiseEstimate, NoiseSource, ScatterCheck, VarianceLevels, Weighting,
+    WeightingChoice, WeightingRule, cell_weights, check_scatter, choose_weighting, estimate_noise,
     plausible_exponents,
 };
 pub use overhead_fit::{

@@ -5,9 +5,12 @@
 //!
 //! * [`Weighting::Uniform`]: constant noise, ordinary least squares (the paper's).
 //! * [`Weighting::Relative`]: noise proportional to the run time (`σ_c = σ·μ_c`), weights
-//!   `1/ȳ_c²` per run with `ȳ_c` the cell's mean (constant within a cell, so that the pure error
-//!   stays a scaled χ²). Timing noise on a real host is mostly of this kind: interruptions,
-//!   frequency changes and cache effects cost a share of the run, not a fixed amount. With run
+//!   `1/μ_c²` per run with `μ_c` the cell's [`level`](Cell::level) (constant within a cell, so
+//!   that the pure error stays a scaled χ²): its mean as grouped, `H₀`'s fitted value in
+//!   [`consistency_test`](super::consistency_test), which reweights iteratively so that a
+//!   cell's weight does not move with its own noise (its step 2b). Timing noise on a real host
+//!   is mostly of this kind: interruptions, frequency changes and cache effects cost a share of
+//!   the run, not a fixed amount. With run
 //!   times spanning a wide range, uniform weights then let the longest runs decide the fit and
 //!   make the F tests' noise an average that is wrong for every cell.
 //! * [`Weighting::Auto`] (the default) applies this rule: relative weighting, unless the
@@ -15,8 +18,9 @@
 //!   `d_c = n_c − 1` degrees of freedom (`D = Σ d_c`) under `σ_c = σ·ȳ_c^γ` have the profile
 //!   log-likelihood `ℓ(γ) = −(D/2)·ln(Σ_c SS_c·ȳ_c^{−2γ}/D) − γ·Σ_c d_c·ln ȳ_c`; the
 //!   likelihood ratio `2·[ℓ(γ̂) − ℓ(1)]` is χ² on 1 degree of freedom when the noise is
-//!   proportional. When it rejects at 1 %, the cells are weighted by the estimated exponent,
-//!   `1/ȳ_c^{2γ̂}` ([`AppliedWeighting::Power`]): noise growing as the square of the run time
+//!   proportional (`ȳ_c` here and below stands for the cell's level). When it rejects at 1 %,
+//!   the cells are weighted by the estimated exponent, `1/ȳ_c^{2γ̂}`
+//!   ([`AppliedWeighting::Power`]): noise growing as the square of the run time
 //!   (γ̂ ≈ 2) is then weighted as such, not as if it were proportional, and constant noise
 //!   (γ̂ ≈ 0) nearly uniformly. (Weighting relative whenever `ℓ(0) < ℓ(1)`, as an earlier rule
 //!   did, weighted T²-noise as T-noise and refuted a correct candidate in 4 % of tables.)
@@ -129,6 +133,21 @@ pub enum WeightingRule {
     StdErrors,
 }
 
+/// Where each cell's variance function is evaluated for its weight (its
+/// [`level`](Cell::level)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "at")]
+pub enum VarianceLevels {
+    /// The cells' observed means.
+    Means,
+    /// `H₀`'s fitted values, after this many cycles of iteratively reweighted least squares
+    /// ([`consistency_test`](super::consistency_test), step 2b).
+    Fitted {
+        /// Cycles made.
+        cycles: usize,
+    },
+}
+
 /// The weighting applied, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct WeightingChoice {
@@ -137,6 +156,8 @@ pub struct WeightingChoice {
     /// Why.
     #[serde(flatten)]
     pub rule: WeightingRule,
+    /// Where the weights' variance function was evaluated.
+    pub levels: VarianceLevels,
 }
 
 /// Where the noise estimate comes from.
@@ -239,11 +260,13 @@ pub fn choose_weighting(
         return WeightingChoice {
             applied: AppliedWeighting::StdErrors,
             rule: WeightingRule::StdErrors,
+            levels: VarianceLevels::Means,
         };
     }
     let fixed = |applied| WeightingChoice {
         applied,
         rule: WeightingRule::Requested,
+        levels: VarianceLevels::Means,
     };
     match requested {
         Weighting::Uniform => return fixed(AppliedWeighting::Uniform),
@@ -260,6 +283,7 @@ pub fn choose_weighting(
         return WeightingChoice {
             applied: AppliedWeighting::Relative,
             rule: WeightingRule::NoReplicates,
+            levels: VarianceLevels::Means,
         };
     }
     let exponent = golden_section_max(&log_likelihood, EXPONENT_RANGE.0, EXPONENT_RANGE.1);
@@ -280,6 +304,7 @@ pub fn choose_weighting(
             p_value,
             proportional_rejected,
         },
+        levels: VarianceLevels::Means,
     }
 }
 
@@ -292,11 +317,11 @@ fn exponent_likelihood(cells: &[Cell]) -> (impl Fn(f64) -> f64 + '_, usize) {
     let f = move |gamma: f64| -> f64 {
         let ss: f64 = replicated
             .iter()
-            .map(|c| c.within_ss * c.mean.abs().powf(-2.0 * gamma))
+            .map(|c| c.within_ss * c.level.abs().powf(-2.0 * gamma))
             .sum();
         let levels: f64 = replicated
             .iter()
-            .map(|c| c.pure_error_dof() as f64 * c.mean.abs().ln())
+            .map(|c| c.pure_error_dof() as f64 * c.level.abs().ln())
             .sum();
         -0.5 * d * (ss / d).ln() - gamma * levels
     };
@@ -304,9 +329,11 @@ fn exponent_likelihood(cells: &[Cell]) -> (impl Fn(f64) -> f64 + '_, usize) {
 }
 
 /// The exponents `γ` of `σ ∝ ȳ^γ` among 0 (constant), 1 (proportional) and 2 (∝ T²) that the
-/// replicates do not reject at 1 % (profile likelihood ratio against `γ̂`): the noise shapes
-/// each test's p-value is the largest over ([`consistency_test`](super::consistency_test)).
-pub fn plausible_exponents(cells: &[Cell]) -> Vec<f64> {
+/// replicates do not reject at level `delta` (profile likelihood ratio against `γ̂`): the
+/// grid's part of a confidence set of shapes at level `1 − delta`, which each test's p-value
+/// is the largest over ([`consistency_test`](super::consistency_test),
+/// [`SHAPE_SET_DELTA`](super::SHAPE_SET_DELTA)).
+pub fn plausible_exponents(cells: &[Cell], delta: f64) -> Vec<f64> {
     let (log_likelihood, dof) = exponent_likelihood(cells);
     if dof == 0 {
         return Vec::new();
@@ -315,9 +342,7 @@ pub fn plausible_exponents(cells: &[Cell]) -> Vec<f64> {
     let top = log_likelihood(best);
     [0.0, 1.0, 2.0]
         .into_iter()
-        .filter(|&g| {
-            chi_square_sf((2.0 * (top - log_likelihood(g))).max(0.0), 1) >= PROPORTIONAL_REJECTED
-        })
+        .filter(|&g| chi_square_sf((2.0 * (top - log_likelihood(g))).max(0.0), 1) >= delta)
         .collect()
 }
 
@@ -352,13 +377,14 @@ fn golden_section_max(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
     0.5 * (a + b)
 }
 
-/// The weight of one run of each cell: 1 (uniform), `1/ȳ_c²` (relative), `1/var` (exact
-/// standard errors, for the cell's mean).
+/// The weight of one run of each cell: 1 (uniform), `1/μ_c²` (relative), `1/μ_c^{2γ}`
+/// (power), `1/var` (exact standard errors, for the cell's mean); `μ_c` the cell's
+/// [`level`](Cell::level).
 fn run_weight(cell: &Cell, weighting: AppliedWeighting) -> f64 {
     match weighting {
         AppliedWeighting::Uniform => 1.0,
-        AppliedWeighting::Relative => 1.0 / (cell.mean * cell.mean),
-        AppliedWeighting::Power { exponent } => cell.mean.abs().powf(-2.0 * exponent),
+        AppliedWeighting::Relative => 1.0 / (cell.level * cell.level),
+        AppliedWeighting::Power { exponent } => cell.level.abs().powf(-2.0 * exponent),
         AppliedWeighting::StdErrors => 1.0 / cell.known_variance.unwrap_or(f64::NAN),
     }
 }
@@ -495,6 +521,17 @@ mod tests {
         );
         let none = choose_weighting(&pairs(10.0, 0.0, 70.0, 0.0), Weighting::Auto, true);
         assert_eq!(none.rule, WeightingRule::NoReplicates);
+    }
+
+    #[test]
+    fn the_plausible_shapes_are_a_confidence_set_at_the_level_asked() {
+        // Scatter ∝ level^0.5 over two decades (γ̂ = 0.5): constant and proportional noise
+        // have likelihood-ratio p-values 0.00102 and 0.00112 (by hand from ℓ(γ) of the module
+        // docs), T² noise 4e-13. At 1 % neither is in the set; at 0.05 % both are.
+        let c = levels(|y| 0.01 * y.sqrt());
+        assert_eq!(plausible_exponents(&c, 0.01), Vec::<f64>::new());
+        assert_eq!(plausible_exponents(&c, 0.0005), vec![0.0, 1.0]);
+        assert_eq!(plausible_exponents(&c, 0.0011), vec![1.0]);
     }
 
     #[test]

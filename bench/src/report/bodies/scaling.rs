@@ -6,7 +6,7 @@ use anyhow::Result;
 use multicomputer_workloads::analysis::{
     AppliedWeighting, ConsistencyReport, ExactCheck, InconclusiveReason, KurtosisSource,
     NestedTest, NoiseAllowance, NoiseEstimate, NoiseSource, OverheadFit, OverheadModel, TestKind,
-    Verdict, Warning, WeightingChoice, WeightingRule,
+    VarianceLevels, Verdict, Warning, WeightingChoice, WeightingRule,
 };
 use multicomputer_workloads::ising::Mechanism;
 use serde::Serialize;
@@ -515,8 +515,31 @@ fn noise_text(noise: &NoiseEstimate, weighting: AppliedWeighting, units: Units) 
     }
 }
 
+/// The weighting, why, and where its weights are evaluated.
 fn weighting_text(w: &WeightingChoice) -> String {
+    let rule = rule_text(w);
+    match (w.levels, w.applied) {
+        (
+            VarianceLevels::Fitted { cycles },
+            AppliedWeighting::Relative | AppliedWeighting::Power { .. },
+        ) => {
+            format!(
+                "{rule}; each cell weighted at the candidate's fitted value, not its own mean, \
+                 whose noise would move its weight (iteratively reweighted least squares, \
+                 {cycles} cycles)"
+            )
+        }
+        _ => rule,
+    }
+}
+
+/// The weighting and why, with the level each cell's weight is evaluated at.
+fn rule_text(w: &WeightingChoice) -> String {
     let name = w.applied.as_str();
+    let at = match w.levels {
+        VarianceLevels::Means => "mean",
+        VarianceLevels::Fitted { .. } => "fitted",
+    };
     match w.rule {
         WeightingRule::Requested => format!("{name} weighting (as asked)"),
         WeightingRule::Replicates {
@@ -531,7 +554,7 @@ fn weighting_text(w: &WeightingChoice) -> String {
             );
             if proportional_rejected {
                 format!(
-                    "weights 1/mean^{:.2} (auto: the replicates' scatter grows as the value to \
+                    "weights 1/{at}^{:.2} (auto: the replicates' scatter grows as the value to \
                      the power {exponent:.2}, and they reject noise proportional to the run \
                      time at 1 %: {test}; the cells are weighted by that power)",
                     2.0 * exponent
@@ -579,10 +602,21 @@ fn allowance_text(a: &NoiseAllowance) -> String {
         ),
         (_, false) => "the runs show no heavier tails than normal noise does by chance".into(),
     };
+    let set = if a.delta > 0.0 {
+        format!(
+            "the weighting's and every shape the replicates do not rule out at {:.2} %, plus \
+             {:.2} % for the chance that the noise's shape lies outside them (Berger & Boos \
+             1994)",
+            100.0 * a.delta,
+            100.0 * a.delta
+        )
+    } else {
+        "the weighting's, as asked".to_string()
+    };
     format!(
-        "each test's p-value is the largest over normal noise with sd ∝ mean^γ for γ = {} (the \
-         weighting's and every shape the replicates do not rule out at 1 %), each from the \
-         exact distribution of the test's F ratio under that noise (Imhof 1961); {tails}",
+        "each test's p-value is the largest over normal noise with sd ∝ mean^γ for γ = {} ({set}), \
+         each from the exact distribution of the test's F ratio under that noise (Imhof 1961); \
+         {tails}",
         shapes.join(", ")
     )
 }

@@ -393,9 +393,10 @@ fn outlying(seed: u64) -> Vec<Measurement> {
     m
 }
 
-/// A seed whose table the F test refutes though the candidate is correct (found by trying
-/// seeds 0–84).
-const SEED_WITH_OUTLIERS: u64 = 85;
+/// A seed whose table the F test refutes though the candidate is correct, and whose
+/// outliers' kurtosis spares it (found by trying seeds 0–681 under the weights of `H₀`'s
+/// fitted values; 85 was the first under the observed means' weights).
+const SEED_WITH_OUTLIERS: u64 = 682;
 
 #[test]
 fn a_refutation_must_hold_for_the_noise_the_data_allow() {
@@ -409,7 +410,7 @@ fn a_refutation_must_hold_for_the_noise_the_data_allow() {
     // every p-value is the largest over both shapes, so never below the F test's.
     let pairs = runs(table_2, &[-0.01, 0.01]);
     let cells = crate::analysis::cells(&pairs).unwrap();
-    let shapes = crate::analysis::plausible_exponents(&cells);
+    let shapes = crate::analysis::plausible_exponents(&cells, SHAPE_SET_DELTA);
     assert!(shapes.contains(&0.0) && shapes.contains(&1.0), "{shapes:?}");
     let r = test(&pairs, &Default::default());
     assert!(r.allowance.as_ref().unwrap().shapes.contains(&0.0));
