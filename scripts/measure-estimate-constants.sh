@@ -19,6 +19,9 @@
 #                      cost(P) = hot × (1 + (factor − 1)(1 − cached/P))
 #   TREE_EVENT_S       farm (binary:3) --runs 200: wall time less PROCESS_S over the events
 #                      the estimate counts (its announcement's [events N]; min of 3)
+#   TREE_COLD_EVENT_FACTOR, TREE_CACHED_PROCESSORS
+#                      farm --tasks 200000 on binary:12 and binary:14 likewise (one run
+#                      each), fitted as the engine's are
 #   PIPELINE_EVENT_S   the README's ocl likewise (min of 3)
 #   ONE_WAY_MESSAGE_S  pingpong's runtime one-way time (median of its runs)
 #   FIT_ROW_S          fit farm on 20 000 rows: wall time less PROCESS_S over the rows (min of 2)
@@ -87,15 +90,31 @@ got["PAGE_S"] = (max(page - process_s, 0.0), "the same with --report x.html, les
 
 hot = per_event("chain:1024", 1000)
 got["ENGINE_EVENT_S"] = (hot, "emulate -t chain:1024 --pattern reduce --occupy 10us, run_s/events, min of 3")
-(p1, e1), (p2, e2) = (4095, per_event("binary:12", 400)), (16383, per_event("binary:14", 100))
-r1, r2 = e1 / hot - 1, e2 / hot - 1
-cached = (r2 - r1) / (r2 / p1 - r1 / p2) if r2 / p1 != r1 / p2 else float("nan")
-factor = 1 + r2 / (1 - cached / p2)
+
+
+def cold_fit(hot, e1, e2, p1=4095, p2=16383):
+    """(factor, cached) of cost(P) = hot × (1 + (factor − 1)(1 − cached/P)) through two sizes."""
+    r1, r2 = e1 / hot - 1, e2 / hot - 1
+    cached = (r2 - r1) / (r2 / p1 - r1 / p2) if r2 / p1 != r1 / p2 else float("nan")
+    return 1 + r2 / (1 - cached / p2), cached
+
+
+e1, e2 = per_event("binary:12", 400), per_event("binary:14", 100)
+factor, cached = cold_fit(hot, e1, e2)
 got["COLD_EVENT_FACTOR"] = (factor, f"binary:12 {e1 * 1e9:.0f} ns, binary:14 {e2 * 1e9:.0f} ns an event")
 got["CACHED_PROCESSORS"] = (cached, "fitted with COLD_EVENT_FACTOR")
 
 wall, p = run(["farm", "--runs", "200", "--warmup", "0", "--mode", "virtual"], 3)
-got["TREE_EVENT_S"] = ((wall - process_s) / events(p.stderr), "farm (binary:3) --runs 200, min of 3")
+tree = (wall - process_s) / events(p.stderr)
+got["TREE_EVENT_S"] = (tree, "farm (binary:3) --runs 200, min of 3")
+tree_costs = []
+for topology in ("binary:12", "binary:14"):
+    wall, p = run(["farm", "-t", topology, "--tasks", "200000", "--mode", "virtual"], 1)
+    tree_costs.append((wall - process_s) / events(p.stderr))
+factor, cached = cold_fit(tree, *tree_costs)
+got["TREE_COLD_EVENT_FACTOR"] = (factor, f"farm --tasks 200000: binary:12 {tree_costs[0] * 1e9:.0f} ns, "
+                                 f"binary:14 {tree_costs[1] * 1e9:.0f} ns an event")
+got["TREE_CACHED_PROCESSORS"] = (cached, "fitted with TREE_COLD_EVENT_FACTOR")
 wall, p = run(["ocl", "--window", "500", "--transform", "m1:10", "--length", "10000"], 3)
 got["PIPELINE_EVENT_S"] = ((wall - process_s) / events(p.stderr),
                            "ocl --window 500 --transform m1:10 --length 10000, min of 3")

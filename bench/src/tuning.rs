@@ -19,59 +19,92 @@
 /// timed wait ended) while the machine's processors fit the caches: `emulate -t chain:1024
 /// --pattern reduce --occupy 10us --mode virtual`, 10.65 M events/s on the quiet host
 /// (docs/results/virtual-time.md). `scripts/measure-estimate-constants.sh` measures it.
-pub(crate) const ENGINE_EVENT_S: f64 = 0.094e-6;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// `emulate -t chain:1024 --pattern reduce --occupy 10us`, min of 3: 79.8 ns an event.
+pub(crate) const ENGINE_EVENT_S: f64 = 0.080e-6;
 
 /// Wall time of one event of a farm or divide and conquer as the tree engine's model counts
 /// them (its requests, packets and queues in them) while the processors fit the caches: the
 /// quiet host's `farm --runs 10000 --warmup 10000` (binary:3), 1.88 ms a run for the 5 800
 /// events a run its model counts (docs/results/edges.md, "The quiet re-take").
-pub(crate) const TREE_EVENT_S: f64 = 0.32e-6;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// `farm` (binary:3) `--runs 200`, min of 3: 275.5 ns an event.
+pub(crate) const TREE_EVENT_S: f64 = 0.28e-6;
 
 /// Wall time of one of the OCL pipeline's events (five a process a step) while the processes
 /// fit the caches: the quiet host's `ocl --window 500 --transform m1:10 --length 10000`,
 /// 0.26 s for its 2.5 M events (docs/results/edges.md, "The quiet re-take").
-pub(crate) const PIPELINE_EVENT_S: f64 = 0.104e-6;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// `ocl --window 500 --transform m1:10 --length 10000`, min of 3: 92.3 ns an event.
+pub(crate) const PIPELINE_EVENT_S: f64 = 0.092e-6;
 
 /// How many times an event costs its kind's cost when no processor stays in the caches
 /// (each resume touches cold stacks and books): binary:14's 0.35 µs against chain:1024's
 /// 0.094 µs on the quiet host (docs/results/virtual-time.md), with [`CACHED_PROCESSORS`].
-pub(crate) const COLD_EVENT_FACTOR: f64 = 4.2;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// binary:12 107 ns and binary:14 421 ns an event, fitted with `CACHED_PROCESSORS`: 6.58.
+pub(crate) const COLD_EVENT_FACTOR: f64 = 6.6;
 
 /// Processors whose coroutines the CPU's caches hold (32 MiB of L3 on the development
 /// host): fitted to `emulate --pattern reduce` on binary:10 to binary:14, whose cost an
-/// event grows from about 1 500 processors and nearly saturates at 16 383. **Provisional**:
-/// fitted to figures taken under load (edges.md, "Estimates by kind and size").
-pub(crate) const CACHED_PROCESSORS: f64 = 2400.0;
+/// event grows from about 1 500 processors and nearly saturates at 16 383. /// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// fitted with `COLD_EVENT_FACTOR`: 3 846.
+pub(crate) const CACHED_PROCESSORS: f64 = 3850.0;
+
+/// How many times a tree event costs [`TREE_EVENT_S`] when no processor stays in the caches:
+/// the model counts several events a resume (a hop forwarded is three), so the cold resume
+/// is shared and the factor is smaller than the runtime's own. Quiet host, 2026-11-26 20:30
+/// UTC (load 1.0): `farm --tasks 1000000` in virtual time took 8.27 s on binary:10 (295 ns
+/// for each of the 28.0 M events the estimate counts), 14.43 s on binary:12 (424 ns) and
+/// 22.68 s on binary:14 (567 ns), fitted on the last two with [`TREE_CACHED_PROCESSORS`];
+/// `scripts/measure-estimate-constants.sh` measures both.
+pub(crate) const TREE_COLD_EVENT_FACTOR: f64 = 2.2;
+
+/// Processors whose tree-engine nodes the caches hold: fitted with
+/// [`TREE_COLD_EVENT_FACTOR`] to the same runs, 2 304.
+pub(crate) const TREE_CACHED_PROCESSORS: f64 = 2300.0;
 
 /// Wall time of one row in `fit farm`'s nonlinear fit (every iteration evaluates the model at
 /// every row): 64 µs measured on 10⁶ rows (issue 21), 178 µs on 10⁵ rows on a loaded host.
-pub(crate) const FIT_ROW_S: f64 = 64e-6;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// `fit farm` on 20 000 rows, min of 2: 57.4 µs a row.
+pub(crate) const FIT_ROW_S: f64 = 57e-6;
 
 /// Wall time of one one-way message between two pinned, spinning threads, bare or through the
 /// runtime: 161–182 ns on a quiet host (docs/results/runtime.md). A loaded host stretches it
 /// several times over; the announced range allows for the load.
-pub(crate) const ONE_WAY_MESSAGE_S: f64 = 175e-9;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// `pingpong --round-trips 100000 --runs 3`, the runtime's median: 137.7 ns.
+pub(crate) const ONE_WAY_MESSAGE_S: f64 = 138e-9;
 
 /// Wall time of a command before its first run and after its last, with its tables or JSON
 /// on stdout: the process's start, its plan, and its report's text. The README tour's
 /// commands of a few milliseconds took 12–30 ms in all on a quiet host with an HTML report
 /// (docs/results/edges.md); 7 ms of CPU.
-pub(crate) const PROCESS_S: f64 = 0.010;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// min of 15 runs of `farm -t chain:1 --tasks 1 --te 1us --mode virtual`: 3.56 ms.
+pub(crate) const PROCESS_S: f64 = 3.6e-3;
 
 /// Wall time of a report written as a page or a run folder (HTML, Markdown, JSON and CSV
 /// files), with its SVG plots, beyond the tables on stdout: about 10 ms more with
 /// `--report x.html` than without, on a small farm.
-pub(crate) const PAGE_S: f64 = 0.010;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// the same with `--report x.html`, less `PROCESS_S`: 1.40 ms.
+pub(crate) const PAGE_S: f64 = 1.4e-3;
 
 /// Wall time of one calibration sample: its waits (a parked message after 300 µs, a 1 ms
 /// sleep, and three strategies' waits of 10 µs, 100 µs and 1 ms) and its batch of spinning
 /// messages.
-pub(crate) const CALIBRATION_SAMPLE_S: f64 = 4.7e-3;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// `calibrate --samples 20` in 0.892 s and `--samples 120` in 1.453 s: 5.61 ms a sample.
+pub(crate) const CALIBRATION_SAMPLE_S: f64 = 5.6e-3;
 
 /// The calibration's part that does not grow with its samples (from 20 samples on: three
 /// strategies' twenty 10 ms waits, and its clock reads). With [`CALIBRATION_SAMPLE_S`] it
 /// gives the quiet host's 1.0 s for the tour's 50 samples.
-pub(crate) const CALIBRATION_FIXED_S: f64 = 0.70;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// the same two runs' intercept less `PROCESS_S` and `UNIT_COSTS_S`: 0.376 s.
+pub(crate) const CALIBRATION_FIXED_S: f64 = 0.38;
 
 /// Repetitions of each kernel's timings in `calibrate`'s measurement of the unit costs: the
 /// replicates whose scatter it checks, enough that one interrupted repetition (one in ten,
@@ -90,7 +123,9 @@ pub(crate) const UNIT_COSTS_S: f64 = 0.4;
 /// `written_bytes`). `collective broadcast -t hypercube:10 --bytes 1MiB` writes 4 095 MiB;
 /// it took 2.22 s on the quiet host (docs/results/edges.md, "The quiet re-take"), less the
 /// process's start.
-pub(crate) const COPY_BYTES_PER_S: f64 = 1.94e9;
+/// Quiet host, `scripts/measure-estimate-constants.sh`, 2026-11-26 20:17 UTC (load 1.5–1.8):
+/// `collective broadcast -t hypercube:8 --bytes 1MiB --mode virtual`, min of 3: 2.71 GB/s.
+pub(crate) const COPY_BYTES_PER_S: f64 = 2.7e9;
 
 /// Cores other processes may keep busy before a measurement is called disturbed: half a core,
 /// the slack `speedup` allows for the host's own noise.

@@ -15,7 +15,8 @@ use crate::args::{MAX_PROCESSOR_EMULATED_S, MAX_WALL_S};
 use crate::plan::{ArgError, OutputPlan};
 use crate::tuning::{
     CACHED_PROCESSORS, CALIBRATION_FIXED_S, CALIBRATION_SAMPLE_S, COLD_EVENT_FACTOR,
-    ENGINE_EVENT_S, PAGE_S, PIPELINE_EVENT_S, PROCESS_S, TREE_EVENT_S, UNIT_COSTS_S,
+    ENGINE_EVENT_S, PAGE_S, PIPELINE_EVENT_S, PROCESS_S, TREE_CACHED_PROCESSORS,
+    TREE_COLD_EVENT_FACTOR, TREE_EVENT_S, UNIT_COSTS_S,
 };
 use crate::units::wall_time;
 
@@ -50,17 +51,20 @@ pub(crate) enum EventKind {
 }
 
 /// The wall time of one event of `kind` in virtual time on a machine of `processors`: its
-/// kind's cost while every processor's coroutine stays in the CPU's caches, up to
-/// [`COLD_EVENT_FACTOR`] times that as the share of the processors beyond the
-/// [`CACHED_PROCESSORS`] that fit (each resume then touching cold memory) grows.
+/// kind's cost while every processor's coroutine stays in the CPU's caches, up to its cold
+/// factor times that as the share of the processors beyond those that fit (each resume then
+/// touching cold memory) grows. The runtime's own events and the pipeline's resume a
+/// coroutine each ([`COLD_EVENT_FACTOR`], [`CACHED_PROCESSORS`]); the tree engine's model
+/// counts several events a resume and its nodes hold more, so it has its own
+/// ([`TREE_COLD_EVENT_FACTOR`], [`TREE_CACHED_PROCESSORS`]).
 pub(crate) fn event_s(kind: EventKind, processors: usize) -> f64 {
-    let hot = match kind {
-        EventKind::Engine => ENGINE_EVENT_S,
-        EventKind::Tree => TREE_EVENT_S,
-        EventKind::Pipeline => PIPELINE_EVENT_S,
+    let (hot, cold_factor, cached) = match kind {
+        EventKind::Engine => (ENGINE_EVENT_S, COLD_EVENT_FACTOR, CACHED_PROCESSORS),
+        EventKind::Tree => (TREE_EVENT_S, TREE_COLD_EVENT_FACTOR, TREE_CACHED_PROCESSORS),
+        EventKind::Pipeline => (PIPELINE_EVENT_S, COLD_EVENT_FACTOR, CACHED_PROCESSORS),
     };
-    let cold_share = (1.0 - CACHED_PROCESSORS / processors.max(1) as f64).max(0.0);
-    hot * (1.0 + (COLD_EVENT_FACTOR - 1.0) * cold_share)
+    let cold_share = (1.0 - cached / processors.max(1) as f64).max(0.0);
+    hot * (1.0 + (cold_factor - 1.0) * cold_share)
 }
 
 /// A run's events in virtual time: how many an emulated second, and the wall time of each.
@@ -431,6 +435,9 @@ mod tests {
         let want = PIPELINE_EVENT_S * (1.0 + (COLD_EVENT_FACTOR - 1.0) * 0.5);
         assert!((event_s(EventKind::Pipeline, p) - want).abs() < 1e-15);
         // Far beyond, nearly the cold cost.
+        let tree = (2.0 * TREE_CACHED_PROCESSORS) as usize;
+        let want = TREE_EVENT_S * (1.0 + (TREE_COLD_EVENT_FACTOR - 1.0) * 0.5);
+        assert!((event_s(EventKind::Tree, tree) - want).abs() < 1e-15);
         let far = event_s(EventKind::Engine, 1 << 30) / ENGINE_EVENT_S;
         assert!((far - COLD_EVENT_FACTOR).abs() < 1e-3, "{far}");
         // 10⁶ events an emulated second for 2 s: 2·10⁶ events, counted for the script that
