@@ -159,6 +159,8 @@ fn stopped_text(signal: i32, completed: Option<String>, s: &files::Stopped) -> S
 /// [`FINISH_PUBLISHING`] to publish the rest of its set), every temporary file is removed,
 /// what was completed is said on stderr, and the process exits with 128 + the signal.
 fn stop_on_signals() {
+    use std::io::Write;
+
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
@@ -176,7 +178,13 @@ fn stop_on_signals() {
                 std::thread::sleep(FINISH_PUBLISHING);
             }
             let stopped = files::on_signal();
-            eprintln!("\n{}", stopped_text(signal, exec::completed(), &stopped));
+            // Not `eprintln!`: it panics when stderr is a closed pipe (`… 2>&1 | head -1`),
+            // and this thread's panic would leave the run going with the signal taken.
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n{}",
+                stopped_text(signal, exec::completed(), &stopped)
+            );
             std::process::exit(128 + signal);
         }
     });

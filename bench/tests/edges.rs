@@ -668,6 +668,53 @@ fn a_profile_passes_the_flags_limits_and_one_from_another_host_is_named() {
     );
 }
 
+/// A run whose stderr is a pipe its reader has closed (`multicomputer … 2>&1 | head -1`)
+/// still stops on SIGTERM: saying that it stopped must not fail the thread that ends the
+/// process (it panicked in `eprintln!`, and the run went on for minutes).
+#[test]
+fn a_run_stops_on_sigterm_after_its_stderr_is_closed() {
+    let out = Out::new("sigterm-closed-stderr");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args([
+            "farm",
+            "-t",
+            "binary:12",
+            "--tasks",
+            "10000000",
+            "--mode",
+            "virtual",
+        ])
+        .arg("--out")
+        .arg(&out.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // The announcement comes after the signal handlers are installed; then the reader goes.
+    use std::io::BufRead;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut err = String::new();
+    stderr.read_line(&mut err).unwrap();
+    assert!(err.contains("expected to take"), "{err}");
+    drop(stderr);
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    // A guard against a hang, not a speed target: the run itself would take minutes.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("SIGTERM did not stop a run whose stderr was closed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(143));
+}
+
 /// Issue 21, item 15: a dilated run whose processors wait and spin stops on SIGTERM (its
 /// waits halted in the signal handler, so the thread that ends the process gets a core), says
 /// so and exits 143. How fast is measured by `scripts/sigterm-dilated.sh`, not here.
