@@ -7,21 +7,45 @@ use std::process::{Command, Output};
 
 const MAX: &str = "18446744073709551615";
 
-/// A results folder of its own for one invocation, removed when dropped.
-struct Out(PathBuf);
+/// A results folder of its own for one invocation (not yet made), in a temporary folder
+/// removed when dropped.
+struct Out(PathBuf, #[allow(dead_code)] tempfile::TempDir);
 
 impl Out {
     fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("mc-edges-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        Self(p)
+        let dir = tempfile::Builder::new()
+            .prefix("mc-edges-")
+            .tempdir()
+            .unwrap_or_else(|e| panic!("a temporary folder for {tag}: {e}"));
+        Self(dir.path().join("results"), dir)
     }
 }
 
-impl Drop for Out {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// Starts the binary with `args` and `--out out`, its stderr piped, and waits for its
+/// announcement (made after the signal handlers are installed, so a signal from now on is
+/// the program's to handle): the child, its stderr, and what it has said so far.
+fn spawn_announced(
+    args: &[&str],
+    out: &Out,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
+        .args(args)
+        .arg("--out")
+        .arg(&out.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut err = String::new();
+    stderr.read_line(&mut err).unwrap();
+    assert!(err.contains("expected to take"), "{err}");
+    (child, stderr, err)
 }
 
 fn run(args: &[&str], out: &Path) -> Output {
@@ -674,28 +698,17 @@ fn a_profile_passes_the_flags_limits_and_one_from_another_host_is_named() {
 #[test]
 fn a_run_stops_on_sigterm_after_its_stderr_is_closed() {
     let out = Out::new("sigterm-closed-stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
-        .args([
-            "farm",
-            "-t",
-            "binary:12",
-            "--tasks",
-            "10000000",
-            "--mode",
-            "virtual",
-        ])
-        .arg("--out")
-        .arg(&out.0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    // The announcement comes after the signal handlers are installed; then the reader goes.
-    use std::io::BufRead;
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut err = String::new();
-    stderr.read_line(&mut err).unwrap();
-    assert!(err.contains("expected to take"), "{err}");
+    let args = [
+        "farm",
+        "-t",
+        "binary:12",
+        "--tasks",
+        "10000000",
+        "--mode",
+        "virtual",
+    ];
+    // Once the run has announced itself, its stderr's reader goes.
+    let (mut child, stderr, _) = spawn_announced(&args, &out);
     drop(stderr);
     // SAFETY: kill(2) on our own child's pid.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
@@ -721,36 +734,26 @@ fn a_run_stops_on_sigterm_after_its_stderr_is_closed() {
 #[test]
 fn a_dilated_run_stops_on_sigterm() {
     let out = Out::new("sigterm-dilated");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_multicomputer"))
-        .args([
-            "emulate",
-            "-t",
-            "chain:200",
-            "--rounds",
-            "100000",
-            "--occupy",
-            "1ms",
-            "--mode",
-            "dilated",
-            "--dilation",
-            "1",
-            "--wait",
-            "hybrid",
-        ])
-        .arg("--out")
-        .arg(&out.0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    // The run's announcement comes after the signal handlers are installed: waiting for it
-    // (not for a fixed time, which a loaded host may overrun) makes sure the signal is the
-    // program's to handle. A little more, so that it lands while the processors wait.
-    use std::io::{BufRead, Read};
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut err = String::new();
-    stderr.read_line(&mut err).unwrap();
-    assert!(err.contains("expected to take"), "{err}");
+    let args = [
+        "emulate",
+        "-t",
+        "chain:200",
+        "--rounds",
+        "100000",
+        "--occupy",
+        "1ms",
+        "--mode",
+        "dilated",
+        "--dilation",
+        "1",
+        "--wait",
+        "hybrid",
+    ];
+    // Waiting for the announcement (not for a fixed time, which a loaded host may overrun)
+    // makes sure the signal is the program's to handle. A little more, so that it lands while
+    // the processors wait.
+    use std::io::Read;
+    let (mut child, mut stderr, mut err) = spawn_announced(&args, &out);
     std::thread::sleep(std::time::Duration::from_millis(500));
     // SAFETY: kill(2) on our own child's pid.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
