@@ -416,12 +416,12 @@ pub enum ProcessorError {
     /// A program-level failure, with its message.
     #[error("{0}")]
     Program(String),
-    /// A routed message in a partitioned run.
+    /// A routed message in native or dilated time across MPI ranks.
     #[error(
-        "routed messages (send_to, recv_routed) are not supported with --partitions yet: run \
-         without it"
+        "routed messages (send_to, recv_routed) do not cross MPI ranks in native or dilated \
+         time yet: run in virtual time (--mode virtual), or in one process"
     )]
-    RoutedInParts,
+    RoutedAcrossRanks,
 }
 
 /// A declared unit with no known cost.

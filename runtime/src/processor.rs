@@ -17,7 +17,7 @@ use std::time::Duration;
 use crate::error::ProcessorError;
 use crate::link::flavors::Port;
 use crate::link::{Envelope, LinkCost, LinkId, Occupied, Payload, Stop, Transport};
-use crate::routing::Network;
+use crate::routing::{Convention, Network};
 use crate::topology::{Direction, Grid, TreeChildren, TreeLinks};
 use crate::trace::{Accounting, Activity, MessageEvent, Recorder, TraceEvent};
 use crate::work::{Charging, ComputeCharge, Work};
@@ -66,8 +66,8 @@ pub(crate) struct ProcessorParts<M> {
     pub(crate) network: Arc<Network>,
     pub(crate) cost: LinkCost,
     pub(crate) charging: Charging,
-    /// Whether routed messages may be sent (not in partitioned virtual time).
-    pub(crate) routes: bool,
+    /// When routed messages reserve their links, if they may be sent.
+    pub(crate) convention: Convention,
     /// Its trace's recorder, if the run is traced.
     pub(crate) recorder: Option<Recorder>,
     pub(crate) port: Port<M>,
@@ -133,7 +133,7 @@ pub struct Processor<M> {
     clock_ns: u64,
     /// Routes, and when each link's previous transfer has left it.
     network: Arc<Network>,
-    routes: bool,
+    convention: Convention,
     pub(crate) acct: Accounting,
     pub(crate) tally: WorkTally,
     pub(crate) recorder: Option<Recorder>,
@@ -171,7 +171,7 @@ impl<M: Payload> Processor<M> {
             work: Work::default(),
             clock_ns: 0,
             network: p.network,
-            routes: p.routes,
+            convention: p.convention,
             acct: Accounting::default(),
             tally: WorkTally::default(),
             recorder: p.recorder,
@@ -431,17 +431,20 @@ impl<M: Payload> Processor<M> {
         if to >= self.processors {
             return Err(ProcessorError::NoSuchProcessor(to));
         }
-        if !self.routes {
-            return Err(ProcessorError::RoutedInParts);
+        if self.convention == Convention::Unsupported {
+            return Err(ProcessorError::RoutedAcrossRanks);
         }
         let bytes = message.size_bytes();
+        // Hop by hop, the scheduler stamps the arrival when the last hop is reserved.
         let mut arrive_ns = self.clock_ns;
         if !self.free && to != self.id {
             self.start_up(to);
-            let hops = self.network.route(self.id, to);
-            arrive_ns =
-                self.network
-                    .transit(&hops, self.clock_ns, bytes, &self.cost, self.cost.switching);
+            if self.convention == Convention::AtSend {
+                let hops = self.network.route(self.id, to);
+                arrive_ns = self
+                    .network
+                    .transit(&hops, self.clock_ns, bytes, &self.cost);
+            }
         }
         let envelope = self.stamp(message, arrive_ns, bytes);
         let sent_ns = envelope.sent_ns;
@@ -481,8 +484,8 @@ impl<M: Payload> Processor<M> {
         if let Some(f) = from.filter(|&f| f >= self.processors) {
             return Err(ProcessorError::NoSuchProcessor(f));
         }
-        if !self.routes {
-            return Err(ProcessorError::RoutedInParts);
+        if self.convention == Convention::Unsupported {
+            return Err(ProcessorError::RoutedAcrossRanks);
         }
         let envelope = self
             .port

@@ -33,13 +33,36 @@
 //!
 //! Every directed link keeps the emulated time its last transfer leaves it; a transfer
 //! (routed or a neighbour [`send`](crate::Processor::send)) starts no earlier, so messages
-//! whose routes share a link queue on it. A message reserves every link of its route when
-//! its sender lets it go, each from the time the message will reach that link: on every
-//! link messages are served in the order they were sent, not strictly in the order they
-//! reach it (a convention that matters only under contention). In virtual time that order
-//! is the scheduler's exact one (ties by processor index); in native and dilated time it is
-//! the order in which the host ran the senders, so contended timings there depend on the
-//! host.
+//! whose routes share a link queue on it. When a routed message reserves the links of its
+//! route is one of two conventions, chosen with the engine:
+//!
+//! - **At send** (today's engine: virtual time without `--partitions`, native and dilated
+//!   time in one process): a message reserves every link of its route when its sender lets
+//!   it go, each from the time the message will reach that link. On every link messages are
+//!   served in the order they were *sent*. In virtual time that order is the scheduler's
+//!   exact one (ties by processor index); in native and dilated time it is the order in
+//!   which the host ran the senders, so contended timings there depend on the host.
+//! - **Hop by hop** (the partitioned semantics, `--partitions K`, K = 1 its sequential
+//!   reference): a message travels as one effect per hop. The processor that holds a link
+//!   reserves it when the message (store-and-forward) or its header (cut-through) reaches
+//!   it, in the scheduler's exact order: by time, equal times by (send time, sender, the
+//!   sender's message number), a key no partitioning changes, and before that processor's
+//!   own events at that time. Its arrival at the next processor is an effect that crosses a
+//!   link, and so takes at least the per-hop latency, which is the lookahead L: no part
+//!   needs another's hop sooner than a window allows. On every link messages are served in
+//!   the order they *reach* it. No network state is shared between parts: each link's free
+//!   time is written only by the part that holds its sender.
+//!
+//! Without contention both give the closed forms above, to the nanosecond. They differ only
+//! when routes share a link, and so: at send, a message that reaches a link before one sent
+//! earlier (whose reservation starts later) waits until that one has left the link, even if
+//! the link is idle until then, and even if the transfers take no time (`--per-byte 0`: the
+//! book holds one free time per link, not its idle gaps); hop by hop, a message waits only
+//! for those that reached the link before it and are still crossing it. So at send a
+//! collective whose routes share links can exceed its model where hop by hop meets it:
+//! `collective all-reduce -t torus:4x4 --bytes 64KiB --latency 1us` takes 12 µs without
+//! `--partitions` and 6 µs, its model, with any `--partitions K`. Routed messages are not carried across MPI ranks in native and dilated time
+//! ([`ProcessorError::RoutedAcrossRanks`](crate::ProcessorError::RoutedAcrossRanks)).
 //!
 //! # Buffers
 //!
@@ -58,7 +81,31 @@ use parking_lot::Mutex;
 
 use crate::link::LinkCost;
 pub use crate::link::Switching;
+use crate::spec::RunSpec;
 use crate::topology::{Graph, Grid, Topology};
+
+/// When a routed message reserves the links of its route (see "Contention" above).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Convention {
+    /// Every link when the sender lets it go (today's engine).
+    AtSend,
+    /// Each link when the message reaches it, by the scheduler of the part that holds the
+    /// link (the partitioned semantics).
+    HopByHop,
+    /// Not carried: native and dilated time across MPI ranks.
+    Unsupported,
+}
+
+impl Convention {
+    /// The convention of a run of `spec`: one decision, taken with the engine.
+    pub(crate) fn of(spec: &RunSpec) -> Self {
+        match (spec.partitions, spec.time.is_virtual()) {
+            (None, _) => Convention::AtSend,
+            (Some(_), true) => Convention::HopByHop,
+            (Some(_), false) => Convention::Unsupported,
+        }
+    }
+}
 
 /// Breadth-first distance tables kept per destination (on networks without a grid).
 const CACHED_DESTINATIONS: usize = 64;
@@ -120,31 +167,105 @@ impl Network {
     }
 
     /// The arrival of a routed message of `bytes` whose sender has paid its start-up and is
-    /// at `ready_ns`, over `hops`, reserving each link on the way.
+    /// at `ready_ns`, over `hops`, reserving each link on the way (today's convention: all
+    /// of them when the sender lets the message go).
     pub(crate) fn transit(
         &self,
         hops: &[(usize, usize)],
         ready_ns: u64,
         bytes: u64,
         cost: &LinkCost,
-        switching: Switching,
     ) -> u64 {
-        let body = cost.occupancy_ns(bytes);
-        let hop = cost.latency_ns();
-        let forward = cost.send_overhead_ns();
         let mut t = ready_ns;
         let mut arrive = ready_ns;
         for (j, &(at, k)) in hops.iter().enumerate() {
-            let depart = self.reserve(at, k, t, body);
-            arrive = depart.saturating_add(body).saturating_add(hop);
-            let last = j + 1 == hops.len();
-            t = match switching {
-                Switching::StoreAndForward if !last => arrive.saturating_add(forward),
-                Switching::StoreAndForward => arrive,
-                Switching::CutThrough => depart.saturating_add(hop),
-            };
+            let hop = self.hop(at, k, t, bytes, cost, j + 1 == hops.len());
+            (arrive, t) = (hop.arrive_ns, hop.next_ready_ns);
         }
         arrive
+    }
+
+    /// One hop of a routed message of `bytes` that reaches `at`'s link `k` at `ready_ns`
+    /// (the whole message under store-and-forward, its header under cut-through): reserves
+    /// the link from then, and says when the message arrives at the far end and, unless
+    /// the hop is the `last`, when it reaches the next link there.
+    pub(crate) fn hop(
+        &self,
+        at: usize,
+        k: usize,
+        ready_ns: u64,
+        bytes: u64,
+        cost: &LinkCost,
+        last: bool,
+    ) -> Hop {
+        let body = cost.occupancy_ns(bytes);
+        let latency = cost.latency_ns();
+        let depart = self.reserve(at, k, ready_ns, body);
+        let arrive_ns = depart.saturating_add(body).saturating_add(latency);
+        let next_ready_ns = match cost.switching {
+            Switching::StoreAndForward if !last => {
+                arrive_ns.saturating_add(cost.send_overhead_ns())
+            }
+            Switching::StoreAndForward => arrive_ns,
+            Switching::CutThrough => depart.saturating_add(latency),
+        };
+        Hop {
+            arrive_ns,
+            next_ready_ns,
+        }
+    }
+
+    /// The next hop from `at` towards `to`, as (`at`'s link, the processor at its far end);
+    /// `None` at `to`. Routes are memoryless: the rest of a route from any processor on it
+    /// is the route from there.
+    pub(crate) fn next_hop(&self, at: usize, to: usize) -> Option<(usize, usize)> {
+        let toward = match &self.grid {
+            Some(grid) => Toward::Grid(grid),
+            None if at != to => Toward::Distances(self.distances_to(to)),
+            None => return None,
+        };
+        let k = toward.link(&self.graph, at, to)?;
+        Some((k, self.graph.row(at)[k] as usize))
+    }
+}
+
+/// One hop of a routed message ([`Network::hop`]).
+pub(crate) struct Hop {
+    /// When the message has crossed the link, ns.
+    pub(crate) arrive_ns: u64,
+    /// When it reaches the next link (store-and-forward: after the forwarding start-up;
+    /// cut-through: its header, one latency after it left).
+    pub(crate) next_ready_ns: u64,
+}
+
+/// How a route finds its next hop towards one destination.
+enum Toward<'a> {
+    /// Dimension order.
+    Grid(&'a Grid),
+    /// Breadth first: every processor's hop count to the destination.
+    Distances(Arc<Vec<u32>>),
+}
+
+impl Toward<'_> {
+    /// The link of `at` that leads one hop closer to `to` by the rule of
+    /// [`routing`](crate::routing); `None` at `to`.
+    fn link(&self, graph: &Graph, at: usize, to: usize) -> Option<usize> {
+        if at == to {
+            return None;
+        }
+        let row = graph.row(at);
+        Some(match self {
+            Toward::Grid(grid) => {
+                let next = grid.next_hop(at, to)?;
+                row.iter().position(|&j| j as usize == next).unwrap_or(0)
+            }
+            Toward::Distances(dist) => {
+                let here = dist[at];
+                row.iter()
+                    .position(|&j| dist[j as usize] + 1 == here)
+                    .unwrap_or(0)
+            }
+        })
     }
 }
 
@@ -157,36 +278,16 @@ fn route(
     to: usize,
     distances_to: impl FnOnce(usize) -> Arc<Vec<u32>>,
 ) -> Vec<(usize, usize)> {
-    let mut hops = Vec::new();
-    let link_to = |at: usize, next: usize| {
-        graph
-            .row(at)
-            .iter()
-            .position(|&j| j as usize == next)
-            .unwrap_or(0)
+    let toward = match grid {
+        Some(grid) => Toward::Grid(grid),
+        None if from != to => Toward::Distances(distances_to(to)),
+        None => return Vec::new(),
     };
+    let mut hops = Vec::new();
     let mut at = from;
-    match grid {
-        Some(grid) => {
-            while let Some(next) = grid.next_hop(at, to) {
-                hops.push((at, link_to(at, next)));
-                at = next;
-            }
-        }
-        None if from != to => {
-            let dist = distances_to(to);
-            while at != to {
-                let here = dist[at];
-                let k = graph
-                    .row(at)
-                    .iter()
-                    .position(|&j| dist[j as usize] + 1 == here)
-                    .unwrap_or(0);
-                hops.push((at, k));
-                at = graph.row(at)[k] as usize;
-            }
-        }
-        None => {}
+    while let Some(k) = toward.link(graph, at, to) {
+        hops.push((at, k));
+        at = graph.row(at)[k] as usize;
     }
     hops
 }
@@ -270,10 +371,14 @@ mod tests {
             let hops = net.route(0, 3);
             assert_eq!(hops.len(), 3);
             // The sender paid its start-up (10 µs) before the transit begins.
-            let arrive = net.transit(&hops, 10_000, 1000, &cost, s);
+            let cost = LinkCost {
+                switching: s,
+                ..cost
+            };
+            let arrive = net.transit(&hops, 10_000, 1000, &cost);
             assert_eq!(arrive, s.uncontended_ns(&cost, 3, 1000), "{s:?}");
             // A second message over the same first link waits for the first's body.
-            let second = net.transit(&net.route(0, 1), 10_000, 1000, &cost, s);
+            let second = net.transit(&net.route(0, 1), 10_000, 1000, &cost);
             assert_eq!(second, 10_000 + 2_000 + 2_000 + 1_000, "{s:?}");
         }
     }

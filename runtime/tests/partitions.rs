@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use multicomputer_runtime::{
     ConfigError, LinkCost, Machine, MachineConfig, Processor, ProcessorError, RunError, RunRecord,
-    TimeMode, Topology, Waiting,
+    Switching, TimeMode, Topology, Waiting,
 };
 use proptest::prelude::*;
 
@@ -310,25 +310,168 @@ fn parts_a_panic_in_another_part_is_reported_with_its_message() {
     }
 }
 
-#[test]
-fn parts_refuse_routed_messages() {
-    let topology = Topology::ring(4).unwrap();
-    let err = parts_machine(&topology, 2, us(1), 2)
-        .run(|p: &mut Processor<u64>| {
-            p.send_to((p.id() + 2) % 4, 1)?;
-            Ok(())
-        })
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RunError::Processor {
-                error: ProcessorError::RoutedInParts,
-                ..
+/// A virtual-time machine on `topology` with routed messages switched by `switching`, in
+/// `k` parts (`None`: today's engine), tracing.
+fn routed_machine(topology: &Topology, k: Option<usize>, switching: Switching) -> Machine {
+    let config = MachineConfig {
+        mode: TimeMode::Virtual,
+        link: LinkCost {
+            send_overhead: us(3),
+            recv_overhead: us(1),
+            latency: us(2),
+            per_byte_ns: 0.5,
+            switching,
+            ..LinkCost::default()
+        },
+        trace: true,
+        partitions: k.and_then(NonZeroUsize::new),
+        ..MachineConfig::default()
+    };
+    Machine::new(topology.clone(), config).unwrap()
+}
+
+/// Rounds of routed traffic with contention: each round a processor computes 0 or 10 µs,
+/// then sends a message of 2 or 4 KiB to the processors 1 place back and 1, 2 and n/2
+/// places on (routes that share links), then takes four routed messages from any, folding
+/// in who sent what when. The result depends on every arrival and its order, and the few
+/// sizes and times make equal arrivals common (from both neighbours on a ring).
+fn routed_gossip(
+    rounds: u64,
+    salt: u64,
+) -> impl Fn(&mut Processor<Vec<u64>>) -> Result<u64, ProcessorError> + Sync {
+    move |p| {
+        let n = p.processors();
+        let id = p.id();
+        let shifts = [1, n - 1, 2, n / 2];
+        let mut digest = id as u64;
+        for round in 0..rounds {
+            p.occupy(us(10 * (mix(id as u64, round, salt) % 2)));
+            for (j, &s) in shifts.iter().enumerate() {
+                let words = 256 * (1 + mix(id as u64, round * 4 + j as u64, salt) % 2) as usize;
+                p.send_to((id + s) % n, vec![digest; words])?;
             }
-        ),
-        "{err}"
-    );
+            for _ in shifts {
+                let (source, m) = p.recv_routed(None)?;
+                digest = mix(digest, m[0] ^ source as u64, p.now().as_nanos() as u64);
+            }
+        }
+        Ok(digest)
+    }
+}
+
+/// Routed messages travel hop by hop under the partitioned semantics: on a ring, a torus, a
+/// hypercube and an irregular graph, with both switching models and routes sharing links,
+/// every K gives K = 1's results, report and trace.
+#[test]
+fn parts_routed_messages_give_the_results_report_and_trace_of_one_part() {
+    let topologies = [
+        Topology::ring(12).unwrap(),
+        Topology::torus(&[4, 4]).unwrap(),
+        Topology::hypercube(4).unwrap(),
+        random_graph(14, 7, 11),
+    ];
+    for topology in &topologies {
+        for switching in [Switching::StoreAndForward, Switching::CutThrough] {
+            let run = |k: usize| {
+                let record = routed_machine(topology, Some(k), switching)
+                    .run(routed_gossip(4, 17))
+                    .unwrap();
+                assert_eq!(
+                    record.report.totals.messages_received,
+                    16 * topology.len() as u64
+                );
+                fingerprint(&record)
+            };
+            let reference = run(1);
+            for k in [2, 3, 4, 8] {
+                same(
+                    &run(k),
+                    &reference,
+                    &format!("{topology}, {switching:?}, in {k} parts"),
+                );
+            }
+        }
+    }
+}
+
+/// Without contention, a routed message takes the switching model's closed form to the
+/// nanosecond, under both conventions: today's engine and the partitioned semantics for any
+/// K.
+#[test]
+fn parts_an_uncontended_routed_message_takes_the_closed_form() {
+    for topology in [Topology::torus(&[4, 4]).unwrap(), random_graph(12, 5, 3)] {
+        for switching in [Switching::StoreAndForward, Switching::CutThrough] {
+            for to in [1, 5, 10, 11] {
+                let words = 100 + 37 * to;
+                for k in [None, Some(1), Some(2), Some(4)] {
+                    let machine = routed_machine(&topology, k, switching);
+                    let record = machine
+                        .run(|p: &mut Processor<Vec<u64>>| {
+                            if p.id() == 0 {
+                                p.send_to(to, vec![7; words])?;
+                            } else if p.id() == to {
+                                p.recv_routed(Some(0))?;
+                            }
+                            Ok(p.now())
+                        })
+                        .unwrap();
+                    let cost = machine.spec().link;
+                    let bytes = 8 * words as u64;
+                    let transit = switching.uncontended_ns(&cost, topology.hops(0, to), bytes);
+                    assert_eq!(
+                        record.results[to],
+                        Duration::from_nanos(transit) + us(1),
+                        "{topology} to P{to}, {switching:?}, K = {k:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The two conventions differ under contention only, and so: on a chain 0 - 1 - 2, P0 sends
+/// 4000 bytes to P2 at 0 (store-and-forward: it reaches link 1 → 2 at 10 µs), P1 sends as
+/// much to P2 at 4 µs (it reaches that link at 7 µs). Hop by hop, the link serves the
+/// message that reaches it first: P1's arrives at 11 µs, P0's waits for it and arrives at
+/// 14 µs. Today's engine serves them in the order they were sent: P0's message reserved the
+/// link when it was sent, so P1's waits for it and arrives at 16 µs.
+#[test]
+fn parts_a_shared_link_serves_routed_messages_in_the_order_they_reach_it() {
+    let topology = Topology::chain(3).unwrap();
+    let config = |partitions| MachineConfig {
+        mode: TimeMode::Virtual,
+        link: LinkCost {
+            send_overhead: us(3),
+            latency: us(2),
+            per_byte_ns: 0.5,
+            ..LinkCost::default()
+        },
+        partitions,
+        ..MachineConfig::default()
+    };
+    let run = |partitions| {
+        Machine::new(topology.clone(), config(partitions))
+            .unwrap()
+            .run(|p: &mut Processor<Vec<u64>>| match p.id() {
+                0 => p.send_to(2, vec![0; 500]).map(|()| (p.now(), p.now())),
+                1 => {
+                    p.occupy(us(4));
+                    p.send_to(2, vec![1; 500]).map(|()| (p.now(), p.now()))
+                }
+                _ => {
+                    p.recv_routed(Some(1))?;
+                    let first = p.now();
+                    p.recv_routed(Some(0))?;
+                    Ok((first, p.now()))
+                }
+            })
+            .unwrap()
+            .results[2]
+    };
+    for k in 1..=3 {
+        assert_eq!(run(NonZeroUsize::new(k)), (us(11), us(14)), "K = {k}");
+    }
+    assert_eq!(run(None), (us(16), us(16)), "today's engine");
 }
 
 #[test]

@@ -19,7 +19,7 @@ use crate::link::Payload;
 use crate::link::flavors::Port;
 use crate::processor::{Processor, ProcessorParts};
 use crate::report::{Failure, Outcome, panic_message};
-use crate::routing::Network;
+use crate::routing::{Convention, Network};
 
 /// Step 1: processor `id`'s handle over `port`, with its trace's recorder if the run is
 /// traced.
@@ -40,7 +40,7 @@ fn handle<M: Payload>(
         network,
         cost: spec.link,
         charging: spec.charging.clone(),
-        routes: spec.partitions.is_none(),
+        convention: Convention::of(spec),
         recorder: run.trace.map(|sink| sink.recorder()),
         port,
     })

@@ -34,6 +34,19 @@ pub(crate) enum Effect<M> {
         /// When the receiver sees it.
         at_ns: u64,
     },
+    /// A routed message reaches processor `at` at `ready_ns` (≥ its previous hop + L): its
+    /// next link then, or, when `at` is its destination `to`, its arrival
+    /// (`envelope.arrive_ns`), to be held there.
+    Routed {
+        /// Where it is, by processor index.
+        at: u32,
+        /// Its destination, by processor index.
+        to: u32,
+        /// When it reaches `at`.
+        ready_ns: u64,
+        /// The message and its stamps.
+        envelope: Envelope<M>,
+    },
     /// The end of a failed run, sent to every part in the last exchange.
     Ended(Ending),
 }
@@ -44,6 +57,7 @@ impl<M> Effect<M> {
         match self {
             Effect::Message { envelope, .. } => Some(envelope.arrive_ns),
             Effect::Room { at_ns, .. } | Effect::Closed { at_ns, .. } => Some(*at_ns),
+            Effect::Routed { ready_ns, .. } => Some(*ready_ns),
             Effect::Ended(_) => None,
         }
     }

@@ -13,9 +13,9 @@
 //! emulated time, so that the run measures the engine, as ROSS's PHOLD does.
 //!
 //! Remote events go to neighbours only, not to any processor as in ROSS's PHOLD: an event for
-//! a processor further away would travel as a routed message, and partitioned runs
-//! (`--partitions`) refuse routed messages (their link reservations would be shared across
-//! parts). On a network where every processor is a neighbour's neighbour's … this is PHOLD
+//! a processor further away would travel as a routed message, whose hops (each a cut-link
+//! effect where it crosses parts) would make the benchmark measure routing as well as the
+//! engine. On a network where every processor is a neighbour's neighbour's … this is PHOLD
 //! with nearest-neighbour traffic, the kind a partitioned run cuts least.
 //!
 //! Each processor draws from its own stream (seeded by the seed and its index) in the order

@@ -13,10 +13,16 @@
 //!   whatever the link holds);
 //! - a take frees room on the link for its sender L later: a sender that has sent more
 //!   messages than the link's capacity beyond the takes it has seen blocks until it sees one;
-//! - a link closes (its sender's program returned) for its receiver L later.
+//! - a link closes (its sender's program returned) for its receiver L later;
+//! - a routed message travels hop by hop ([`routing`](crate::routing)'s "Contention"): the
+//!   part that holds a link reserves it when the message (store-and-forward) or its header
+//!   (cut-through) reaches it, and the message reaches the next processor one hop later, at
+//!   least the per-hop latency, which is L. Hops due at one time are taken by (send time,
+//!   sender, the sender's message number), before the processors' events at that time; a
+//!   message is held at its destination from its arrival, as in the sequential engine.
 //!
-//! Equal arrivals on a receive are taken in (arrival, send time, sender) order, a key no
-//! part's order of events can change; events at one emulated time are taken by the tie order
+//! Equal arrivals on a receive are taken in (arrival, send time, sender) order (routed
+//! messages: then the sender's message number), a key no part's order of events can change; events at one emulated time are taken by the tie order
 //! within a part, which cannot change results: with L > 0 nothing one processor does at time
 //! t reaches another before t + L. `--partitions 1` is the sequential reference of these
 //! semantics; without `--partitions` the sequential engine keeps today's rules (`sim/`: a
@@ -217,7 +223,8 @@ where
         topology,
         spec.capacity,
         spec.ties,
-        spec.link.latency_ns(),
+        spec.link,
+        Arc::clone(network),
         &members,
         Arc::clone(partition),
     );

@@ -44,8 +44,10 @@
 //! engine's are `Today`'s (`today.rs`), a part's under `--partitions` are [`Lookahead`]'s; each is a type
 //! the scheduler is compiled for, so this engine's scheduler carries no lookahead branch.
 //! Under the partitioned semantics (`--partitions`, the scheduler of one part of `parts/`),
-//! equal arrivals go instead by (send time, sender): "sent first in the run" would depend on
-//! the order in which the parts' events were taken. The processor order among simultaneous
+//! equal arrivals go instead by (send time, sender) (routed messages: then the sender's
+//! message number): "sent first in the run" would depend on the order in which the parts'
+//! events were taken; and a routed message reserves each link of its route when it reaches
+//! it, not all of them when it is sent ([`routing`](crate::routing)'s "Contention"). The processor order among simultaneous
 //! events stays, but there it cannot change a result: every effect crossing a link then takes
 //! at least the lookahead L > 0, so nothing one processor does at time t reaches another
 //! before t + L.

@@ -146,6 +146,21 @@ pub(crate) trait Semantics<M>: Sized {
 
     /// The sender of link `g` has finished: its receiver learns that it is closed.
     fn close(s: &mut Scheduler<M, Self>, g: usize);
+
+    /// The order of equal arrivals of routed messages held for one processor (`seq`: the
+    /// order the scheduler held them in).
+    fn routed_key(seq: u64, envelope: &Envelope<M>) -> (u64, u64, usize, u64);
+
+    /// Processor `k` sends `envelope` to processor `to` (a global index) along its route
+    /// ([`routing`](crate::routing)).
+    fn route(s: &mut Scheduler<M, Self>, k: usize, to: usize, envelope: Envelope<M>);
+
+    /// The time of the next hop of a routed message held here, if any (messages that travel
+    /// hop by hop).
+    fn next_hop_ns(s: &Scheduler<M, Self>) -> Option<u64>;
+
+    /// Carries out the next hop (the one [`Semantics::next_hop_ns`] gave), at its time.
+    fn hop(s: &mut Scheduler<M, Self>);
 }
 
 /// The scheduler's state, under semantics `S`.
@@ -317,9 +332,12 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
     }
 
     /// Step 5: the next live event, in (time, tie rank) order; the clock moves to its time.
-    /// Events superseded by an earlier one for the same processor are skipped.
+    /// Events superseded by an earlier one for the same processor are skipped. Hops of
+    /// routed messages due by then are carried out first.
     pub(crate) fn next_event(&mut self) -> Option<usize> {
-        while let Some((t, rank, seq)) = self.queue.pop() {
+        loop {
+            self.hops_before(u64::MAX);
+            let (t, rank, seq) = self.queue.pop()?;
             let k = self.by_rank[rank as usize] as usize;
             if self.procs[k].pending.is_some_and(|(_, s)| s == seq) {
                 self.procs[k].pending = None;
@@ -328,7 +346,6 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
                 return Some(k);
             }
         }
-        None
     }
 
     /// As [`Scheduler::next_event`], for an event before `limit_ns` only (a window's end).
@@ -338,6 +355,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
             return self.next_event();
         }
         loop {
+            self.hops_before(limit_ns);
             if self.queue.next_time()? >= limit_ns {
                 return None;
             }
@@ -352,9 +370,26 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
         }
     }
 
-    /// A lower bound of the next event's time (superseded events count), if any is queued.
+    /// Carries out the hops of routed messages due before `limit_ns` and no later than the
+    /// next queued event: a hop goes before the processors' events at its time.
+    #[inline]
+    fn hops_before(&mut self, limit_ns: u64) {
+        while let Some(h) = S::next_hop_ns(self) {
+            if h >= limit_ns || self.queue.next_time().is_some_and(|t| t < h) {
+                return;
+            }
+            self.now_ns = h;
+            S::hop(self);
+        }
+    }
+
+    /// A lower bound of the next event's time (superseded events count), if any is queued,
+    /// hops of routed messages included.
     pub(crate) fn next_time(&self) -> Option<u64> {
-        self.queue.next_time()
+        [self.queue.next_time(), S::next_hop_ns(self)]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The reply that an event wakes `k` with, or `None` if what it waits on is not there
@@ -416,7 +451,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
                 Some(Reply::Flag(closed && self.links[g].queue.is_empty()))
             }
             Simcall::Route { to, envelope } => {
-                self.route(to, envelope);
+                S::route(self, k, to, envelope);
                 Some(Reply::Go {
                     now_ns: self.now_ns,
                 })
@@ -425,13 +460,9 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
         }
     }
 
-    /// Holds a routed message at processor `to` (a global index) and lets it know, if it
-    /// waits for one like it.
-    fn route(&mut self, to: usize, envelope: Envelope<M>) {
-        let to = self.sem.local(to).expect(
-            "a routed message to another part (partitioned runs refuse routed messages: \
-             ProcessorError::RoutedInParts)",
-        );
+    /// Holds a routed message at processor `to` (local) and lets it know, if it waits for
+    /// one like it.
+    pub(super) fn hold(&mut self, to: usize, envelope: Envelope<M>) {
         let arrive = envelope.arrive_ns.max(self.now_ns);
         let due = match self.procs[to].wait {
             Wait::Routed { from } => from.is_none_or(|f| f == envelope.from),
@@ -445,14 +476,14 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
         }
     }
 
-    /// A routed receive: the earliest arrival (ties to the one sent first) among the
+    /// A routed receive: the earliest arrival (ties by the semantics' rule) among the
     /// messages held for `k` from `from` (or any), if it has arrived.
     fn recv_routed(&mut self, k: usize, from: Option<usize>) -> Option<Reply<M>> {
         let best = self.inbox[k]
             .iter()
             .enumerate()
             .filter(|(_, (_, e))| from.is_none_or(|f| f == e.from))
-            .min_by_key(|(_, (seq, e))| (e.arrive_ns, *seq))
+            .min_by_key(|(_, (seq, e))| S::routed_key(*seq, e))
             .map(|(i, (_, e))| (i, e.arrive_ns));
         match best {
             Some((i, t)) if t <= self.now_ns => {
