@@ -5,8 +5,10 @@
 #    times, rates, date, host, output paths) and of the partitioning's own description
 #    (--partitions, the parts block: cut links, windows) is byte-identical for `--partitions 1/2/4` on
 #    threads and `mpirun -np 2/4 … --partitions 2/4`: farm binary:8, farm binary:4 with
-#    exponential task times, dnc, `emulate --pattern reduce`, and PHOLD (whose own digest
-#    also equals its sequential reference's). The trace file rank 0 writes over 2 and 4
+#    exponential task times, dnc, `emulate --pattern reduce`, PHOLD (whose own digest
+#    also equals its sequential reference's), and `collective all-reduce` on torus:4x4
+#    (routed messages, hop by hop; its model's error, 0 where the model is exact, is in the
+#    JSON compared). The trace file rank 0 writes over 2 and 4
 #    ranks is byte-identical to `--partitions 1`'s; and `--partitions 4` on 2 ranks is
 #    refused with exit 2, naming `--partitions` and the ranks.
 # 2. PHOLD events per second at K = 1 and 2 (threads, and ranks), same run; marked "under
@@ -62,6 +64,7 @@ if [ "$mode" = quick ]; then
         "farm -t binary:4 --te 1ms --tasks 200 --latency 20us"
         "emulate -t binary:5 --pattern reduce --rounds 20 --occupy 1ms --latency 50us"
         "emulate -t torus:4x4 --pattern phold --remote 0.5 --mean-delay 100us --horizon 5ms --latency 50us"
+        "collective all-reduce -t torus:4x4 --bytes 64KiB --latency 1us"
     )
     ks=(2 4)
 else
@@ -71,6 +74,8 @@ else
         "dnc -t binary:3 --te 8ms --split random --latency 1us"
         "emulate -t binary:10 --pattern reduce --rounds 50 --occupy 1ms --latency 10us"
         "emulate -t binary:10 --pattern phold --remote 0.5 --mean-delay 100us --horizon 20ms --latency 100us"
+        "collective all-reduce -t torus:4x4 --bytes 64KiB --latency 1us"
+        "collective all-reduce --algorithm ring -t torus:4x4 --bytes 64KiB --send-overhead 10us --per-byte 1ns --latency 1us --switching cut-through"
     )
     ks=(2 4)
 fi

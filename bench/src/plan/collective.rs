@@ -7,7 +7,7 @@ use multicomputer_workloads::collectives::{
     Algorithm, CollectiveSpec, Costs, ELEMENT_BYTES, Operation, check, model_ns, sent_bytes,
 };
 
-use multicomputer_runtime::Topology;
+use multicomputer_runtime::{TimeMode, Topology};
 
 use super::{ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, trace_for_report};
 use crate::args::{AlgorithmArg, CollectiveArgs, OperationArg};
@@ -50,11 +50,16 @@ fn algorithm(a: AlgorithmArg) -> Algorithm {
 pub(crate) fn collective(a: &CollectiveArgs, out: &Path) -> Result<CollectivePlan, ArgError> {
     let output = OutputPlan::new(&a.run.output)?;
     RunPlan::new(&a.run, out, |topology, machine| {
-        if machine.partitions.is_some() {
+        if machine.partitions.is_some()
+            && matches!(
+                machine.mode,
+                TimeMode::Native | TimeMode::Dilated(_) | TimeMode::DilatedChosen
+            )
+        {
             return Err(ArgError::new(
                 "--partitions",
-                "collectives send routed messages, which partitioned virtual time does not \
-                 support yet: leave --partitions out",
+                "collectives send routed messages, which do not cross MPI ranks in native or \
+                 dilated time yet: use --mode virtual, or leave --partitions out",
             ));
         }
         machine.host_links();
