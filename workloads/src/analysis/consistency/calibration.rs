@@ -68,6 +68,15 @@
 //! alike); with the exponent fixed at the truth, 1.05–1.07 %. The wider set and the `δ` bring
 //! it to 1.25 %, at a cost of 1.8 points of power against a 5 % `c·P` term (77.1 → 75.4 %).
 //!
+//! Why the largest over a set, not an estimate: γ̂'s error feeds the p-value, which is exact
+//! only for a known γ. Measured (docs/results/trust.md, fifth round, same tables): the p-value
+//! at γ̂ alone finds that 5 % term more often (79.7 against 74.2 %) but refutes 2.2 % of correct
+//! candidates (7× range, T² noise, 2 runs); averaged over γ ~ N(γ̂, (k·se)²) it holds the level
+//! only from k = 2, where its power is today's (74.6 %); γ estimated from every cell by REML,
+//! with the model's residuals, is narrower but pulled by a missing term, and Berger & Boos over
+//! its set gives the same power within half a point. A reference free of the variance
+//! function, each cell's own sample variance, keeps the level and finds the term in 51 %.
+//!
 //! For normal noise of the weighting's shape this is the F test itself. Heavy tails or outliers
 //! raise `κ̂`, which lowers every term's degrees of freedom and raises the critical value; a
 //! shape other than the weighting's changes the weights `λ`. Positive correlation between

@@ -116,7 +116,12 @@
 //! 1.25 ± 0.12 % for normal noise of constant, proportional or T² shape (two runs per point
 //! over a 7× range under T² noise), at every replication. The price is power where the replicates cannot
 //! tell the shapes apart: a 5 % `c·P` term over a 1.7× range is found in 75.4 % of tables with
-//! 3 runs, against 81.8 % for the weighting's shape alone. With fewer than
+//! 3 runs, against 81.8 % for the weighting's shape alone. Estimating the exponent instead of
+//! maximising over it (its maximum-likelihood value plugged in, the p-value averaged over its
+//! standard error, or the exponent from every cell by REML) and a reference free of the
+//! variance function (each cell's own variance) were measured and not adopted: each either
+//! broke the level or gave at most a third of a point more power (docs/results/trust.md, fifth
+//! round). With fewer than
 //! [`FEW_REPLICATE_DOF`] degrees of freedom of replicates the report warns that the noise's
 //! shape and tails rest on few runs.
 //!
