@@ -26,6 +26,12 @@ fn ranks() -> Option<(&'static str, usize)> {
     ranks_in(|v| std::env::var(v).ok())
 }
 
+/// The number of ranks this process was started as one of: 1 when alone (not by MPI). A
+/// partitioned run then has a part per rank, each in its own process.
+pub(crate) fn rank_count() -> usize {
+    ranks().map_or(1, |(_, k)| k.max(1))
+}
+
 /// Why a binary without MPI cannot run as one of `k` ranks.
 fn without_mpi(variable: &str, k: usize) -> String {
     format!(

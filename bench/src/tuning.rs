@@ -13,7 +13,15 @@
 //!
 //! # Noise
 //!
-//! The busy-host and replicate-scatter thresholds (`report/host_noise.rs`).
+//! The busy-host and replicate-scatter thresholds (`report/host_noise.rs`). Besides the
+//! spread, one outlier among the replicates makes a figure unreliable, as in hyperfine: a
+//! value more than `OUTLIER_MODIFIED_Z` (14.826) median absolute deviations from the median,
+//! a threshold defined beside the measure (`multicomputer_workloads::repetitions`).
+//!
+//! # Memory over MPI ranks
+//!
+//! What each rank of a partitioned run over MPI holds besides its part, for the memory plan
+//! (`plan/budget.rs`, `Footprint::ranks`; the rest of the memory model's bytes are there).
 
 /// Wall time of one of the runtime's own events in virtual time (a message delivered or a
 /// timed wait ended) while the machine's processors fit the caches: `emulate -t chain:1024
@@ -107,8 +115,10 @@ pub(crate) const CALIBRATION_SAMPLE_S: f64 = 5.6e-3;
 pub(crate) const CALIBRATION_FIXED_S: f64 = 0.38;
 
 /// Repetitions of each kernel's timings in `calibrate`'s measurement of the unit costs: the
-/// replicates whose scatter it checks, enough that one interrupted repetition (one in ten,
-/// [`SCATTER_OUTLIER_SHARE`]) is tolerated.
+/// replicates whose scatter it checks. `calibrate` checks about 15 inputs at once, and with
+/// normal noise of 1 % one input's replicates show an outlier by chance in 3.3 % of samples
+/// of 5, 1.2 % of 7 and 0.2 % of 10 (the rule's test, `report/host_noise.rs`): a quiet host
+/// would be warned about in 40 %, 17 % and 3 % of calibrations. Ten it stays.
 pub(crate) const UNIT_COST_REPEATS: usize = 10;
 
 /// Wall time of `calibrate`'s measurement of the kernels' unit costs ([`UNIT_COST_REPEATS`]
@@ -139,6 +149,27 @@ pub(crate) const SCATTER_RELATIVE_SD: f64 = 0.10;
 /// figure unreliable (the same bound as the standard deviation's, robust to one outlier).
 pub(crate) const SCATTER_IQR_OVER_MEDIAN: f64 = 0.10;
 
-/// Replicates of which more than this share lie beyond Tukey's fences (1.5 IQR outside the
-/// quartiles) make the headline figure unreliable: one run in ten may be interrupted.
-pub(crate) const SCATTER_OUTLIER_SHARE: f64 = 0.10;
+// Memory over MPI ranks, measured with `BIN=target/release/multicomputer scripts/measure-rank-memory.sh 16`
+// (release build with `--features mpi`, OpenMPI 4.1.4, the 2-vCPU dev VM under load,
+// 2026-11-26 21:55 and 22:31 UTC; docs/results/distributed.md, "Memory per rank"): PHOLD to 1 ms,
+// peak resident memory of each rank.
+
+/// Resident memory of a rank before its machine: the process and the MPI library in it.
+/// `emulate -t torus:4x4 --partitions K` under `mpirun -np K`: 19–20 MiB a rank at K = 2,
+/// 22–23 at 4 and 8, 25–26 at 16 (11 MiB alone), the largest taken.
+pub(crate) const RANK_BYTES: f64 = 26.0 * 1024.0 * 1024.0;
+
+/// Bytes a rank keeps per processor of the whole machine while its part runs: the whole
+/// machine's topology, the engine's network and the partition (190–225 B by a reading of the
+/// code), and the rest the run holds for the whole machine. A rank's peak less its process
+/// and its processors at 10 KiB: 650 B on `torus:300x150` over 2 ranks, 663 B on
+/// `torus:300x300` over 4, 452 B on `torus:1000x1000` over 4; rounded up.
+pub(crate) const RANK_MACHINE_BYTES_PER_PROCESSOR: f64 = 700.0;
+
+/// Bytes a rank holds per processor of the whole machine at the run's end, when every rank
+/// gathers every part's record (`engines::ranks`: each part's record serialised as JSON once
+/// for every other rank, and every other part's received and decoded). Measured where it
+/// makes the peak (small parts of a large machine): a rank's peak less its process and
+/// [`RANK_MACHINE_BYTES_PER_PROCESSOR`], 1.58 KB on `torus:200x200` over 16 ranks, 1.76 KB on
+/// `torus:600x600` over 16, 1.9 KB on `torus:600x300` over 8; rounded up.
+pub(crate) const RANK_GATHER_BYTES_PER_PROCESSOR: f64 = 2048.0;

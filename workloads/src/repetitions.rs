@@ -64,21 +64,32 @@ impl Summary {
     }
 }
 
-/// Runs below which quartiles, and so the interquartile range and Tukey's fences, are not
-/// computed: with three values the quartiles are the extremes' neighbours and every value
-/// would sit on a fence.
+/// Runs below which quartiles, and so the interquartile range, are not computed: with three
+/// values the quartiles are the extremes' neighbours.
 pub const MIN_RUNS_FOR_QUARTILES: usize = 4;
+
+/// The modified Z-score `|x − median| / MAD` beyond which a value is an outlier: ten standard
+/// deviations, the MAD being 1/1.4826 of one for normal noise (hyperfine's
+/// `OUTLIER_THRESHOLD`; Iglewicz and Hoaglin, *How to Detect and Handle Outliers*, 1993).
+pub const OUTLIER_MODIFIED_Z: f64 = 1.4826 * 10.0;
+
+/// Runs below which no value is called an outlier: of three quiet runs (normal noise), one
+/// lies beyond [`OUTLIER_MODIFIED_Z`] of the other two in 11 % of samples, as the MAD of three
+/// is their closest pair's gap; of four, 2.5 % (simulated, 2 × 10⁵ samples).
+pub const MIN_RUNS_FOR_OUTLIERS: usize = 4;
 
 /// How scattered one quantity's replicates are, by the measures a benchmark tool judges a
 /// sample by: the relative standard deviation, the interquartile range over the median, and
-/// how many values lie beyond Tukey's fences (1.5 IQR outside the quartiles). Every measure is
-/// relative, so it does not change when the values are scaled.
+/// how many values are outliers by their modified Z-score (their distance from the median in
+/// median absolute deviations, [`OUTLIER_MODIFIED_Z`], as hyperfine counts them). Every
+/// measure is relative, so it does not change when the values are scaled.
 ///
 /// ```
 /// use multicomputer_workloads::repetitions::Scatter;
 ///
-/// // Quartiles by linear interpolation: Q1 = 1.75, Q3 = 27.25, IQR = 25.5; the upper fence
-/// // 27.25 + 1.5 · 25.5 = 65.5 leaves 100 outside.
+/// // Quartiles by linear interpolation: Q1 = 1.75, Q3 = 27.25, IQR = 25.5. The median is
+/// // 2.5, the deviations from it 1.5, 0.5, 0.5 and 97.5, their median (the MAD) 1.0: 100 is
+/// // 97.5 MADs away, beyond 14.826.
 /// let s = Scatter::of(&[1.0, 2.0, 3.0, 100.0]).unwrap();
 /// assert_eq!((s.runs, s.median, s.outliers), (4, 2.5, 1));
 /// assert_eq!(s.iqr_over_median, Some(25.5 / 2.5));
@@ -94,8 +105,9 @@ pub struct Scatter {
     /// `(Q3 − Q1) / |median|`, quartiles by linear interpolation between order statistics;
     /// `None` below [`MIN_RUNS_FOR_QUARTILES`] runs or for a zero median.
     pub iqr_over_median: Option<f64>,
-    /// Values below `Q1 − 1.5 IQR` or above `Q3 + 1.5 IQR` (none below
-    /// [`MIN_RUNS_FOR_QUARTILES`] runs).
+    /// Values whose modified Z-score exceeds [`OUTLIER_MODIFIED_Z`] (none below
+    /// [`MIN_RUNS_FOR_OUTLIERS`] runs). With a MAD of zero (more than half the values equal),
+    /// every other value is one.
     pub outliers: usize,
 }
 
@@ -108,14 +120,19 @@ impl Scatter {
         let n = v.len();
         let median = quantile(&v, 0.5);
         let relative = |x: f64, by: f64| (by != 0.0).then(|| x / by.abs());
-        let (iqr_over_median, outliers) = if n >= MIN_RUNS_FOR_QUARTILES {
-            let (q1, q3) = (quantile(&v, 0.25), quantile(&v, 0.75));
-            let iqr = q3 - q1;
-            let (lo, hi) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);
-            let outliers = v.iter().filter(|&&x| x < lo || x > hi).count();
-            (relative(iqr, median), outliers)
+        let iqr_over_median = (n >= MIN_RUNS_FOR_QUARTILES)
+            .then(|| relative(quantile(&v, 0.75) - quantile(&v, 0.25), median))
+            .flatten();
+        let outliers = if n >= MIN_RUNS_FOR_OUTLIERS {
+            let mut deviations: Vec<f64> = v.iter().map(|x| (x - median).abs()).collect();
+            deviations.sort_by(f64::total_cmp);
+            let mad = quantile(&deviations, 0.5);
+            deviations
+                .iter()
+                .filter(|&&d| d > 0.0 && (mad == 0.0 || d / mad > OUTLIER_MODIFIED_Z))
+                .count()
         } else {
-            (None, 0)
+            0
         };
         Some(Self {
             runs: n,
@@ -124,11 +141,6 @@ impl Scatter {
             iqr_over_median,
             outliers,
         })
-    }
-
-    /// The share of the runs beyond Tukey's fences.
-    pub fn outlier_share(&self) -> f64 {
-        self.outliers as f64 / self.runs as f64
     }
 }
 
@@ -260,7 +272,7 @@ mod tests {
         // Scaling leaves every measure as it was.
         let t = Scatter::of(&[1.3, 1.0, 1.2, 1.1]).unwrap();
         assert!((t.iqr_over_median.unwrap() - s.iqr_over_median.unwrap()).abs() < 1e-12);
-        // Below four runs no quartiles; one run, no sd.
+        // Below four runs no quartiles and no outliers; one run, no sd.
         let few = Scatter::of(&[1.0, 2.0, 90.0]).unwrap();
         assert_eq!((few.iqr_over_median, few.outliers), (None, 0));
         assert_eq!(Scatter::of(&[4.0]).unwrap().relative_sd, None);
@@ -273,10 +285,35 @@ mod tests {
     }
 
     #[test]
-    fn one_far_value_among_tight_ones_is_an_outlier() {
+    fn outliers_are_counted_in_median_absolute_deviations() {
+        // Median 1.01; deviations 0.01 0 0.02 0.01 0.01 0 1.49, their median (the MAD) 0.01:
+        // 2.5 is 149 MADs away.
         let s = Scatter::of(&[1.00, 1.01, 0.99, 1.02, 1.00, 1.01, 2.5]).unwrap();
         assert_eq!(s.outliers, 1);
-        assert!((s.outlier_share() - 1.0 / 7.0).abs() < 1e-15);
+        // 10, 10, 11, 12, 40: median 11, deviations 1 1 0 1 29, MAD 1. 40 is 29 MADs away;
+        // 26 would be 15 (an outlier), 25 is 14 (not one: the bound is 14.826).
+        assert_eq!(
+            Scatter::of(&[10.0, 10.0, 11.0, 12.0, 40.0])
+                .unwrap()
+                .outliers,
+            1
+        );
+        assert_eq!(
+            Scatter::of(&[10.0, 10.0, 11.0, 12.0, 26.0])
+                .unwrap()
+                .outliers,
+            1
+        );
+        assert_eq!(
+            Scatter::of(&[10.0, 10.0, 11.0, 12.0, 25.0])
+                .unwrap()
+                .outliers,
+            0
+        );
+        // (Tukey's fences, the rule before, called 25 one too: Q3 = 12, IQR = 2, fence 15.)
+        // More than half equal: the MAD is 0, and every other value is an outlier.
+        assert_eq!(Scatter::of(&[5.0, 5.0, 5.0, 5.0, 5.1]).unwrap().outliers, 1);
+        assert_eq!(Scatter::of(&[5.0; 6]).unwrap().outliers, 0);
     }
 
     #[test]

@@ -15,6 +15,9 @@ use multicomputer_runtime::{Hints, HostLimits, Topology, trace_buffer_bytes};
 use super::{ArgError, MachinePlan};
 use crate::args::MEMORY_SHARE;
 use crate::plot::{TIMELINE_WIDTH, most_held};
+use crate::tuning::{
+    RANK_BYTES, RANK_GATHER_BYTES_PER_PROCESSOR, RANK_MACHINE_BYTES_PER_PROCESSOR,
+};
 use crate::units::human_bytes;
 
 /// Bytes one buffered message takes in a thread link's channel (a crossbeam array slot:
@@ -129,8 +132,9 @@ impl Footprint {
 
     /// The process itself, the machine's processors on `topology` (a coroutine each in
     /// virtual time, an OS thread each otherwise, as the machine resolves the run with
-    /// `hints`) and, on threads, its links' buffers. Notes the time mode and the trace for
-    /// [`Footprint::tasks`].
+    /// `hints`) and, on threads, its links' buffers; a partitioned run started as one of
+    /// several MPI ranks also holds what each rank holds besides its part
+    /// ([`Footprint::ranks`]). Notes the time mode and the trace for [`Footprint::tasks`].
     pub(crate) fn machine(
         &mut self,
         topology: &Topology,
@@ -149,6 +153,11 @@ impl Footprint {
             (THREAD_BYTES, "threads")
         };
         let buffers = machine.channel_bytes(topology, hints)?;
+        // A partitioned run started as several MPI ranks has a part per rank (the runtime
+        // refuses any other count), each rank a process of its own.
+        if spec.partitions.is_some() {
+            self.ranks(crate::launch::rank_count(), topology.len(), each);
+        }
         // The parts' schedulers hold one machine's tables between them (in each coroutine's
         // share), and the partitioned semantics' books of every link once.
         if spec.partitions.is_some() {
@@ -173,6 +182,42 @@ impl Footprint {
                 format!("the buffers of {} links", topology.links()),
                 buffers,
             ))
+    }
+
+    /// What `ranks` MPI ranks of a partitioned run on `processors` hold besides their parts,
+    /// whose processors take `each` bytes (nothing for one rank, a run in one process). Each
+    /// rank is a process of its own with the MPI library in it ([`RANK_BYTES`]; the program's
+    /// own part counts one process); each builds and keeps what it needs of the whole machine
+    /// ([`RANK_MACHINE_BYTES_PER_PROCESSOR`] a processor of the whole machine); and at the
+    /// run's end each gathers every part's record ([`RANK_GATHER_BYTES_PER_PROCESSOR`] a
+    /// processor of the whole machine), once its own processors are gone: counted where it
+    /// exceeds them.
+    pub(crate) fn ranks(&mut self, ranks: usize, processors: usize, each: f64) -> &mut Self {
+        if ranks < 2 {
+            return self;
+        }
+        let (k, n) = (ranks as f64, processors as f64);
+        let gathered = k * n * RANK_GATHER_BYTES_PER_PROCESSOR;
+        self.add(
+            "--partitions",
+            format!("{ranks} rank processes, the MPI library in each"),
+            k * RANK_BYTES - PROCESS_BYTES,
+        )
+        .add(
+            "--partitions",
+            format!(
+                "what each of {ranks} ranks keeps of the whole machine ({processors} processors)"
+            ),
+            k * n * RANK_MACHINE_BYTES_PER_PROCESSOR,
+        )
+        .add(
+            "--partitions",
+            format!(
+                "every part's record gathered on each of {ranks} ranks at the run's end, beyond \
+                 its processors' bytes freed by then"
+            ),
+            (gathered - n * each).max(0.0),
+        )
     }
 
     /// Whether the machine noted by [`Footprint::machine`] records a trace.
@@ -312,5 +357,27 @@ mod tests {
         let mut inf = Footprint::new();
         inf.add("--keys", "keys", f64::INFINITY);
         assert_eq!(inf.check_against(Some(1 << 30)).unwrap_err().flag, "--keys");
+    }
+
+    #[test]
+    fn each_mpi_rank_adds_its_process_its_whole_machine_and_its_gather() {
+        let coroutine = 10.0 * 1024.0;
+        // One rank is one process: nothing more than its part.
+        assert_eq!(Footprint::new().ranks(1, 1_000_000, coroutine).bytes(), 0.0);
+        // 10⁶ processors on 4 ranks: 4 × 26 MiB − the 8 MiB counted once = 96 MiB =
+        // 100 663 296 B; 4 × 10⁶ × 700 B = 2.8 × 10⁹ B; the gather, 4 × 10⁶ × 2048 B =
+        // 8.192 × 10⁹ B, is less than the 10⁶ × 10 KiB = 1.024 × 10¹⁰ B of coroutines freed
+        // before it: 0.
+        let f = Footprint::new().ranks(4, 1_000_000, coroutine).clone();
+        assert_eq!(f.bytes(), 100_663_296.0 + 2.8e9);
+        // 360 000 processors on 16 ranks (22 500 a rank): 16 × 26 MiB − 8 MiB = 408 MiB =
+        // 427 819 008 B; 16 × 360 000 × 700 B = 4.032 × 10⁹ B; the gather 16 × 360 000 ×
+        // 2048 B = 11.796 48 × 10⁹ B less 360 000 × 10 240 B = 3.6864 × 10⁹ B of coroutines:
+        // 8.110 08 × 10⁹ B.
+        let f = Footprint::new().ranks(16, 360_000, coroutine).clone();
+        assert_eq!(f.bytes(), 427_819_008.0 + 4.032e9 + 8.110_08e9);
+        let e = f.check_against(Some(8 << 30)).unwrap_err();
+        assert_eq!(e.flag, "--partitions");
+        assert!(e.message.contains("gathered on each of 16 ranks"), "{e}");
     }
 }

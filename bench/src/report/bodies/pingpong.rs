@@ -275,7 +275,7 @@ mod tests {
             ],
         );
         assert!(
-            noise_warnings(&r)[0].contains("1 of 9 beyond 1.5 IQR"),
+            noise_warnings(&r)[0].contains("outliers: 1 of 9 runs"),
             "{:?}",
             noise_warnings(&r)
         );
