@@ -98,7 +98,7 @@ mod work;
 
 pub use calibrate::{
     CalibrateOptions, MachineProfile, OccupyError, RankCrossing, bare_pingpong, calibrate,
-    coroutine_switch_ns,
+    coroutine_switch_ns, host_cpus,
 };
 pub use clock::{
     Crossing, CutLinkFidelity, DilationChoice, DilationInputs, Fidelity, LatenessStats, TimeMode,

@@ -853,6 +853,8 @@ mod tests {
                 processors: topology.len(),
                 held: topology.len(),
                 cores: 2,
+                host_cpus: 2,
+                ranked: true,
             },
             trace: None,
         };
