@@ -121,7 +121,9 @@ pub use routing::Switching;
 pub use spec::{Hints, Resolved, RunSpec};
 pub use ties::TieOrder;
 pub use topology::{Direction, Grid, Partition, Topology, TopologyKind};
-pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent, trace_buffer_bytes};
+pub use trace::{
+    Accounting, Activity, MessageEvent, RanksClock, Trace, TraceEvent, trace_buffer_bytes,
+};
 pub use transport::TransportError;
 #[cfg(feature = "mpi")]
 pub use transport::mpi::Ranks;
