@@ -316,6 +316,37 @@ mod tests {
     }
 
     #[test]
+    fn mpi_native_ranks_name_a_deadlock_with_every_waiting_processor() {
+        if !under_mpirun() {
+            eprintln!("not under mpirun with several ranks: nothing to test here");
+            return;
+        }
+        let ranks = Ranks::initialize().expect("MPI initialised once");
+        let k = ranks.size();
+        // Every processor of a chain of 2K receives first from its first neighbour: all
+        // wait, on every rank, with nothing between ranks.
+        let n = 2 * k;
+        let chain = Topology::chain(n).unwrap();
+        let err = dilated_over(k, chain, 2, MachineConfig::default())
+            .run(|p: &mut Processor<u64>| {
+                let link = p.links()[0];
+                p.recv(link)
+            })
+            .unwrap_err();
+        let crate::RunError::Deadlock { waits } = err else {
+            panic!("expected a deadlock, got {err}")
+        };
+        let who: Vec<usize> = waits.iter().map(|w| w.processor).collect();
+        assert_eq!(who, (0..n).collect::<Vec<_>>());
+        assert!(
+            waits
+                .iter()
+                .all(|w| matches!(w.waiting, crate::Waiting::Receive { .. })),
+            "{waits:?}"
+        );
+    }
+
+    #[test]
     fn mpi_native_ranks_run_dilated_time_as_one_process_does() {
         if !under_mpirun() {
             eprintln!("not under mpirun with several ranks: nothing to test here");
