@@ -18,7 +18,9 @@
 #    has its own limit: wall time and peak memory per rank.
 # 4. Native across ranks: the farm in dilated and native time, in one process and over
 #    `mpirun -np 2 … --partitions 2`: speedup against its model, the share of cut-link
-#    messages on time, and the skew of time zero.
+#    messages on time, and the skew of time zero; and the issue's own measurement,
+#    `speedup --kernel primes-tree` at P = 2 in one process beside `mpirun -np 2 …
+#    --partitions 2` (each rank its own core): the speedup, and the cut-link receives on time.
 #
 #   scripts/validate-distributed.sh [quick|native]
 #       quick   only part 1, on small cases, at -np 2 and 4 (what .ci/run's MPI stage runs)
@@ -134,6 +136,30 @@ print("| %.1f ± %.1f µs | %d | %d |" % (c["one_way_ns"] / 1e3, c["spread_ns"] 
             echo "?")
         echo "| \`mpirun -np 2 $run --partitions 2\` | $d | $(summary <<<"$j") |"
     done
+    # The issue's measurement: the real kernel natively at P = 2, in one process and over
+    # two ranks.
+    echo
+    echo "| speedup --kernel primes-tree, P = 2 | sequential | runtime at P = 2 | speedup (rough) | cut-link receives on time | skew |"
+    echo "|---|---|---|---|---|---|"
+    speedup_row() {
+        python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+p = [q for q in j["points"] if q["processors"] == 2][0]
+c = p.get("cut_links")
+cut = "%d of %d (%.1f %%)" % (c["receives"] - c["late"], c["receives"],
+      100.0 * (c["receives"] - c["late"]) / max(c["receives"], 1)) if c else "(none)"
+skew = "%.1f µs" % (c["skew_ns"] / 1e3) if c else "(none)"
+print("%.3f s | %.3f s | %.2f (%.2f) | %s | %s" % (j["sequential_s"]["median"],
+      p["runtime"]["wall_s"]["median"], p["runtime"]["speedup"]["median"],
+      p["rough_speedup"]["median"], cut, skew))
+'
+    }
+    s="speedup --kernel primes-tree --rounds 5"
+    # shellcheck disable=SC2086
+    echo "| \`$s -P 1,2\` | $("$BIN" $s -P 1,2 --json --out "$out/r" | speedup_row) |"
+    # shellcheck disable=SC2086
+    echo "| \`mpirun -np 2 $s --partitions 2\` | $("${mpi[@]}" -np 2 "$BIN" $s --partitions 2 --json --out "$out/r" | speedup_row) |"
 }
 if [ "$mode" = native ]; then
     native

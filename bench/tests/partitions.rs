@@ -153,5 +153,17 @@ fn parts_flag_is_refused_where_it_cannot_apply() {
         "--partitions",
     );
     refused(&run_in(out, "farm --partitions 0", &[]), "--partitions");
+    // `speedup` runs natively: over ranks only, and at some P over them.
+    let o = run_in(out, "speedup --kernel primes-tree --partitions 2", &[]);
+    refused(&o, "run `mpirun -np 2");
+    assert!(common::stderr(&o).contains("--partitions"));
+    refused(
+        &run_in(out, "speedup --partitions 2 --processors 1", &[]),
+        "--partitions",
+    );
+    refused(
+        &run_in(out, "speedup --partitions 3 --processors 2", &[]),
+        "--processors",
+    );
     assert!(!out.join("latest").exists(), "nothing was written");
 }

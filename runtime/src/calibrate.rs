@@ -62,7 +62,9 @@ pub struct OccupyErrorByStrategy {
 pub struct MachineProfile {
     /// Host name.
     pub host: String,
-    /// Cores this process may use.
+    /// The host's CPUs ([`host_cpus`]: online, whatever the calibrating process was bound
+    /// to; under `mpirun` a rank is bound to its own cores, but the profile describes the
+    /// host).
     pub cores: usize,
     /// When it was measured (seconds since the Unix epoch).
     pub measured_unix_s: u64,
@@ -202,17 +204,21 @@ impl MachineProfile {
         self
     }
 
-    /// How this profile's host differs from the one running now (its name, or the cores
-    /// this process may use), in words; `None` when it was measured here.
+    /// How this profile's host differs from the one running now (its name, or its CPUs:
+    /// [`host_cpus`], not the cores this process is bound to), in words; `None` when it was
+    /// measured here.
     pub fn other_host(&self) -> Option<String> {
-        let here = host_name();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.other_than(&host_name(), host_cpus())
+    }
+
+    /// How this profile's host differs from host `here` with `cpus` CPUs, in words.
+    fn other_than(&self, here: &str, cpus: usize) -> Option<String> {
         let mut why = Vec::new();
         if self.host != here {
             why.push(format!("on host '{}', not '{here}'", self.host));
         }
-        if self.cores != cores {
-            why.push(format!("with {} cores, not {cores}", self.cores));
+        if self.cores != cpus {
+            why.push(format!("with {} cores, not {cpus}", self.cores));
         }
         (!why.is_empty()).then(|| why.join(" and "))
     }
@@ -289,6 +295,18 @@ fn unix_now_s() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// The host's CPUs: those online, whatever this process is bound to (an MPI rank is bound
+/// to its own cores, a process under `taskset` to its set). What a machine profile
+/// describes, and what it is compared with.
+pub fn host_cpus() -> usize {
+    // SAFETY: sysconf reads a system value; it has no preconditions.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(online)
+        .ok()
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 fn host_name() -> String {
@@ -435,11 +453,6 @@ fn occupy_errors(strategy: WaitStrategy, target: Duration, samples: usize) -> Oc
 pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
     let samples = options.samples.clamp(5, CalibrateOptions::MAX_SAMPLES);
     let cores = core_affinity::get_core_ids().unwrap_or_default();
-    let ncores = if cores.is_empty() {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        cores.len()
-    };
     let clock_read_ns = per_call_ns(1_000_000, || {
         std::hint::black_box(Instant::now());
     });
@@ -481,7 +494,7 @@ pub fn calibrate(options: CalibrateOptions) -> MachineProfile {
         thread_cpu_time().saturating_sub(before).as_nanos() as f64 / iterations as f64;
     MachineProfile {
         host: host_name(),
-        cores: ncores,
+        cores: host_cpus(),
         measured_unix_s: unix_now_s(),
         clock_read_ns,
         cpu_time_read_ns,
@@ -514,6 +527,45 @@ mod tests {
         profile.save(&path).unwrap();
         assert_eq!(MachineProfile::load(&path).unwrap(), profile);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_profile_is_compared_with_the_hosts_cpus_not_the_cores_a_process_is_bound_to() {
+        let profile = calibrate(CalibrateOptions { samples: 1 });
+        // Calibrated here: the same host, whatever this process is bound to.
+        assert_eq!(profile.cores, host_cpus());
+        assert_eq!(
+            profile.other_than(&profile.host.clone(), profile.cores),
+            None
+        );
+        // A thread bound to one core (as an MPI rank is) still finds the profile its host's.
+        let here = profile.clone();
+        let bound = std::thread::spawn(move || {
+            let first = core_affinity::get_core_ids()
+                .unwrap_or_default()
+                .into_iter()
+                .next();
+            if let Some(core) = first {
+                // Where pinning fails the thread keeps the host's cores: the check still holds.
+                let _pinned = core_affinity::set_for_current(core);
+            }
+            here.other_host()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(bound, None);
+        let mut profile = profile;
+        profile.cores = 2;
+        assert_eq!(
+            profile.other_than(&profile.host.clone(), 4).as_deref(),
+            Some("with 2 cores, not 4")
+        );
+        assert!(
+            profile
+                .other_than("elsewhere", 2)
+                .unwrap()
+                .contains("not 'elsewhere'")
+        );
     }
 
     #[test]

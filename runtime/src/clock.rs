@@ -474,17 +474,33 @@ pub(crate) struct Seats {
     pub(crate) held: usize,
     /// The cores this process may run on.
     pub(crate) cores: usize,
+    /// The host's CPUs ([`host_cpus`](crate::host_cpus)), whatever this process is bound to.
+    pub(crate) host_cpus: usize,
+    /// Whether this process is one of several MPI ranks, which `mpirun` binds to cores of
+    /// their own.
+    pub(crate) ranked: bool,
 }
 
 impl Seats {
     /// What to do about late waits: with more processors than cores, fewer processors is one
     /// cure; with a core for each, the lateness is the host's (its other work, its wake-up
     /// latency), and only more dilation, virtual time or a quieter host help.
+    /// An MPI rank bound to fewer cores than the host has could also be given more: mpirun
+    /// binds each rank to its own cores by default.
     fn lateness_advice(self, dilation: f64) -> String {
         if self.held > self.cores {
+            let unbind = if self.ranked && self.cores < self.host_cpus {
+                format!(
+                    ", or give each rank more of the host's {} CPUs (mpirun --bind-to none, or \
+                     --map-by slot:PE=n for n cores a rank)",
+                    self.host_cpus
+                )
+            } else {
+                String::new()
+            };
             return format!(
                 "use virtual time (--mode virtual), raise the dilation factor (--dilation), \
-                 or use fewer processors ({} here on {} cores)",
+                 or use fewer processors ({} here on {} cores){unbind}",
                 self.held, self.cores
             );
         }
@@ -742,6 +758,8 @@ mod tests {
             processors,
             held: processors,
             cores,
+            host_cpus: cores,
+            ranked: false,
         };
         let f = Fidelity::from_stats(&s, 1.0, WaitStrategy::Spin, 1_000, seats(2, 2));
         assert!(f.is_good());
@@ -795,15 +813,20 @@ mod tests {
         for i in 0..10 {
             bad.record(if i < 2 { 5_000 } else { 0 }, 1_000);
         }
+        let on = |dilation, seats| {
+            Fidelity::from_stats(&bad, dilation, WaitStrategy::Spin, 1_000, seats)
+                .warning
+                .unwrap()
+        };
         let warn = |dilation, held, cores| {
             let seats = Seats {
                 processors: held,
                 held,
                 cores,
+                host_cpus: 4,
+                ranked: false,
             };
-            Fidelity::from_stats(&bad, dilation, WaitStrategy::Spin, 1_000, seats)
-                .warning
-                .unwrap()
+            on(dilation, seats)
         };
         // A core each, natively: fewer processors cannot help; dilation or a quieter host can.
         let native = warn(1.0, 2, 2);
@@ -821,6 +844,27 @@ mod tests {
             "{crowded}"
         );
         assert!(!crowded.contains("quieter host"), "{crowded}");
+        // Outside mpirun, a process bound to fewer cores is not told of mpirun's binding.
+        assert!(!crowded.contains("--bind-to none"), "{crowded}");
+        // An MPI rank bound to 1 of the host's 2 CPUs, with 2 processors of its part: mpirun's
+        // binding is one more cure.
+        let rank = |cores, host_cpus| Seats {
+            processors: 4,
+            held: 2,
+            cores,
+            host_cpus,
+            ranked: true,
+        };
+        let bound = on(1.0, rank(1, 2));
+        assert!(bound.contains("(2 here on 1 cores)"), "{bound}");
+        assert!(
+            bound.contains("the host's 2 CPUs (mpirun --bind-to none"),
+            "{bound}"
+        );
+        assert!(bound.contains("--map-by slot:PE=n"), "{bound}");
+        // A rank that has all the host's CPUs: unbinding cannot help.
+        let all = on(1.0, rank(1, 1));
+        assert!(!all.contains("--bind-to none"), "{all}");
     }
 
     #[test]

@@ -98,7 +98,7 @@ mod work;
 
 pub use calibrate::{
     CalibrateOptions, MachineProfile, OccupyError, RankCrossing, bare_pingpong, calibrate,
-    coroutine_switch_ns,
+    coroutine_switch_ns, host_cpus,
 };
 pub use clock::{
     Crossing, CutLinkFidelity, DilationChoice, DilationInputs, Fidelity, LatenessStats, TimeMode,
@@ -121,7 +121,9 @@ pub use routing::Switching;
 pub use spec::{Hints, Resolved, RunSpec};
 pub use ties::TieOrder;
 pub use topology::{Direction, Grid, Partition, Topology, TopologyKind};
-pub use trace::{Accounting, Activity, MessageEvent, Trace, TraceEvent, trace_buffer_bytes};
+pub use trace::{
+    Accounting, Activity, MessageEvent, RanksClock, Trace, TraceEvent, trace_buffer_bytes,
+};
 pub use transport::TransportError;
 #[cfg(feature = "mpi")]
 pub use transport::mpi::Ranks;

@@ -1,5 +1,7 @@
 //! `multicomputer speedup`.
 
+use std::num::NonZeroUsize;
+
 use clap::{Args, ValueEnum};
 
 use super::common::ReportArgs;
@@ -58,6 +60,12 @@ pub(crate) struct SpeedupArgs {
     /// of grains, or `default` for the kernel's (tasks of a few µs to ms).
     #[arg(long, value_name = "LIST")]
     pub(crate) grains: Option<String>,
+    /// Run the runtime over K MPI ranks, one part of its processors a rank, their cut links
+    /// carried between ranks (`mpirun -np K multicomputer speedup … --partitions K`, built
+    /// with `--features mpi`): P is then 1 (each rank alone) or K up to K × the cores a rank
+    /// may use; the sequential program, rayon and scoped threads run in each rank alone.
+    #[arg(long, value_name = "K")]
+    pub(crate) partitions: Option<NonZeroUsize>,
     /// Name of the run's folder in the results folder.
     #[arg(long, default_value = "speedup")]
     pub(crate) name: String,

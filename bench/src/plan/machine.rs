@@ -264,6 +264,30 @@ pub(crate) struct MachinePlan {
     pub(crate) partitions: Option<NonZeroUsize>,
 }
 
+/// The flag behind a configuration the runtime refused: `native` where the processors
+/// outnumber the cores, `size` where the host cannot hold the machine.
+pub(crate) fn config_flag(
+    e: &ConfigError,
+    native: &'static str,
+    size: &'static str,
+) -> &'static str {
+    match e {
+        ConfigError::NotEnoughCores { .. } => native,
+        ConfigError::BadDilation(_)
+        | ConfigError::NoRankCrossing
+        | ConfigError::FreeCutLinks { .. } => "--dilation",
+        ConfigError::ZeroCapacity => "--capacity",
+        ConfigError::BadPerByte(_) => "--per-byte",
+        ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => size,
+        ConfigError::StackTooSmall { .. } => "--stack-size",
+        ConfigError::BadUnitCost { .. } | ConfigError::UnknownUnit(_) => "--unit-cost",
+        ConfigError::PartitionsNeedRanks { .. }
+        | ConfigError::PartitionsNotRanks { .. }
+        | ConfigError::TooManyPartitions { .. }
+        | ConfigError::NoLookahead { .. } => "--partitions",
+    }
+}
+
 impl MachinePlan {
     /// From `--mode`, `--dilation`, `--wait`, `--profile`, `--compute`, `--unit-cost` and
     /// `--stack-size`; no link costs yet.
@@ -440,22 +464,7 @@ impl MachinePlan {
 
     /// Names the flag behind a configuration the runtime refused.
     pub(crate) fn config_error(&self, e: &ConfigError) -> ArgError {
-        let flag = match e {
-            ConfigError::NotEnoughCores { .. } => self.native_flag,
-            ConfigError::BadDilation(_)
-            | ConfigError::NoRankCrossing
-            | ConfigError::FreeCutLinks { .. } => "--dilation",
-            ConfigError::ZeroCapacity => "--capacity",
-            ConfigError::BadPerByte(_) => "--per-byte",
-            ConfigError::TooManyThreads { .. } | ConfigError::HostLimit { .. } => self.size_flag,
-            ConfigError::StackTooSmall { .. } => "--stack-size",
-            ConfigError::BadUnitCost { .. } | ConfigError::UnknownUnit(_) => "--unit-cost",
-            ConfigError::PartitionsNeedRanks { .. }
-            | ConfigError::PartitionsNotRanks { .. }
-            | ConfigError::TooManyPartitions { .. }
-            | ConfigError::NoLookahead { .. } => "--partitions",
-        };
-        ArgError::new(flag, e)
+        ArgError::new(config_flag(e, self.native_flag, self.size_flag), e)
     }
 
     /// The machine on `topology` for a workload with `hints`.

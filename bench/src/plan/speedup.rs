@@ -2,6 +2,7 @@
 //! cores: the runtime runs natively, a pinned core per processor), the rounds, the grain
 //! sweep, and where the results go.
 
+use std::num::NonZeroUsize;
 use std::path::Path;
 
 use multicomputer_runtime::Machine;
@@ -11,6 +12,7 @@ use multicomputer_workloads::speedup::{
 
 use super::budget::Footprint;
 use super::lists::{counts, split_list};
+use super::machine::config_flag;
 use super::{ArgError, Inputs, OutputPlan, RunFolderPlan};
 use crate::args::{MAX_GRAIN, SpeedupArgs, SpeedupKernelArg};
 
@@ -52,6 +54,58 @@ fn processor_counts(list: &str) -> Result<Vec<usize>, ArgError> {
     Ok(out)
 }
 
+/// The processor counts measured by default: 1 up to the cores this process may use; over
+/// K MPI ranks (`--partitions K`), 1 (each rank alone) and K up to K × those cores (a rank's
+/// cores for each part).
+fn default_counts(cores: usize, partitions: Option<NonZeroUsize>) -> Vec<usize> {
+    match partitions {
+        None => (1..=cores).collect(),
+        Some(k) => std::iter::once(1)
+            .chain(k.get().max(2)..=k.get() * cores)
+            .collect(),
+    }
+}
+
+/// Every P fits: natively a pinned core per processor, so no more than the cores this
+/// process may use; over K ranks (`--partitions K`), 1 or K up to K × a rank's cores, and
+/// at least one P over the ranks.
+fn check_counts(
+    processors: &[usize],
+    cores: usize,
+    partitions: Option<NonZeroUsize>,
+) -> Result<(), ArgError> {
+    let Some(k) = partitions.map(NonZeroUsize::get) else {
+        return match processors.iter().find(|&&p| p > cores) {
+            Some(&p) => Err(ArgError::new(
+                "--processors",
+                format!(
+                    "P = {p} is more than the {cores} cores this process may use: the runtime \
+                     runs natively here, one pinned core per processor (emulate larger machines \
+                     with `farm`, `dnc` or `ising` in virtual time)"
+                ),
+            )),
+            None => Ok(()),
+        };
+    };
+    let most = k * cores;
+    if let Some(&p) = processors.iter().find(|&&p| p > most || (p > 1 && p < k)) {
+        return Err(ArgError::new(
+            "--processors",
+            format!(
+                "P = {p} over {k} MPI ranks: P is 1 (each rank alone) or {k} to {most} (one \
+                 part a rank, each no larger than the {cores} cores a rank may use)"
+            ),
+        ));
+    }
+    if !processors.iter().any(|&p| p >= k) {
+        return Err(ArgError::new(
+            "--partitions",
+            format!("{k}: no P of at least {k} to run over the ranks"),
+        ));
+    }
+    Ok(())
+}
+
 /// The flag behind a workload's refusal.
 fn workload_error(e: &WorkloadError, window_given: bool) -> ArgError {
     let flag = match e {
@@ -79,6 +133,8 @@ pub(crate) struct SpeedupCommandPlan {
     pub(crate) skipped: Vec<usize>,
     /// The cores this process may use.
     pub(crate) cores: usize,
+    /// The MPI ranks the runtime runs over at every P but 1 (`--partitions`).
+    pub(crate) partitions: Option<NonZeroUsize>,
     /// The run's folder.
     pub(crate) folder: RunFolderPlan,
     /// Output.
@@ -98,18 +154,9 @@ impl SpeedupCommandPlan {
                     .any(|s| s.split('-').next().is_some_and(|lo| lo.trim() == "1"));
                 (p, !given_one)
             }
-            None => ((1..=cores).collect(), false),
+            None => (default_counts(cores, a.partitions), false),
         };
-        if let Some(&p) = processors.iter().find(|&&p| p > cores) {
-            return Err(ArgError::new(
-                "--processors",
-                format!(
-                    "P = {p} is more than the {cores} cores this process may use: the runtime runs \
-                     natively here, one pinned core per processor (emulate larger machines with \
-                     `farm`, `dnc` or `ising` in virtual time)"
-                ),
-            ));
-        }
+        check_counts(&processors, cores, a.partitions)?;
         let mut workload = Workload::new(k);
         workload.tasks = a.tasks.unwrap_or(workload.tasks);
         workload.grain = a.grain.unwrap_or(workload.grain);
@@ -188,6 +235,7 @@ impl SpeedupCommandPlan {
             one_added,
             skipped,
             cores,
+            partitions: a.partitions,
             folder: RunFolderPlan::new(out, &a.name)?,
             output: OutputPlan::new(&a.output)?,
         })
@@ -195,7 +243,9 @@ impl SpeedupCommandPlan {
 
     /// The runtime's machines, one for every P (the grain sweep's included: OCL's array is
     /// the same at every packet size), built once before the inputs are made and the rounds
-    /// run, as the rayon pools are. A machine the host cannot hold names `--processors`.
+    /// run, as the rayon pools are; with `--partitions K`, every P from K on is cut over the
+    /// K ranks. A machine the host cannot hold names `--processors`; one the ranks cannot
+    /// run (no MPI, K ≠ the ranks), `--partitions`.
     pub(crate) fn machines(&self) -> Result<Vec<Machine>, ArgError> {
         let e = &self.experiment;
         e.processors
@@ -203,9 +253,15 @@ impl SpeedupCommandPlan {
             .map(|&p| {
                 let refused =
                     |why: String| ArgError::new("--processors", format!("P = {p}: {why}"));
-                let (topology, config) =
+                let (topology, mut config) =
                     machine_config(&e.workload, p).map_err(|w| refused(w.to_string()))?;
-                Machine::new(topology, config).map_err(|w| refused(w.to_string()))
+                config.partitions = self.partitions.filter(|k| p >= k.get());
+                Machine::new(topology, config).map_err(|w| {
+                    ArgError::new(
+                        config_flag(&w, "--processors", "--processors"),
+                        format!("P = {p}: {w}"),
+                    )
+                })
             })
             .collect()
     }
@@ -252,6 +308,15 @@ impl SpeedupCommandPlan {
             )
             .add("mode", "native: pinned, spinning, D = 1, free links")
             .add("cores", self.cores);
+        if let Some(k) = self.partitions {
+            i.add(
+                "partitions",
+                format!(
+                    "{k} MPI ranks for the runtime at P ≥ {k}; the sequential program, rayon, \
+                     scoped threads and P = 1 in each rank alone, on its cores"
+                ),
+            );
+        }
         i
     }
 }
@@ -271,6 +336,32 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn over_ranks_p_is_one_or_from_k_to_k_times_a_ranks_cores() {
+        let k = NonZeroUsize::new;
+        assert_eq!(default_counts(4, None), vec![1, 2, 3, 4]);
+        assert_eq!(default_counts(1, k(2)), vec![1, 2]);
+        assert_eq!(default_counts(2, k(3)), vec![1, 3, 4, 5, 6]);
+        assert!(check_counts(&[1, 2], 2, None).is_ok());
+        assert_eq!(
+            check_counts(&[1, 3], 2, None).unwrap_err().flag,
+            "--processors"
+        );
+        assert!(check_counts(&[1, 2], 1, k(2)).is_ok());
+        assert!(check_counts(&[1, 3, 6], 2, k(3)).is_ok());
+        for bad in [&[1, 2][..], &[1, 7]] {
+            assert_eq!(
+                check_counts(bad, 2, k(3)).unwrap_err().flag,
+                "--processors",
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            check_counts(&[1], 2, k(2)).unwrap_err().flag,
+            "--partitions"
+        );
     }
 
     #[test]

@@ -187,8 +187,7 @@ pub(crate) fn cut_links_text(c: &CutLinkFidelity, tolerance_ns: u64) -> String {
     };
     format!(
         "{} ranks: {} of {} messages between ranks on time ({on_time:.1} %; late: more than {} \
-         after their emulated arrival, counted among the waits above), largest lateness {}; \
-         time zero agreed within {} (skew)",
+         after their emulated arrival), largest lateness {}; time zero agreed within {} (skew)",
         c.ranks,
         c.receives - c.late,
         c.receives,

@@ -39,7 +39,7 @@ pub(crate) use bodies::{
     sweep_report,
 };
 pub(crate) use document::{Block, Document, Figure, Section, Table};
-pub(crate) use meta::{Meta, ProfileUse};
+pub(crate) use meta::{Meta, ProfileUse, cut_links_text};
 pub(crate) use runs::Repetitions;
 pub(crate) use trace::{Traced, last, stage_trace, worst};
 

@@ -19,10 +19,14 @@
 //! In native and dilated time ([`run_native`]) rank r runs part r on threads, its cut links
 //! carried by a proxy thread through the MPI post (`engines/threads/cut.rs`):
 //!
-//! 1. **Check** that the run is not traced (a native trace does not cross ranks yet).
-//! 2. **Run the part**, as the threads engine runs a machine.
-//! 3. **Gather** the parts' records, serialised, on every rank ([`all_gather`]), each
-//!    assembling the run's record ([`assemble_ranks`]).
+//! 1. **Run the part**, as the threads engine runs a machine; a traced run's records are
+//!    spilled to a file of this rank's. Its emulated times count from the time zero the ranks
+//!    agreed (rank 0's start, moved onto this rank's clock by the measured offset), so every
+//!    rank's records are on rank 0's clock, to within the skew.
+//! 2. **Carry the trace** ([`carry`]), as in virtual time.
+//! 3. **Gather** the parts' records, serialised, on every rank ([`all_gather`]), the others'
+//!    trace records landed in this rank's file ([`land`]), each rank assembling the run's
+//!    record ([`assemble_ranks`]).
 //!
 //! A failed run fails on every rank with the same error (the parts agree on it, as on
 //! threads); a rank lost in an exchange ends the run with [`RunError::Exchange`] naming it.
@@ -34,7 +38,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 
 use super::Run;
-use super::parts::{PartRecord, assemble_parts, run_part};
+use super::parts::{assemble_parts, run_part};
 use crate::error::{ProcessorError, RunError};
 use crate::link::{Payload, Wire};
 use crate::processor::Processor;
@@ -82,19 +86,6 @@ pub fn calibrate_crossing(samples: usize) -> Result<Option<RankCrossing>, Transp
     Ok(RankCrossing::of(count(), crossing::note_bytes(), one_way))
 }
 
-/// Native step 1: a native or dilated run over ranks is not traced.
-fn check(run: &Run<'_>) -> Result<(), RunError> {
-    if run.trace.is_some() {
-        return Err(TransportError::Failed(
-            "a native or dilated trace does not cross MPI ranks yet: trace the run in one \
-             process (without --partitions), or in virtual time, whose traces do cross ranks"
-                .to_string(),
-        )
-        .into());
-    }
-    Ok(())
-}
-
 /// Runs this rank's part of `program` in native or dilated time (steps 1 to 3).
 pub(crate) fn run_native<M, R, F>(run: &Run<'_>, program: &F) -> Result<RunRecord<R>, RunError>
 where
@@ -102,11 +93,9 @@ where
     R: Send + Wire,
     F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync,
 {
-    // Step 1.
-    check(run)?;
     let timeout = exchange_timeout();
     let k = run.spec.partitions.map_or(1, NonZeroUsize::get);
-    // Step 2.
+    // Step 1.
     let partition = Partition::of(run.topology, k);
     let rank = Rank {
         partition: &partition,
@@ -118,8 +107,21 @@ where
             note_lost();
         }
     })?;
+    // Step 2.
+    let carried = carry(run.trace, record.traces())?;
     // Step 3.
-    let records = all_gather(&mut MpiExchange::new(timeout), record)?;
+    let gathered = all_gather(&mut MpiExchange::new(timeout), (record, carried))?;
+    let me = SimpleCommunicator::world().rank() as usize;
+    let records = gathered
+        .into_iter()
+        .enumerate()
+        .map(|(q, (mut record, carried))| {
+            if q != me {
+                land(run.trace, record.traces_mut(), carried);
+            }
+            record
+        })
+        .collect();
     assemble_ranks(run, records)
 }
 
@@ -140,7 +142,13 @@ where
     let me = SimpleCommunicator::world().rank() as usize;
     let record = run_part(run, &partition, &network, program, exchange)?;
     // Step 2.
-    let carried = carry(run.trace, &record)?;
+    let carried = carry(
+        run.trace,
+        record
+            .outcomes
+            .iter()
+            .map(|(_, o)| o.as_ref().and_then(|o| o.trace.as_ref())),
+    )?;
     // Step 3.
     let gathered = all_gather(&mut MpiExchange::new(timeout), (record, carried))?;
     let parts = gathered
@@ -148,7 +156,8 @@ where
         .enumerate()
         .map(|(q, (mut record, carried))| {
             if q != me {
-                land(run.trace, &mut record, carried);
+                let slots = record.outcomes.iter_mut().map(|(_, o)| o.as_mut());
+                land(run.trace, slots.map(|o| o.map(|o| &mut o.trace)), carried);
             }
             record
         })
@@ -156,19 +165,17 @@ where
     assemble_parts(run, &partition, parts)
 }
 
-/// Step 2, traced: what each of the part's processors recorded, read back from this rank's
-/// spill to cross to the others (nothing when the run is not traced).
-fn carry<R>(
+/// Step 2, traced: what each of the part's processors recorded (`recorded`, one a
+/// processor of the part, `None` where it has no outcome), read back from this rank's spill
+/// to cross to the others (nothing when the run is not traced).
+fn carry<'a>(
     trace: Option<&TraceSink>,
-    record: &PartRecord<R>,
+    recorded: impl Iterator<Item = Option<&'a Recorded>>,
 ) -> Result<Vec<Option<Carried>>, RunError> {
     let Some(sink) = trace else {
         return Ok(Vec::new());
     };
-    record
-        .outcomes
-        .iter()
-        .map(|(_, o)| o.as_ref().and_then(|o| o.trace.as_ref()))
+    recorded
         .map(|t| t.map(|t| t.carry(sink)).transpose())
         .collect::<Result<_, _>>()
         .map_err(|e| {
@@ -177,14 +184,19 @@ fn carry<R>(
 }
 
 /// Step 3, traced: another part's recordings, spilled into this rank's trace as if recorded
-/// here, so that every rank reads back the whole run's trace.
-fn land<R>(trace: Option<&TraceSink>, record: &mut PartRecord<R>, carried: Vec<Option<Carried>>) {
+/// here, so that every rank reads back the whole run's trace; `slots` are the part's
+/// processors' trace slots in the order carried (`None` where one has no outcome).
+fn land<'a>(
+    trace: Option<&TraceSink>,
+    slots: impl Iterator<Item = Option<&'a mut Option<Recorded>>>,
+    carried: Vec<Option<Carried>>,
+) {
     let Some(sink) = trace else {
         return;
     };
-    for ((_, outcome), c) in record.outcomes.iter_mut().zip(carried) {
-        if let Some(o) = outcome {
-            o.trace = c.map(|c| Recorded::land(c, sink));
+    for (slot, c) in slots.zip(carried) {
+        if let Some(slot) = slot {
+            *slot = c.map(|c| Recorded::land(c, sink));
         }
     }
 }
@@ -199,6 +211,140 @@ mod tests {
     use crate::machine::{Machine, MachineConfig};
     use crate::topology::Topology;
     use crate::transport::mpi::{Ranks, under_mpirun};
+    use crate::{Processor, ProcessorError};
+
+    /// A dilated machine (D = 1, 50 µs links) over the `k` ranks, with links of `capacity`.
+    fn dilated_over(
+        k: usize,
+        topology: Topology,
+        capacity: usize,
+        config: MachineConfig,
+    ) -> Machine {
+        let config = MachineConfig {
+            mode: TimeMode::Dilated(1.0),
+            capacity,
+            link: LinkCost {
+                latency: Duration::from_micros(50),
+                ..LinkCost::default()
+            },
+            partitions: std::num::NonZeroUsize::new(k),
+            ..config
+        };
+        Machine::new(topology, config).unwrap()
+    }
+
+    /// A reduce up a tree: every processor returns the sum of the numbers (id + 1) of its
+    /// subtree, sending it to its parent.
+    fn reduce_up(p: &mut Processor<u64>) -> Result<u64, ProcessorError> {
+        let mut sum = p.id() as u64 + 1;
+        for c in p.children().to_vec() {
+            sum += p.recv(c)?;
+        }
+        if let Some(up) = p.parent() {
+            p.send(up, sum)?;
+        }
+        Ok(sum)
+    }
+
+    #[test]
+    fn mpi_native_ranks_trace_every_processor_on_rank_0s_clock() {
+        if !under_mpirun() {
+            eprintln!("not under mpirun with several ranks: nothing to test here");
+            return;
+        }
+        let ranks = Ranks::initialize().expect("MPI initialised once");
+        let k = ranks.size();
+        let dir = tempfile::tempdir().unwrap();
+        let traced = MachineConfig {
+            trace: true,
+            trace_dir: Some(dir.path().to_path_buf()),
+            ..MachineConfig::default()
+        };
+        // A reduce up a binary tree of 15: every processor but the root sends once.
+        let tree = Topology::kary_tree(2, 3).unwrap();
+        let n = tree.len();
+        let record = dilated_over(k, tree, 2, traced)
+            .run(|p: &mut Processor<u64>| {
+                p.occupy(Duration::from_micros(100));
+                reduce_up(p)
+            })
+            .unwrap();
+        let trace = record.trace.expect("traced");
+        let clock = trace.ranks_clock().expect("taken over ranks");
+        assert_eq!(clock.ranks, k);
+        // Every processor's intervals, each processor's in time order.
+        let mut last = vec![None::<u64>; n];
+        trace
+            .visit_events(|e| {
+                assert!(last[e.processor] <= Some(e.start_ns), "{e:?} out of order");
+                last[e.processor] = Some(e.start_ns);
+            })
+            .unwrap();
+        assert!(last.iter().all(Option::is_some), "{last:?}");
+        // Every message, each taken at or after its sending.
+        let mut messages = 0;
+        trace
+            .visit_messages(|m| {
+                assert!(
+                    m.sent_ns <= m.arrive_ns && m.arrive_ns <= m.received_ns,
+                    "{m:?}"
+                );
+                messages += 1;
+            })
+            .unwrap();
+        assert_eq!(messages, n - 1);
+        // The file rank 0 writes: each message's flow starts and ends, and the process says
+        // how the ranks' clocks were made one.
+        let mut json = Vec::new();
+        trace.write_chrome_json(&mut json, n).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let events = json["traceEvents"].as_array().unwrap();
+        let ids = |ph: &str| -> Vec<u64> {
+            let mut v: Vec<u64> = events
+                .iter()
+                .filter(|e| e["ph"] == ph)
+                .map(|e| e["id"].as_u64().unwrap())
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(ids("s").len(), n - 1);
+        assert_eq!(ids("s"), ids("f"));
+        let name = events[0]["args"]["name"].as_str().unwrap();
+        assert!(name.contains(&format!("over {k} MPI ranks")), "{name}");
+        assert!(name.contains("skew"), "{name}");
+    }
+
+    #[test]
+    fn mpi_native_ranks_name_a_deadlock_with_every_waiting_processor() {
+        if !under_mpirun() {
+            eprintln!("not under mpirun with several ranks: nothing to test here");
+            return;
+        }
+        let ranks = Ranks::initialize().expect("MPI initialised once");
+        let k = ranks.size();
+        // Every processor of a chain of 2K receives first from its first neighbour: all
+        // wait, on every rank, with nothing between ranks.
+        let n = 2 * k;
+        let chain = Topology::chain(n).unwrap();
+        let err = dilated_over(k, chain, 2, MachineConfig::default())
+            .run(|p: &mut Processor<u64>| {
+                let link = p.links()[0];
+                p.recv(link)
+            })
+            .unwrap_err();
+        let crate::RunError::Deadlock { waits } = err else {
+            panic!("expected a deadlock, got {err}")
+        };
+        let who: Vec<usize> = waits.iter().map(|w| w.processor).collect();
+        assert_eq!(who, (0..n).collect::<Vec<_>>());
+        assert!(
+            waits
+                .iter()
+                .all(|w| matches!(w.waiting, crate::Waiting::Receive { .. })),
+            "{waits:?}"
+        );
+    }
 
     #[test]
     fn mpi_native_ranks_run_dilated_time_as_one_process_does() {
@@ -208,35 +354,12 @@ mod tests {
         }
         let ranks = Ranks::initialize().expect("MPI initialised once");
         let k = ranks.size();
-        let machine = |topology: Topology, capacity| {
-            let config = MachineConfig {
-                mode: TimeMode::Dilated(1.0),
-                capacity,
-                link: LinkCost {
-                    latency: Duration::from_micros(50),
-                    ..LinkCost::default()
-                },
-                partitions: std::num::NonZeroUsize::new(k),
-                ..MachineConfig::default()
-            };
-            Machine::new(topology, config).unwrap()
-        };
-        // A reduce up a binary tree: every processor returns the sum of the numbers
-        // (id + 1) of its subtree, as a sequential sum gives it.
+        let machine =
+            |topology, capacity| dilated_over(k, topology, capacity, MachineConfig::default());
+        // A reduce up a binary tree, as a sequential sum of each subtree gives it.
         let tree = Topology::kary_tree(2, 3).unwrap();
         let n = tree.len();
-        let record = machine(tree.clone(), 2)
-            .run(|p: &mut crate::Processor<u64>| {
-                let mut sum = p.id() as u64 + 1;
-                for c in p.children().to_vec() {
-                    sum += p.recv(c)?;
-                }
-                if let Some(up) = p.parent() {
-                    p.send(up, sum)?;
-                }
-                Ok(sum)
-            })
-            .unwrap();
+        let record = machine(tree.clone(), 2).run(reduce_up).unwrap();
         let subtree = |i: usize| -> u64 {
             let mut stack = vec![i];
             let mut sum = 0;
@@ -255,7 +378,7 @@ mod tests {
         // processor of a chain are on different ranks.
         let busy = Duration::from_millis(20);
         let record = machine(Topology::chain(k).unwrap(), 2)
-            .run(|p: &mut crate::Processor<u64>| match p.id() {
+            .run(|p: &mut Processor<u64>| match p.id() {
                 0 => {
                     let link = p.links()[0];
                     for m in 0..4 {

@@ -365,6 +365,8 @@ impl Machine {
             processors: topology.len(),
             held,
             cores: ncores,
+            host_cpus: crate::calibrate::host_cpus(),
+            ranked: engines::mpi_ranks().is_some(),
         };
         Ok(Self {
             topology,

@@ -43,6 +43,21 @@ fn meta(name: &str, tid: usize, args: serde_json::Value) -> Event<'_> {
     }
 }
 
+/// The trace's one process: the emulated machine, and over MPI ranks how their clocks were
+/// made one.
+fn process_name(trace: &Trace) -> String {
+    match trace.ranks_clock() {
+        None => "emulated multicomputer (times are emulated µs)".into(),
+        Some(c) => format!(
+            "emulated multicomputer (times are emulated µs; over {} MPI ranks, each counted \
+             from rank 0's time zero, moved onto the rank's clock by the measured offset: \
+             records of two ranks agree within the skew, {:.1} µs of wall time)",
+            c.ranks,
+            c.skew_ns as f64 / 1e3
+        ),
+    }
+}
+
 /// Writes `trace` (see [`Trace::write_chrome_json`]): the process and its `processors`
 /// tracks, every interval processor by processor, then every message receiver by receiver,
 /// numbered in that order.
@@ -59,7 +74,7 @@ pub(super) fn write<W: Write>(trace: &Trace, mut out: W, processors: usize) -> i
         &meta(
             "process_name",
             0,
-            serde_json::json!({ "name": "emulated multicomputer (times are emulated µs)" }),
+            serde_json::json!({ "name": process_name(trace) }),
         ),
     )?;
     for p in 0..processors {

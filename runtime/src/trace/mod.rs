@@ -119,6 +119,20 @@ pub struct Trace {
     chunk_bytes: usize,
     /// What each processor recorded, by index.
     processors: Vec<Recorded>,
+    /// Over MPI ranks in native or dilated time, how the ranks' clocks were made one.
+    ranks_clock: Option<RanksClock>,
+}
+
+/// How the times of a native or dilated trace over MPI ranks were put on one clock: each
+/// rank counts emulated time from the time zero the ranks agreed, rank 0's start moved onto
+/// the rank's own clock by the offset its clock pings with rank 0 measured, so every record
+/// is on rank 0's clock to within the skew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RanksClock {
+    /// The ranks.
+    pub ranks: usize,
+    /// The largest uncertainty of a rank's time zero against rank 0's, wall ns.
+    pub skew_ns: u64,
 }
 
 impl Trace {
@@ -128,7 +142,24 @@ impl Trace {
             spill: sink.spill().cloned(),
             chunk_bytes: sink.chunk_bytes(),
             processors,
+            ranks_clock: None,
         }
+    }
+
+    /// This trace, its records taken on several MPI ranks' clocks made one by `clock`.
+    #[cfg(any(feature = "mpi", test))]
+    pub(crate) fn on_ranks_clock(self, clock: RanksClock) -> Self {
+        Self {
+            ranks_clock: Some(clock),
+            ..self
+        }
+    }
+
+    /// Over MPI ranks in native or dilated time, how the ranks' clocks were made one (the
+    /// skew is the uncertainty of any two ranks' records against each other); `None` when
+    /// the trace was taken on one clock (one process, or virtual time).
+    pub fn ranks_clock(&self) -> Option<RanksClock> {
+        self.ranks_clock
     }
 
     /// How many records the trace holds: intervals and messages, without reading them back.

@@ -25,7 +25,7 @@
 
 use std::cell::OnceCell;
 
-use multicomputer_runtime::{Machine, RunSpec};
+use multicomputer_runtime::{CutLinkFidelity, Machine, RunSpec};
 use rayon::ThreadPool;
 use serde::Serialize;
 
@@ -36,7 +36,9 @@ use crate::speedup::host::Host;
 use crate::speedup::kernel::{Inputs, Kernel, Output};
 use crate::speedup::model::{ModelFit, Observation, WorkCosts, fit, predict_s};
 use crate::speedup::plan::SpeedupPlan;
-use crate::speedup::rounds::{Bench, Round, Timing, machine, ratios, time_sequential};
+use crate::speedup::rounds::{
+    Bench, Round, Timing, cut_links_of, machine, ratios, time_sequential,
+};
 use crate::speedup::spread::Spread;
 
 /// Where the experiment is, for a progress display.
@@ -84,6 +86,10 @@ pub struct Point {
     pub runtime_over_rayon: Spread,
     /// The model's prediction.
     pub model: Option<Predicted>,
+    /// Over MPI ranks (`--partitions`), the runtime's messages across ranks in the measured
+    /// rounds together: how many arrived within the tolerance of their emulated arrival.
+    /// `None` where the runtime ran in one process.
+    pub cut_links: Option<CutLinkFidelity>,
 }
 
 /// A finished experiment.
@@ -253,6 +259,7 @@ impl Prepared<'_> {
                     scoped: Timing::of(&scoped, &sequential, p)?,
                     runtime_over_rayon: ratios(&rayon, &runtime)?,
                     model: None,
+                    cut_links: cut_links_of(rounds.iter().map(|r| &r.at[i].cut_links)),
                 })
             })();
             if let Some(point) = summary {

@@ -6,7 +6,7 @@
 use std::cell::OnceCell;
 use std::time::{Duration, Instant};
 
-use multicomputer_runtime::{Machine, RunSpec};
+use multicomputer_runtime::{CutLinkFidelity, Machine, RunSpec};
 
 use rayon::ThreadPool;
 use serde::Serialize;
@@ -62,13 +62,19 @@ pub(crate) fn machine(machines: &[Machine], processors: usize) -> Result<&Machin
 }
 
 /// Times of one round at one P, seconds.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct AtP {
     pub(crate) runtime_s: f64,
     pub(crate) setup_s: f64,
     pub(crate) rayon_s: f64,
     pub(crate) scoped_s: f64,
+    /// The runtime's messages across MPI ranks (`None` in one process).
+    pub(crate) cut_links: Option<CutLinkFidelity>,
 }
+
+/// What a variant's run gave: its wall time and the runtime's set-up time, seconds, and the
+/// runtime's messages across MPI ranks.
+type Timed = (f64, f64, Option<CutLinkFidelity>);
 
 /// Times of one round.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,32 +123,33 @@ impl Bench<'_> {
             })
     }
 
-    /// Runs `variant` on P processors: its wall time (and the runtime's set-up time).
-    fn time(&self, variant: Variant, processors: usize) -> Result<(f64, f64), SpeedupError> {
+    /// Runs `variant` on P processors: its wall time (and the runtime's set-up time and
+    /// messages across ranks).
+    fn time(&self, variant: Variant, processors: usize) -> Result<Timed, SpeedupError> {
         std::thread::sleep(SETTLE);
         let input = self.inputs.clone();
         let w = &self.workload;
-        let (out, wall_s, setup_s) = match variant {
+        let (out, timed) = match variant {
             Variant::Runtime => {
                 let m = machine(self.machines, processors)?;
                 let r = runtime::run(w, input, m, &self.reference)?;
                 self.runtime.get_or_init(|| r.spec);
-                (r.output, r.wall_s, r.setup_s)
+                (r.output, (r.wall_s, r.setup_s, r.cut_links))
             }
             Variant::Rayon => {
                 let pool = self.pool(processors)?;
                 let start = Instant::now();
                 let out = with_rayon::run(w, input, pool)?;
-                (out, start.elapsed().as_secs_f64(), 0.0)
+                (out, (start.elapsed().as_secs_f64(), 0.0, None))
             }
             Variant::Scoped => {
                 let start = Instant::now();
                 let out = scoped::run(w, input, processors)?;
-                (out, start.elapsed().as_secs_f64(), 0.0)
+                (out, (start.elapsed().as_secs_f64(), 0.0, None))
             }
         };
         self.check(&out, variant.name(), processors)?;
-        Ok((wall_s, setup_s))
+        Ok(timed)
     }
 
     /// Round `index` over `processors`: the sequential reference, then each P's three variants
@@ -164,14 +171,16 @@ impl Bench<'_> {
                 setup_s: f64::NAN,
                 rayon_s: f64::NAN,
                 scoped_s: f64::NAN,
+                cut_links: None,
             };
             for k in 0..Variant::ALL.len() {
                 let variant = Variant::ALL[(index + k) % Variant::ALL.len()];
-                let (wall_s, setup_s) = self.time(variant, p)?;
+                let (wall_s, setup_s, cut_links) = self.time(variant, p)?;
                 match variant {
                     Variant::Runtime => {
                         t.runtime_s = wall_s;
                         t.setup_s = setup_s;
+                        t.cut_links = cut_links;
                     }
                     Variant::Rayon => t.rayon_s = wall_s,
                     Variant::Scoped => t.scoped_s = wall_s,
@@ -209,8 +218,47 @@ impl Timing {
     }
 }
 
+/// The messages across MPI ranks of several runs together: their receives and late ones
+/// summed, the largest lateness and skew; `None` if no run crossed ranks.
+pub(crate) fn cut_links_of<'a>(
+    runs: impl IntoIterator<Item = &'a Option<CutLinkFidelity>>,
+) -> Option<CutLinkFidelity> {
+    runs.into_iter()
+        .flatten()
+        .cloned()
+        .reduce(|a, b| CutLinkFidelity {
+            ranks: a.ranks.max(b.ranks),
+            receives: a.receives + b.receives,
+            late: a.late + b.late,
+            max_lateness_ns: a.max_lateness_ns.max(b.max_lateness_ns),
+            skew_ns: a.skew_ns.max(b.skew_ns),
+        })
+}
+
 /// The per-round ratios `a/b`.
 pub(crate) fn ratios(a: &[f64], b: &[f64]) -> Option<Spread> {
     let r: Vec<f64> = a.iter().zip(b).map(|(a, b)| a / b).collect();
     Spread::of(&r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_across_ranks_add_up_over_the_rounds() {
+        let run = |receives, late, max_lateness_ns, skew_ns| {
+            Some(CutLinkFidelity {
+                ranks: 2,
+                receives,
+                late,
+                max_lateness_ns,
+                skew_ns,
+            })
+        };
+        assert_eq!(cut_links_of(&[None, None]), None);
+        let all = cut_links_of(&[run(10, 1, 500, 3), None, run(7, 2, 200, 9)]).unwrap();
+        assert_eq!((all.ranks, all.receives, all.late), (2, 17, 3));
+        assert_eq!((all.max_lateness_ns, all.skew_ns), (500, 9));
+    }
 }

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use multicomputer_runtime::{
-    ComputeCharge, ConfigError, Machine, MachineConfig, RunError, RunReport, RunSpec, TimeMode,
-    Topology, TopologyError, WaitStrategy,
+    ComputeCharge, ConfigError, CutLinkFidelity, Machine, MachineConfig, RunError, RunReport,
+    RunSpec, TimeMode, Topology, TopologyError, WaitStrategy,
 };
 use thiserror::Error;
 
@@ -71,6 +71,9 @@ pub struct RuntimeRun {
     pub topology: Topology,
     /// How its machine resolved the run (time mode, waits, charging).
     pub spec: RunSpec,
+    /// Over MPI ranks (`--partitions`), how the messages that crossed ranks kept their
+    /// emulated times; `None` in one process.
+    pub cut_links: Option<CutLinkFidelity>,
 }
 
 /// The native machine configuration of a run: pinned, spinning, free links, measured charging,
@@ -177,6 +180,7 @@ pub fn run(
         setup_s: report.wall.setup_s,
         topology,
         spec: machine.spec().clone(),
+        cut_links: report.fidelity.cut_links,
     })
 }
 

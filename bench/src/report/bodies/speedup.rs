@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use crate::plot::{ErrorBar, LineChart, Point as PlotPoint, Reference, Scale, Ticks};
 use crate::report::host_noise;
-use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv};
+
+use crate::report::{Block, Body, Figure, Meta, Report, Section, Table, csv, cut_links_text};
 use crate::units::{human_s, signed_pct};
 
 /// A median with its range: `1.93 [1.90, 1.95]`.
@@ -363,6 +364,26 @@ impl SpeedupReport {
         host_noise::scatter_warning(&named, "--rounds")
     }
 
+    /// Over MPI ranks (`--partitions`): at each P the runtime ran over the ranks, how its
+    /// messages between ranks kept their emulated times, over the measured rounds.
+    fn cut_link_blocks(&self) -> Vec<Block> {
+        let r = &self.result;
+        let tolerance_ns = r.runtime.as_ref().map_or(0, |s| {
+            u64::try_from(s.tolerance.as_nanos()).unwrap_or(u64::MAX)
+        });
+        r.points
+            .iter()
+            .filter_map(|p| {
+                let c = p.cut_links.as_ref()?;
+                Some(Block::Text(format!(
+                    "runtime at P = {} over {}",
+                    p.processors,
+                    cut_links_text(c, tolerance_ns)
+                )))
+            })
+            .collect()
+    }
+
     fn host_text(&self) -> String {
         let h = &self.result.host;
         let load = |l: Option<multicomputer_workloads::speedup::LoadAverage>| {
@@ -536,6 +557,7 @@ impl Body for SpeedupReport {
             )),
             Block::Text(self.host_text()),
         ];
+        blocks.extend(self.cut_link_blocks());
         blocks.extend(self.fit_blocks());
         blocks.extend(self.grain_blocks());
         blocks.extend(self.warnings());

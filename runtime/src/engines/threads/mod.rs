@@ -145,6 +145,23 @@ pub(crate) struct RankRecord<R> {
 }
 
 #[cfg(any(feature = "mpi", test))]
+impl<R> RankRecord<R> {
+    /// What each of the rank's processors recorded of the trace, in its outcomes' order.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn traces(&self) -> impl Iterator<Item = Option<&crate::trace::Recorded>> {
+        self.outcomes.iter().map(|o| o.trace.as_ref())
+    }
+
+    /// The processors' trace slots, in the order of [`RankRecord::traces`].
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn traces_mut(
+        &mut self,
+    ) -> impl Iterator<Item = Option<&mut Option<crate::trace::Recorded>>> {
+        self.outcomes.iter_mut().map(|o| Some(&mut o.trace))
+    }
+}
+
+#[cfg(any(feature = "mpi", test))]
 /// Runs this rank's part of a run across ranks (its processors on threads, its cut links
 /// through `rank`'s post); what it left, for [`assemble_ranks`]. A rank lost is an error
 /// here: the others cannot be gathered.
@@ -227,9 +244,9 @@ pub(crate) fn assemble_ranks<R>(
         setup_s,
         events_per_s: None,
     };
-    assemble(
+    let record = assemble(
         spec,
-        None,
+        run.trace,
         topo,
         slots,
         wall,
@@ -248,7 +265,13 @@ pub(crate) fn assemble_ranks<R>(
             fidelity
         },
         None,
-    )
+    )?;
+    // Every rank's emulated times count from the time zero they agreed (`cut.rs`).
+    let clock = crate::trace::RanksClock { ranks, skew_ns };
+    Ok(RunRecord {
+        trace: record.trace.map(|t| t.on_ranks_clock(clock)),
+        ..record
+    })
 }
 
 /// A run of one process: no other rank to post to.
@@ -853,6 +876,8 @@ mod tests {
                 processors: topology.len(),
                 held: topology.len(),
                 cores: 2,
+                host_cpus: 2,
+                ranked: true,
             },
             trace: None,
         };
