@@ -13,10 +13,12 @@ pub struct Lattice {
     spins: Vec<i8>,
 }
 
-/// What one sweep changed: accepted flips and the exact changes of `M` and `E`.
+/// What one sweep changed: accepted flips and the exact changes of `M` and `E`, and how many
+/// random numbers its uphill attempts drew.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct SweepDelta {
     pub(crate) flips: u64,
+    pub(crate) draws: u64,
     pub(crate) delta_magnetisation: i64,
     pub(crate) delta_energy: i64,
 }
@@ -113,7 +115,7 @@ impl Lattice {
         let mut visit = |i: usize, h: i32, s: &mut [i8]| {
             let si = i32::from(s[i]);
             let sh = si * h;
-            if table.accepts(sh, rng) {
+            if table.accepts(sh, rng, &mut delta.draws) {
                 s[i] = -s[i];
                 delta.flips += 1;
                 delta.delta_magnetisation -= 2 * i64::from(si);
