@@ -126,7 +126,7 @@ pub fn reference_unit_costs() -> BTreeMap<String, f64> {
 }
 
 /// The units `calibrate` fits together, each group in one least-squares fit.
-const FITTED_TOGETHER: [&[WorkUnit]; 3] = [
+pub const FITTED_TOGETHER: [&[WorkUnit]; 3] = [
     &[PRIME_CANDIDATE, TRIAL_DIVISION],
     &FLIP_UNITS,
     &[OCL_COMPARISON, OCL_VALUE],
