@@ -252,11 +252,12 @@ fn profile_with_units(units: &str) -> String {
     )
 }
 
-/// Issue 22, item 6: a profile written before `metropolis_draw` existed charges the draws
-/// nothing (its two flip units were fitted with them) and says to run `calibrate` again; a
-/// profile with all three, or the cost given by `--unit-cost`, says nothing.
+/// Issue 22, item 6: a profile written before `neighbour_read` existed charges the
+/// neighbours read nothing (its two flip units were fitted with them) and says to run
+/// `calibrate` again; a profile with all three, or the cost given by `--unit-cost`, says
+/// nothing.
 #[test]
-fn a_profile_without_the_draw_unit_charges_it_nothing_and_says_to_recalibrate() {
+fn a_profile_without_the_neighbour_unit_charges_it_nothing_and_says_to_recalibrate() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let old = dir.join("old.json");
@@ -269,7 +270,7 @@ fn a_profile_without_the_draw_unit_charges_it_nothing_and_says_to_recalibrate() 
     std::fs::write(
         &new,
         profile_with_units(
-            r#""attempted_flip": 0.5, "accepted_flip": 10.0, "metropolis_draw": 3.0"#,
+            r#""attempted_flip": 0.5, "accepted_flip": 10.0, "neighbour_read": 0.5"#,
         ),
     )
     .unwrap();
@@ -278,23 +279,23 @@ fn a_profile_without_the_draw_unit_charges_it_nothing_and_says_to_recalibrate() 
     let o = run_in(dir, ising, &[old.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     let v = json(&o);
-    assert_eq!(v["flip_charge"]["draw_ns"], 0.0);
+    assert_eq!(v["flip_charge"]["neighbour_ns"], 0.0);
     assert_eq!(v["flip_charge"]["attempted_ns"], 3.1);
     let warning = v["charge_warning"].as_str().unwrap_or_default();
     assert!(
-        warning.contains("has no cost for metropolis_draw")
+        warning.contains("has no cost for neighbour_read")
             && warning.contains("run `multicomputer calibrate` again"),
         "{v}"
     );
-    assert!(err.contains("has no cost for metropolis_draw"), "{err}");
+    assert!(err.contains("has no cost for neighbour_read"), "{err}");
     for extra in [
         vec![new.to_str().unwrap()],
-        vec![old.to_str().unwrap(), "--unit-cost", "metropolis_draw=2"],
+        vec![old.to_str().unwrap(), "--unit-cost", "neighbour_read=2"],
     ] {
         let v = json(&run_in(dir, ising, &extra));
         assert!(v.get("charge_warning").is_none(), "{extra:?}: {v}");
         assert!(
-            v["flip_charge"]["draw_ns"].as_f64().unwrap() > 0.0,
+            v["flip_charge"]["neighbour_ns"].as_f64().unwrap() > 0.0,
             "{extra:?}"
         );
     }

@@ -1,9 +1,9 @@
 //! What an Ising sample costs per attempted flip, measured and as model charging charges it
 //! (issue 22, item 6): `calibrate` fits three units, an attempted flip, an accepted one and a
-//! random draw (`unit_costs.rs`), and model charging charges a sample its three counts at
-//! their costs. This fits them here, in the same process (as `calibrate` does), then prints for
-//! 2D 32² at T = 1.5, 2.27 and 4 and 3D 8³ at T = 3, 4, 4.5 and 6 the acceptance, the share of
-//! attempts that draw, the measured CPU time per attempted flip (median of nine samples, the
+//! neighbour spin read into an attempt's sum (`unit_costs.rs`), and model charging charges a
+//! sample its three counts at their costs. This fits them here, in the same process (as
+//! `calibrate` does), then prints for 2D 32² at T = 1.5, 2.27 and 4 and 3D 8³ at T = 3, 4, 4.5
+//! and 6 the acceptance, the measured CPU time per attempted flip (median of nine samples, the
 //! thread's CPU clock) and the charge per attempted flip under the fitted costs (and their
 //! ratio) and under the reference costs. Run it on a quiet host: the ratio is what counts.
 //!
@@ -13,7 +13,7 @@
 
 use multicomputer_runtime::{Work, WorkClock, WorkCosts};
 use multicomputer_workloads::ising::{
-    ACCEPTED_FLIP, ATTEMPTED_FLIP, DEFAULT_TEMPERATURE, Dimension, METROPOLIS_DRAW, run_sample,
+    ACCEPTED_FLIP, ATTEMPTED_FLIP, DEFAULT_TEMPERATURE, Dimension, run_sample,
 };
 use multicomputer_workloads::speedup::Spread;
 use multicomputer_workloads::unit_costs::{
@@ -54,10 +54,10 @@ fn main() {
         costs(&reference)
     );
     println!(
-        "| lattice | T | acceptance | draws | measured ns/attempt | charged (fitted) | \
+        "| lattice | T | acceptance | measured ns/attempt | charged (fitted) | \
          charged/measured | charged (reference) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     for (d, size, t) in [
         (Dimension::Two, 32, 1.5),
         (Dimension::Two, 32, 2.27),
@@ -72,10 +72,9 @@ fn main() {
         let charged =
             |costs: &WorkCosts| costs.charge_ns(&work).map_or(f64::NAN, |ns| ns as f64) / attempts;
         println!(
-            "| {}-D {size} | {t} | {:.3} | {:.3} | {ns:.2} | {:.2} | {:.3} | {:.2} |",
+            "| {}-D {size} | {t} | {:.3} | {ns:.2} | {:.2} | {:.3} | {:.2} |",
             d.d(),
             work.count(ACCEPTED_FLIP) as f64 / attempts,
-            work.count(METROPOLIS_DRAW) as f64 / attempts,
             charged(&fitted),
             charged(&fitted) / ns,
             charged(&reference)

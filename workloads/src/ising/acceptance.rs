@@ -42,15 +42,12 @@ impl AcceptanceTable {
             .map(|(k, p)| (4 * (k as u32 + 1), *p))
     }
 
-    /// Whether to flip a spin with `sᵢhᵢ = sh`; draws from `rng` only when `ΔE > 0`, and
-    /// counts each such draw (with its table lookup) in `draws`: the work of the
-    /// [`METROPOLIS_DRAW`](super::METROPOLIS_DRAW) unit.
+    /// Whether to flip a spin with `sᵢhᵢ = sh`; draws from `rng` only when `ΔE > 0`.
     #[inline]
-    pub(crate) fn accepts<R: Rng + ?Sized>(&self, sh: i32, rng: &mut R, draws: &mut u64) -> bool {
+    pub(crate) fn accepts<R: Rng + ?Sized>(&self, sh: i32, rng: &mut R) -> bool {
         if sh <= 0 {
             return true;
         }
-        *draws += 1;
         rng.next_u64() < self.thresholds[(sh / 2 - 1) as usize]
     }
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::parallel::{Mechanism, ParallelError, run_parallel};
 use super::reference::{Estimate, SUMMARY_MERGE, run_sequential};
 use super::{
-    ACCEPTED_FLIP, ATTEMPTED_FLIP, Dimension, IsingConfig, IsingError, METROPOLIS_DRAW, Workload,
+    ACCEPTED_FLIP, ATTEMPTED_FLIP, Dimension, IsingConfig, IsingError, NEIGHBOUR_READ, Workload,
     exact, run_sample,
 };
 use crate::hints::Hints;
@@ -43,31 +43,31 @@ pub struct ExactValues {
     pub energy: f64,
 }
 
-/// What model charging charges one sample: its attempted flips, its accepted flips and its
-/// random draws, each at the machine's cost per unit.
+/// What model charging charges one sample: its attempted flips, its accepted flips and the
+/// neighbour spins its attempts summed, each at the machine's cost per unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FlipCharge {
     /// Attempted flips per sample (sweeps × spins).
     pub attempted_per_sample: f64,
     /// Accepted flips per sample, the run's mean.
     pub accepted_per_sample: f64,
-    /// Random draws (uphill attempts) per sample, the run's mean.
-    pub draws_per_sample: f64,
+    /// Neighbour spins read per sample (4 an attempt in 2D, 6 in 3D).
+    pub neighbours_per_sample: f64,
     /// The cost of one attempted flip, ns.
     pub attempted_ns: f64,
     /// The cost of one accepted flip besides its attempt, ns.
     pub accepted_ns: f64,
-    /// The cost of one random draw and its table lookup besides its attempt, ns.
-    pub draw_ns: f64,
+    /// The cost of one neighbour spin read into an attempt's sum, ns.
+    pub neighbour_ns: f64,
 }
 
 impl FlipCharge {
-    /// Each count per sample with its cost per unit, ns: attempted, accepted, drawn.
+    /// Each count per sample with its cost per unit, ns: attempted, accepted, neighbours read.
     pub fn terms(&self) -> [(f64, f64); 3] {
         [
             (self.attempted_per_sample, self.attempted_ns),
             (self.accepted_per_sample, self.accepted_ns),
-            (self.draws_per_sample, self.draw_ns),
+            (self.neighbours_per_sample, self.neighbour_ns),
         ]
     }
 
@@ -193,7 +193,7 @@ impl IsingExperiment {
 
     /// What model charging gives a sample of a run of `samples` whose processors declared
     /// `declared` units of work in all (by unit name, as the run's report counts them): its
-    /// share of the attempted flips, the accepted ones and the draws, each at the machine's
+    /// share of the attempted flips, the accepted ones and the neighbours read, each at the machine's
     /// cost per unit.
     pub fn flip_charge(
         &self,
@@ -212,10 +212,10 @@ impl IsingExperiment {
         Ok(FlipCharge {
             attempted_per_sample: per_sample(ATTEMPTED_FLIP),
             accepted_per_sample: per_sample(ACCEPTED_FLIP),
-            draws_per_sample: per_sample(METROPOLIS_DRAW),
+            neighbours_per_sample: per_sample(NEIGHBOUR_READ),
             attempted_ns: cost(ATTEMPTED_FLIP)?,
             accepted_ns: cost(ACCEPTED_FLIP)?,
-            draw_ns: cost(METROPOLIS_DRAW)?,
+            neighbour_ns: cost(NEIGHBOUR_READ)?,
         })
     }
 
@@ -233,12 +233,7 @@ impl IsingExperiment {
             smallest_cost: None,
             events_per_s: (shortest_run_s > 0.0).then(|| events / shortest_run_s),
             min_capacity: 1,
-            units: vec![
-                ATTEMPTED_FLIP,
-                ACCEPTED_FLIP,
-                METROPOLIS_DRAW,
-                SUMMARY_MERGE,
-            ],
+            units: vec![ATTEMPTED_FLIP, ACCEPTED_FLIP, NEIGHBOUR_READ, SUMMARY_MERGE],
         })
     }
 

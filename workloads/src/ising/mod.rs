@@ -85,7 +85,7 @@ pub use acceptance::AcceptanceTable;
 pub use compare::{ExactValues, IsingExperiment, IsingMeasurement, median};
 pub use lattice::Lattice;
 pub use metropolis::{
-    ACCEPTED_FLIP, ATTEMPTED_FLIP, METROPOLIS_DRAW, SampleResult, run_sample, sample_rng,
+    ACCEPTED_FLIP, ATTEMPTED_FLIP, NEIGHBOUR_READ, SampleResult, run_sample, sample_rng,
 };
 pub use parallel::{
     IsingMessage, Mechanism, PARTIAL_BYTES, ParallelError, ParallelRun, SAMPLE_RESULT_BYTES,

@@ -229,7 +229,7 @@ impl Body for IsingReport {
         ]);
         if let Some(f) = r.flip_charge {
             t.row(vec![
-                "model charge per sample: flips attempted, accepted, draws".into(),
+                "model charge per sample: flips attempted, accepted, neighbours read".into(),
                 charge_sum(&f.terms()),
                 String::new(),
             ]);
