@@ -22,9 +22,11 @@
 //! at its own cost, fitted over samples from ordered to disordered in both dimensions. The
 //! random draw of an uphill attempt is not a unit of its own: the draws of every sample lie
 //! close to `attempts − 0.72 × accepted`, so no fit over these samples can tell its cost from
-//! an attempt's and an accepted flip's, which carry it (docs/results/trust.md). Every Ising
-//! run reports its
-//! modelled sample time against a native sample, which says how far it is off.
+//! an attempt's and an accepted flip's, which carry it (docs/results/trust.md). An attempt's
+//! own cost and a neighbour's are told apart only by the two dimensions, so their split is
+//! known less well than each dimension's whole attempt, which is what a sample is charged.
+//! Every Ising run reports its modelled sample time against a native sample, which says how
+//! far it is off.
 
 use std::collections::BTreeMap;
 
