@@ -236,3 +236,67 @@ fn scattered_replicates_in_virtual_time_are_the_program_s_not_the_host_s() {
     assert!(scatter["relative_sd"].as_f64().unwrap() > 0.1, "{scatter}");
     assert_eq!(host_warnings(&v), Vec::<String>::new());
 }
+
+/// A machine profile with this host's name and cores and the unit costs `units` (JSON).
+fn profile_with_units(units: &str) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!(
+        r#"{{"host": "{}", "cores": {cores}, "measured_unix_s": 1795689325,
+        "clock_read_ns": 80.0, "cpu_time_read_ns": 800.0, "message_spin_ns": 170.0,
+        "message_parked_ns": 13000.0, "wakeup_ns": 30000.0, "wake_cpu_ns": 23000.0,
+        "occupy_error_ns": {{"spin": 100.0, "sleep": 34000.0, "hybrid": 260.0}},
+        "occupy": [], "loop_ns_per_iteration": 0.6, "coroutine_switch_ns": 100.0,
+        "unit_costs": {{{units}}}}}"#,
+        host.trim()
+    )
+}
+
+/// Issue 22, item 6: a profile written before `neighbour_read` existed charges the
+/// neighbours read nothing (its two flip units were fitted with them) and says to run
+/// `calibrate` again; a profile with all three, or the cost given by `--unit-cost`, says
+/// nothing.
+#[test]
+fn a_profile_without_the_neighbour_unit_charges_it_nothing_and_says_to_recalibrate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let old = dir.join("old.json");
+    let new = dir.join("new.json");
+    std::fs::write(
+        &old,
+        profile_with_units(r#""attempted_flip": 3.1, "accepted_flip": 16.8"#),
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        profile_with_units(
+            r#""attempted_flip": 0.5, "accepted_flip": 10.0, "neighbour_read": 0.5"#,
+        ),
+    )
+    .unwrap();
+    let ising = "ising --dimension 2 --size 8 --thermalisation 2 --sweeps 2 -P 2 --mode virtual \
+                 --json --profile";
+    let o = run_in(dir, ising, &[old.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let v = json(&o);
+    assert_eq!(v["flip_charge"]["neighbour_ns"], 0.0);
+    assert_eq!(v["flip_charge"]["attempted_ns"], 3.1);
+    let warning = v["charge_warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("has no cost for neighbour_read")
+            && warning.contains("run `multicomputer calibrate` again"),
+        "{v}"
+    );
+    assert!(err.contains("has no cost for neighbour_read"), "{err}");
+    for extra in [
+        vec![new.to_str().unwrap()],
+        vec![old.to_str().unwrap(), "--unit-cost", "neighbour_read=2"],
+    ] {
+        let v = json(&run_in(dir, ising, &extra));
+        assert!(v.get("charge_warning").is_none(), "{extra:?}: {v}");
+        assert!(
+            v["flip_charge"]["neighbour_ns"].as_f64().unwrap() > 0.0,
+            "{extra:?}"
+        );
+    }
+}

@@ -200,6 +200,10 @@ fn ising_equals_its_sequential_reference_under_both_mechanisms() {
         assert_eq!(run.summary, reference, "{}", mechanism.name());
         assert!(run.report.work.units["attempted_flip"] > run.report.work.units["accepted_flip"]);
         assert!(run.report.work.units["accepted_flip"] > 0);
+        assert_eq!(
+            run.report.work.units["neighbour_read"],
+            4 * run.report.work.units["attempted_flip"]
+        );
     }
 }
 

@@ -20,9 +20,11 @@ use std::time::Duration;
 use multicomputer_runtime::tuning::{DEFAULT_STACK_BYTES, DEFAULT_WAKE_CPU, DEFAULT_WAKEUP};
 use multicomputer_runtime::{
     ComputeCharge, ConfigError, Hints, LinkCost, Machine, MachineConfig, MachineProfile, RunSpec,
-    Switching, TieOrder, TimeMode, Topology, WaitStrategy, WorkCosts,
+    Switching, TieOrder, TimeMode, Topology, WaitStrategy, WorkCosts, WorkUnit,
 };
-use multicomputer_workloads::unit_costs::{REFERENCE_LOOP_ITERATION_NS, reference_unit_costs};
+use multicomputer_workloads::unit_costs::{
+    REFERENCE_LOOP_ITERATION_NS, profile_over_reference, reference_unit_costs,
+};
 
 use super::budget::SLOT_BYTES;
 use super::{ArgError, Inputs, TracePlan};
@@ -186,30 +188,33 @@ fn applicable(time: &TimeArgs) -> Result<(), ArgError> {
     Ok(())
 }
 
-/// The costs for model compute charging, and where they came from: `--unit-cost` over the
+/// The costs for model compute charging, where they came from, and the units the profile's
+/// `calibrate` did not fit (charged 0 ns: [`profile_over_reference`]): `--unit-cost` over the
 /// profile's over the reference costs of the development host; the degradation loop's from
 /// the profile, else the reference.
 pub(crate) fn work_costs(
     profile: Option<&MachineProfile>,
     given: &[(String, f64)],
-) -> (WorkCosts, &'static str) {
+) -> (WorkCosts, &'static str, Vec<WorkUnit>) {
     let mut costs = WorkCosts {
         ns_per_unit: reference_unit_costs(),
         loop_iteration_ns: REFERENCE_LOOP_ITERATION_NS,
     };
+    let mut unfitted = Vec::new();
     let mut source = "reference costs of the development host (run `calibrate` for this host's)";
     if let Some(p) = profile {
         if !p.unit_costs.is_empty() {
-            costs.ns_per_unit.extend(p.unit_costs.clone());
+            (costs.ns_per_unit, unfitted) = profile_over_reference(&p.unit_costs);
             source = "the machine profile";
         }
         costs.loop_iteration_ns = p.loop_ns_per_iteration;
     }
     if !given.is_empty() {
         costs.ns_per_unit.extend(given.iter().cloned());
+        unfitted.retain(|u| given.iter().all(|(g, _)| g != u.name()));
         source = "--unit-cost, the rest from the profile or the reference costs";
     }
-    (costs, source)
+    (costs, source, unfitted)
 }
 
 impl From<WaitArg> for WaitStrategy {
@@ -254,8 +259,9 @@ pub(crate) struct MachinePlan {
     pub(crate) emulate: bool,
     /// How real work is charged (`None`: model in virtual time, measured otherwise).
     pub(crate) compute: Option<ComputeCharge>,
-    /// Costs per unit of declared work, and where they came from.
-    pub(crate) work_costs: (WorkCosts, &'static str),
+    /// Costs per unit of declared work, where they came from, and the units the profile
+    /// lacked ([`work_costs`]).
+    pub(crate) work_costs: (WorkCosts, &'static str, Vec<WorkUnit>),
     /// Stack per processor in virtual time, bytes.
     pub(crate) stack_bytes: usize,
     /// The order of simultaneous events in virtual time (`--ties`).
@@ -480,6 +486,31 @@ impl MachinePlan {
             TimeMode::Dilated(d) => format!("dilated (D = {d})"),
             m => m.name().into(),
         }
+    }
+
+    /// What to tell the user of a run that charged the units `declared` by the model, when
+    /// its profile lacked some of them (written by an older `calibrate`, [`work_costs`]):
+    /// which, what they were charged, and to run `calibrate` again.
+    pub(crate) fn unfitted_warning(&self, declared: &[WorkUnit]) -> Option<String> {
+        let missing: Vec<&str> = (self.work_costs.2.iter())
+            .filter(|u| declared.contains(u))
+            .map(|u| u.name())
+            .collect();
+        let path = self.profile.as_ref()?.path.display();
+        (!missing.is_empty()).then(|| {
+            let (them, its, are) = if missing.len() == 1 {
+                ("it", "its", "it is")
+            } else {
+                ("them", "their", "they are")
+            };
+            format!(
+                "the machine profile {path} has no cost for {}: the `calibrate` that wrote it \
+                 fitted the other units of the same kernel without {them}, so they carry {its} \
+                 cost, and {are} charged 0 ns; run `multicomputer calibrate` again to fit them \
+                 all",
+                missing.join(", ")
+            )
+        })
     }
 
     /// How real work will be charged, in words: `model (costs: …)` or `measured`.

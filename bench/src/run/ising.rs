@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 use multicomputer_workloads::speedup::OtherLoad;
+use multicomputer_workloads::unit_costs::FLIP_UNITS;
 
 use crate::args::IsingArgs;
 use crate::exec::ising_runs;
@@ -29,9 +30,13 @@ pub(crate) fn run(a: &IsingArgs, out: &Path) -> Result<()> {
     .seed(plan.experiment.config.seed);
     meta.memory_plan_bytes = Some(plan.memory.bytes());
     let what = format!("ising, {} mechanism", run.mechanism);
+    let charge_warning = run
+        .flip_charge
+        .and_then(|_| plan.machine.unfitted_warning(&FLIP_UNITS));
     let body = IsingReport {
         repetitions: Repetitions::of(plan.repeat, &runs.runs, &runs.seeds),
         run,
+        charge_warning,
     };
     let meta = meta.watched(&runs.ran, &watch, body.repetitions.as_ref());
     Report::new(meta, body).finish_run(

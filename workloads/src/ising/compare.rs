@@ -6,15 +6,17 @@
 //! `Φ_s` is computed here for one run; the scalability analysis over many runs lives in
 //! [`crate::analysis`].
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use multicomputer_runtime::{ComputeCharge, CostTable, Fidelity, Machine, Trace};
+use multicomputer_runtime::{ComputeCharge, CostTable, Fidelity, Machine, Trace, WorkUnit};
 use serde::Serialize;
 
 use super::parallel::{Mechanism, ParallelError, run_parallel};
 use super::reference::{Estimate, SUMMARY_MERGE, run_sequential};
 use super::{
-    ACCEPTED_FLIP, ATTEMPTED_FLIP, Dimension, IsingConfig, IsingError, Workload, exact, run_sample,
+    ACCEPTED_FLIP, ATTEMPTED_FLIP, Dimension, IsingConfig, IsingError, NEIGHBOUR_READ, Workload,
+    exact, run_sample,
 };
 use crate::hints::Hints;
 use crate::repetitions::Quantities;
@@ -41,26 +43,37 @@ pub struct ExactValues {
     pub energy: f64,
 }
 
-/// What model charging charges one sample: its attempted and its accepted flips, each at the
-/// machine's cost per unit.
+/// What model charging charges one sample: its attempted flips, its accepted flips and the
+/// neighbour spins its attempts summed, each at the machine's cost per unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FlipCharge {
     /// Attempted flips per sample (sweeps × spins).
     pub attempted_per_sample: f64,
     /// Accepted flips per sample, the run's mean.
     pub accepted_per_sample: f64,
+    /// Neighbour spins read per sample (4 an attempt in 2D, 6 in 3D).
+    pub neighbours_per_sample: f64,
     /// The cost of one attempted flip, ns.
     pub attempted_ns: f64,
     /// The cost of one accepted flip besides its attempt, ns.
     pub accepted_ns: f64,
+    /// The cost of one neighbour spin read into an attempt's sum, ns.
+    pub neighbour_ns: f64,
 }
 
 impl FlipCharge {
+    /// Each count per sample with its cost per unit, ns: attempted, accepted, neighbours read.
+    pub fn terms(&self) -> [(f64, f64); 3] {
+        [
+            (self.attempted_per_sample, self.attempted_ns),
+            (self.accepted_per_sample, self.accepted_ns),
+            (self.neighbours_per_sample, self.neighbour_ns),
+        ]
+    }
+
     /// The charge of one sample, seconds.
     pub fn sample_s(&self) -> f64 {
-        (self.attempted_per_sample * self.attempted_ns
-            + self.accepted_per_sample * self.accepted_ns)
-            / 1e9
+        self.terms().iter().map(|(n, ns)| n * ns).sum::<f64>() / 1e9
     }
 }
 
@@ -178,27 +191,31 @@ impl IsingExperiment {
         Ok(times)
     }
 
-    /// What model charging gives a sample of a run whose `samples` accepted `accepted` flips
-    /// in all: its attempted flips (sweeps × spins) and its share of the accepted ones, each at
-    /// the machine's cost per unit.
+    /// What model charging gives a sample of a run of `samples` whose processors declared
+    /// `declared` units of work in all (by unit name, as the run's report counts them): its
+    /// share of the attempted flips, the accepted ones and the neighbours read, each at the machine's
+    /// cost per unit.
     pub fn flip_charge(
         &self,
         costs: &CostTable,
         samples: u64,
-        accepted: u64,
+        declared: &BTreeMap<String, u64>,
     ) -> Result<FlipCharge, IsingError> {
-        let sweeps = u64::from(self.config.thermalisation_sweeps)
-            + u64::from(self.config.measurement_sweeps);
-        let cost = |unit| {
+        let cost = |unit: WorkUnit| {
             costs
                 .unit_ns(unit)
                 .ok_or_else(|| IsingError::Model(format!("no cost for the unit '{}'", unit.0)))
         };
+        let per_sample = |unit: WorkUnit| {
+            declared.get(unit.name()).copied().unwrap_or(0) as f64 / samples.max(1) as f64
+        };
         Ok(FlipCharge {
-            attempted_per_sample: (sweeps * self.config.spins()? as u64) as f64,
-            accepted_per_sample: accepted as f64 / samples.max(1) as f64,
+            attempted_per_sample: per_sample(ATTEMPTED_FLIP),
+            accepted_per_sample: per_sample(ACCEPTED_FLIP),
+            neighbours_per_sample: per_sample(NEIGHBOUR_READ),
             attempted_ns: cost(ATTEMPTED_FLIP)?,
             accepted_ns: cost(ACCEPTED_FLIP)?,
+            neighbour_ns: cost(NEIGHBOUR_READ)?,
         })
     }
 
@@ -216,7 +233,7 @@ impl IsingExperiment {
             smallest_cost: None,
             events_per_s: (shortest_run_s > 0.0).then(|| events / shortest_run_s),
             min_capacity: 1,
-            units: vec![ATTEMPTED_FLIP, ACCEPTED_FLIP, SUMMARY_MERGE],
+            units: vec![ATTEMPTED_FLIP, ACCEPTED_FLIP, NEIGHBOUR_READ, SUMMARY_MERGE],
         })
     }
 
@@ -240,9 +257,11 @@ impl IsingExperiment {
         // on average (so that Φ_s is exact and repeatable); else the native time measured
         // around the run.
         let flip_charge = match machine.charging().charge() {
-            ComputeCharge::Model => {
-                Some(self.flip_charge(machine.charging().costs(), run.samples, s.flips)?)
-            }
+            ComputeCharge::Model => Some(self.flip_charge(
+                machine.charging().costs(),
+                run.samples,
+                &run.report.work.units,
+            )?),
             ComputeCharge::Measured => None,
         };
         let sample_s = flip_charge.map_or(native_s, |f| f.sample_s());

@@ -13,10 +13,12 @@ pub struct Lattice {
     spins: Vec<i8>,
 }
 
-/// What one sweep changed: accepted flips and the exact changes of `M` and `E`.
+/// What one sweep changed: accepted flips and the exact changes of `M` and `E`, and how many
+/// neighbour spins its attempts summed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct SweepDelta {
     pub(crate) flips: u64,
+    pub(crate) neighbours_read: u64,
     pub(crate) delta_magnetisation: i64,
     pub(crate) delta_energy: i64,
 }
@@ -110,7 +112,9 @@ impl Lattice {
         let down = |c: usize| if c == 0 { l - 1 } else { c - 1 };
         let s = &mut self.spins;
         let mut delta = SweepDelta::default();
-        let mut visit = |i: usize, h: i32, s: &mut [i8]| {
+        // Site `i`, whose `read` neighbours sum to `h`.
+        let mut visit = |i: usize, h: i32, read: u64, s: &mut [i8]| {
+            delta.neighbours_read += read;
             let si = i32::from(s[i]);
             let sh = si * h;
             if table.accepts(sh, rng) {
@@ -131,7 +135,7 @@ impl Lattice {
                             + i32::from(s[xm + row])
                             + i32::from(s[x + yp])
                             + i32::from(s[x + ym]);
-                        visit(x + row, h, s);
+                        visit(x + row, h, 4, s);
                     }
                 }
             }
@@ -151,7 +155,7 @@ impl Lattice {
                                 + i32::from(s[x + ym + zo])
                                 + i32::from(s[x + row + zp])
                                 + i32::from(s[x + row + zm]);
-                            visit(x + row + zo, h, s);
+                            visit(x + row + zo, h, 6, s);
                         }
                     }
                 }

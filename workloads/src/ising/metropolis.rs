@@ -10,14 +10,21 @@ use super::lattice::Lattice;
 use super::{IsingConfig, IsingError, Start};
 
 /// One attempted spin flip of a Metropolis sweep (a sample attempts N per sweep): picking the
-/// spin, its neighbours' sum and the accept-or-reject decision.
+/// spin, the test of `sᵢhᵢ ≤ 0` and, when uphill, the random draw; its neighbours' sum is
+/// charged apart ([`NEIGHBOUR_READ`]).
 pub const ATTEMPTED_FLIP: WorkUnit = WorkUnit("attempted_flip");
 
 /// What an accepted flip costs besides its attempt: writing the spin and updating the
 /// energy and magnetisation. How many are accepted depends on the temperature and the
-/// dimension (1.4 % of the attempts in 2D at T = 1.5, 22 % in 3D at T = 4), so a sample's cost
-/// is charged by both counts.
+/// dimension (1.4 % of the attempts in 2D at T = 1.5, 22 % in 3D at T = 4, 60 % in 2D at
+/// T = 4), so a sample's cost is charged by its counts.
 pub const ACCEPTED_FLIP: WorkUnit = WorkUnit("accepted_flip");
+
+/// One neighbour spin read into an attempt's sum `hᵢ`: 4 an attempt in 2D, 6 in 3D. An
+/// attempt's cost grows with its neighbours, so one cost per attempt cannot serve both
+/// dimensions; counted apart, where the sweep sums them, the two dimensions' samples tell
+/// this unit's cost from the attempt's.
+pub const NEIGHBOUR_READ: WorkUnit = WorkUnit("neighbour_read");
 
 /// SplitMix64 output `i` of the sequence seeded with `seed` (counter form, O(1)).
 fn splitmix64_at(seed: u64, i: u64) -> u64 {
@@ -71,6 +78,9 @@ pub struct SampleResult {
     pub flips: u64,
     /// Attempted flips over all sweeps (`(thermalisation + measurement) · N`).
     pub attempts: u64,
+    /// Neighbour spins summed over all sweeps (4 an attempt in 2D, 6 in 3D). Work accounting
+    /// only: the summary does not carry it.
+    pub neighbours_read: u64,
     /// `Σ M` over measurement sweeps.
     pub sum_magnetisation: i64,
     /// `Σ |M|` over measurement sweeps.
@@ -80,10 +90,12 @@ pub struct SampleResult {
 }
 
 impl SampleResult {
-    /// Declares this sample's work on `work`: its attempted and its accepted flips.
+    /// Declares this sample's work on `work`: its attempted flips, its accepted flips and
+    /// the neighbour spins its attempts summed.
     pub fn declare(&self, work: &mut Work) {
         work.add(ATTEMPTED_FLIP, self.attempts);
         work.add(ACCEPTED_FLIP, self.flips);
+        work.add(NEIGHBOUR_READ, self.neighbours_read);
     }
 }
 
@@ -102,12 +114,13 @@ pub fn run_sample(config: &IsingConfig, sample: u64) -> Result<SampleResult, Isi
     let n = lattice.len() as u64;
     let m0 = lattice.magnetisation();
     let (mut m, mut e) = (m0, lattice.energy());
-    let (mut flips, mut delta_m) = (0u64, 0i64);
+    let (mut flips, mut neighbours_read, mut delta_m) = (0u64, 0u64, 0i64);
     let (mut sum_m, mut sum_abs_m, mut sum_e) = (0i64, 0i64, 0i64);
     let total = config.thermalisation_sweeps as u64 + config.measurement_sweeps as u64;
     for sweep in 0..total {
         let d = lattice.sweep(&table, &mut rng);
         flips += d.flips;
+        neighbours_read += d.neighbours_read;
         delta_m += d.delta_magnetisation;
         m += d.delta_magnetisation;
         e += d.delta_energy;
@@ -133,6 +146,7 @@ pub fn run_sample(config: &IsingConfig, sample: u64) -> Result<SampleResult, Isi
         final_energy: e,
         flips,
         attempts: total * n,
+        neighbours_read,
         sum_magnetisation: sum_m,
         sum_abs_magnetisation: sum_abs_m,
         sum_energy: sum_e,
@@ -174,5 +188,40 @@ mod tests {
         assert_eq!(r.spins, 64);
         assert!(r.delta_magnetisation.abs() <= 128);
         assert!(r.sum_abs_magnetisation >= r.sum_magnetisation.abs());
+    }
+
+    /// Attempts, neighbours read and accepted flips of a cold 2×2 (or 2³) lattice over
+    /// `sweeps` sweeps at temperature `t`, and what its sample declares.
+    fn counts(dimension: Dimension, t: f64, sweeps: u32) -> ([u64; 3], Work) {
+        let mut c = IsingConfig::new(dimension, 2, t).unwrap();
+        c.thermalisation_sweeps = 0;
+        c.measurement_sweeps = sweeps;
+        let r = run_sample(&c, 0).unwrap();
+        let mut w = Work::default();
+        r.declare(&mut w);
+        ([r.attempts, r.neighbours_read, r.flips], w)
+    }
+
+    #[test]
+    fn attempts_neighbours_read_and_accepted_flips_are_counted_exactly() {
+        // Cold 2×2 (periodic: each neighbour read twice, 4 reads a site), T so high that
+        // every draw accepts (threshold u64::MAX). Sweep 1 in typewriter order: site 0 has
+        // h = 4, sᵢhᵢ = 4 > 0: it draws and flips; sites 1 and 2 then see h = 0 and site 3
+        // h = −4 against its +1: all flipped. All spins are −1, and sweep 2 repeats sweep 1
+        // mirrored: per sweep 4 attempts, 16 neighbours read, 4 accepted.
+        let (hot, work) = counts(Dimension::Two, 1e300, 3);
+        assert_eq!(hot, [12, 48, 12]);
+        assert_eq!(
+            [ATTEMPTED_FLIP, NEIGHBOUR_READ, ACCEPTED_FLIP].map(|u| work.count(u)),
+            [12, 48, 12]
+        );
+        // So cold that no draw accepts (threshold 0): every site stays +1 with h = 4, each
+        // attempt rejected; its neighbours are read all the same.
+        assert_eq!(counts(Dimension::Two, 1e-3, 3).0, [12, 48, 0]);
+        // 2³ cold, hot limit (h = 2·(the x, y and z neighbour), flipped sites −1), in order:
+        // site 0 h = 6, sites 1, 2 and 4 h = 2, sites 3, 5 and 6 h = −2, site 7 h = −6: all
+        // 8 flip, 6 reads each; sweep 2 mirrors it.
+        assert_eq!(counts(Dimension::Three, 1e300, 2).0, [16, 96, 16]);
+        assert_eq!(counts(Dimension::Three, 1e-3, 2).0, [16, 96, 0]);
     }
 }

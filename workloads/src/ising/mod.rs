@@ -84,7 +84,9 @@ use thiserror::Error;
 pub use acceptance::AcceptanceTable;
 pub use compare::{ExactValues, IsingExperiment, IsingMeasurement, median};
 pub use lattice::Lattice;
-pub use metropolis::{ACCEPTED_FLIP, ATTEMPTED_FLIP, SampleResult, run_sample, sample_rng};
+pub use metropolis::{
+    ACCEPTED_FLIP, ATTEMPTED_FLIP, NEIGHBOUR_READ, SampleResult, run_sample, sample_rng,
+};
 pub use parallel::{
     IsingMessage, Mechanism, PARTIAL_BYTES, ParallelError, ParallelRun, SAMPLE_RESULT_BYTES,
     UNIT_BYTES, WORK_BYTES, run_parallel,

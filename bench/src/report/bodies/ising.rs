@@ -17,6 +17,9 @@ pub(crate) struct IsingReport {
     /// Mean ± sd, min and max over the runs, for several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) repetitions: Option<Repetitions>,
+    /// With model charging from a profile that lacked a flip unit: which, and what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) charge_warning: Option<String>,
 }
 
 fn estimate(e: &Estimate) -> String {
@@ -226,11 +229,8 @@ impl Body for IsingReport {
         ]);
         if let Some(f) = r.flip_charge {
             t.row(vec![
-                "model charge per sample: flips attempted, accepted".into(),
-                charge_sum(&[
-                    (f.attempted_per_sample, f.attempted_ns),
-                    (f.accepted_per_sample, f.accepted_ns),
-                ]),
+                "model charge per sample: flips attempted, accepted, neighbours read".into(),
+                charge_sum(&f.terms()),
                 String::new(),
             ]);
         }
@@ -271,6 +271,9 @@ impl Body for IsingReport {
                 }
             )),
         ];
+        if let Some(w) = &self.charge_warning {
+            blocks.push(Block::Warning(w.clone()));
+        }
         if let Some(rep) = &self.repetitions {
             blocks.extend(rep.blocks("the native sample time is measured around each of"));
         }
