@@ -46,10 +46,11 @@ strip() {
 import json, sys
 # Of the host (wall clock, rates, date, cores an MPI rank is bound to, paths) and of the
 # partitioning itself (the command line, --partitions, the parts block: parts, cut
-# links, windows).
+# links, windows; the memory plan, which prices each MPI rank its own process and copy
+# of the machine).
 HOST = {"wall_s", "run_s", "setup_s", "events_per_s", "date", "host", "command_line", "cores",
         "version", "files", "out", "folder", "path", "profile", "wall_over_dilation_s",
-        "partitions", "parts"}
+        "partitions", "parts", "memory_plan_bytes"}
 def clean(v):
     if isinstance(v, dict):
         return {k: clean(x) for k, x in v.items() if k not in HOST and "wall" not in k}
