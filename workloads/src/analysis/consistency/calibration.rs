@@ -312,9 +312,9 @@ pub(super) fn p_value(
 mod tests {
     use super::*;
 
-    #[test]
-    fn normal_noise_of_the_weights_shape_gives_back_the_f_test() {
-        // Lack of fit of a constant to 4 cells of 2 runs: B = I − 11ᵀ/4 (ν = 3), D = 4.
+    /// Lack of fit of a constant to 4 cells of 2 runs: the cells, B = I − 11ᵀ/4 (ν = 3) and
+    /// the pure-error denominator (D = 4).
+    fn constant_to_four_cells() -> (Vec<Cell>, DMatrix<f64>, Denominator) {
         let cells = crate::analysis::cells(
             &[1.0, 2.0, 3.0, 4.0]
                 .iter()
@@ -332,6 +332,13 @@ mod tests {
             pure_error: true,
             dof: 4,
         };
+        (cells, b, pure)
+    }
+
+    #[test]
+    fn normal_noise_of_the_weights_shape_gives_back_the_f_test() {
+        // Lack of fit of a constant to 4 cells of 2 runs: B = I − 11ᵀ/4 (ν = 3), D = 4.
+        let (cells, b, pure) = constant_to_four_cells();
         let p = p_value(5.0, &b, 3, &pure, &cells, &[vec![1.0; 4]], 0.0, 0.0);
         let want = crate::analysis::f_sf(5.0, 3, Some(4));
         assert!((p - want).abs() < 1e-12, "{p} {want}");
@@ -359,23 +366,7 @@ mod tests {
     fn the_shapes_confidence_level_is_added_to_the_largest_p_value() {
         // Lack of fit of a constant to 4 cells of 2 runs, as above: the largest over two
         // shapes, plus δ (Berger & Boos), and never above 1.
-        let cells = crate::analysis::cells(
-            &[1.0, 2.0, 3.0, 4.0]
-                .iter()
-                .enumerate()
-                .flat_map(|(i, &y)| {
-                    let p = 1u32 << (i + 1);
-                    [y - 0.1, y + 0.1].map(|t| crate::analysis::Measurement::run(p, 0.0, t))
-                })
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
-        let b = DMatrix::identity(4, 4) - DMatrix::from_element(4, 4, 0.25);
-        let pure = Denominator {
-            residual: None,
-            pure_error: true,
-            dof: 4,
-        };
+        let (cells, b, pure) = constant_to_four_cells();
         let shapes = [vec![1.0; 4], vec![0.2, 0.5, 2.0, 5.0]];
         let bare = p_value(5.0, &b, 3, &pure, &cells, &shapes, 0.0, 0.0);
         let raised = p_value(5.0, &b, 3, &pure, &cells, &shapes, 0.0, SHAPE_SET_DELTA);
