@@ -291,14 +291,18 @@ impl<M> ChannelPort<M> {
     /// on from, as a local send does: its own clock, or the receiver's take that freed the
     /// room if it had to wait for it.
     fn send_cut(&mut self, l: usize, envelope: Envelope<M>, clock_ns: u64) -> Result<u64, Stop> {
-        let Some(credits) = self.out[l].credits.clone() else {
+        // Taken out while this port waits on it (only this port's thread touches it), and
+        // put back on every path: no clone of the receiver per send.
+        let Some(credits) = self.out[l].credits.take() else {
             unreachable!("send_cut() is only called on a cut link")
         };
-        let resume_ns = match credits.try_recv() {
-            Ok(_) => clock_ns,
-            Err(TryRecvError::Disconnected) => return Err(Stop::Closed),
-            Err(TryRecvError::Empty) => self.wait_credit(l, &credits)?.max(clock_ns),
+        let credit = match credits.try_recv() {
+            Ok(_) => Ok(clock_ns),
+            Err(TryRecvError::Disconnected) => Err(Stop::Closed),
+            Err(TryRecvError::Empty) => self.wait_credit(l, &credits).map(|t| t.max(clock_ns)),
         };
+        self.out[l].credits = Some(credits);
+        let resume_ns = credit?;
         self.out[l].tx.send(envelope).map_err(|_| Stop::Closed)?;
         Ok(resume_ns)
     }
