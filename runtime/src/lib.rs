@@ -81,6 +81,7 @@ mod calibrate;
 mod clock;
 mod engines;
 mod error;
+mod job;
 mod limits;
 mod link;
 mod link_calibration;
@@ -107,6 +108,7 @@ pub use clock::{
 #[cfg(feature = "mpi")]
 pub use engines::calibrate_crossing;
 pub use error::{ConfigError, ProcessorError, RunError, TopologyError, WaitReport, Waiting};
+pub use job::job_processes;
 pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload, Wire};
 pub use link_calibration::{

@@ -43,13 +43,13 @@ pub(crate) fn busy_host(
 
 /// The busy-host warning for a run that ran as `ran`, watched by `watch` since it started;
 /// none where the run timed nothing on the host.
-pub(crate) fn run_warning(ran: &RunSpec, watch: &OtherLoad, cores: usize) -> Option<String> {
+pub(crate) fn run_warning(ran: &RunSpec, watch: &OtherLoad) -> Option<String> {
     if !times_the_host(ran) {
         return None;
     }
     busy_host(
-        watch.cores_busy(cores),
-        cores,
+        watch.cores_busy(),
+        watch.cpus(),
         "the run",
         !ran.time.is_virtual(),
     )
@@ -173,7 +173,7 @@ mod tests {
         // Virtual time with model charging: never a busy-host warning, however busy.
         let model = ran(TimeMode::Virtual, Some(ComputeCharge::Model));
         assert!(!times_the_host(&model));
-        assert_eq!(run_warning(&model, &OtherLoad::start(), 2), None);
+        assert_eq!(run_warning(&model, &OtherLoad::start()), None);
     }
 
     fn scatter(values: &[f64]) -> Scatter {

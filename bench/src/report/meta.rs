@@ -314,7 +314,7 @@ impl Meta {
         runs: Option<&Repetitions>,
     ) -> Self {
         self.host_warnings
-            .extend(host_noise::run_warning(ran, watch, self.host.cores));
+            .extend(host_noise::run_warning(ran, watch));
         self.host_warnings.extend(host_noise::replicates_warning(
             ran,
             runs.and_then(Repetitions::headline),
@@ -325,8 +325,8 @@ impl Meta {
     /// The same for real execution timed by the command itself (`what`, e.g. "calibration").
     pub(crate) fn watched_natively(mut self, what: &str, watch: &OtherLoad) -> Self {
         self.host_warnings.extend(host_noise::busy_host(
-            watch.cores_busy(self.host.cores),
-            self.host.cores,
+            watch.cores_busy(),
+            watch.cpus(),
             what,
             false,
         ));

@@ -68,9 +68,20 @@ impl Ranks {
     /// Initialises MPI; `None` if it was initialised before. Any thread may call MPI, one at
     /// a time (a native run over ranks calls it from its proxy thread while the main thread
     /// waits).
+    ///
+    /// Every rank then tells the others its host and process id, so that each knows the
+    /// job's processes on its host ([`job_processes`](crate::job_processes)); a rank that
+    /// does not answer within the exchange's timeout leaves each rank knowing only itself.
     pub fn initialize() -> Option<Self> {
-        mpi::initialize_with_threading(mpi::Threading::Serialized)
-            .map(|(universe, _)| Self { universe })
+        let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Serialized)?;
+        if universe.world().size() > 1 {
+            let host = mpi::environment::processor_name().unwrap_or_default();
+            let me = (host.clone(), std::process::id());
+            if let Ok(ranks) = all_gather(&mut MpiExchange::new(exchange_timeout()), me) {
+                crate::job::set_ranks(&host, ranks);
+            }
+        }
+        Some(Self { universe })
     }
 
     /// This process's rank.
@@ -506,5 +517,26 @@ mod tests {
         let all = all_gather(&mut x, format!("rank {me}")).unwrap();
         let want: Vec<_> = (0..k).map(|r| format!("rank {r}")).collect();
         assert_eq!(all, want);
+    }
+
+    #[test]
+    fn mpi_job_processes_are_every_rank_on_this_host() {
+        if !under_mpirun() {
+            eprintln!("not under mpirun with several ranks: nothing to test here");
+            return;
+        }
+        let ranks = Ranks::initialize().expect("MPI initialised once");
+        // `mpirun -np K` on one host: every rank here, in rank order, this one in its place.
+        let here = crate::job_processes();
+        assert_eq!(here.len(), ranks.size(), "{here:?}");
+        assert_eq!(here[ranks.rank()], std::process::id());
+        let mut distinct = here.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), here.len(), "{here:?}");
+        // The same list on every rank.
+        let mut x = MpiExchange::new(Duration::from_secs(60));
+        let all = all_gather(&mut x, here.clone()).unwrap();
+        assert!(all.iter().all(|h| *h == here), "{all:?}");
     }
 }

@@ -4,7 +4,7 @@
 //! # Protocol
 //!
 //! 1. **Describe the host** ([`Host::before`]): cores, processor, whether pinning works, load
-//!    average, the cores idle over half a second.
+//!    average, the cores free of other work over half a second.
 //! 2. **Prepare** ([`SpeedupPlan::prepare`]): the inputs, the reference result (a first,
 //!    unmeasured sequential run, which also tells how long the rest will take), a rayon pool of
 //!    exactly P threads for every P; the runtime's machine for every P is the caller's, built

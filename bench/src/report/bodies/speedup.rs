@@ -319,10 +319,10 @@ impl SpeedupReport {
             .filter(|f| shared && f + 0.5 < largest as f64);
         if let Some(free) = idle_before {
             w.push(Block::Warning(format!(
-                "only {free:.1} of {} cores were idle just before the run{}: at P above that \
+                "only {free:.1} of {} cores were free of other work just before the run{}: at P above that \
                  the processors shared their cores with other work, so the speedups there are \
                  lower than this host gives when quiet; rerun on an idle host",
-                h.cores,
+                h.cpus,
                 h.load_before
                     .map_or(String::new(), |l| format!(" (load average {:.2})", l.one))
             )));
@@ -332,7 +332,7 @@ impl SpeedupReport {
                 "other processes kept {others:.1} of the {} cores busy on average during the \
                  run: the measurements shared the host, and its speedups and efficiencies are \
                  lower and noisier than a quiet host's; rerun on an idle host",
-                h.cores
+                h.cpus
             )));
         }
         w.extend(self.scatter_warning().map(Block::Warning));
@@ -392,10 +392,15 @@ impl SpeedupReport {
             })
         };
         format!(
-            "host: {} ({} cores), pinning {}; load average {} before, {} after; {} cores idle \
+            "host: {} ({} cores{}), pinning {}; load average {} before, {} after; {} cores free \
              just before; other processes kept {} cores busy during the run",
             h.cpu_model,
-            h.cores,
+            h.cpus,
+            if h.cores < h.cpus {
+                format!(", this process bound to {}", h.cores)
+            } else {
+                String::new()
+            },
             if h.pinning { "works" } else { "failed" },
             load(h.load_before),
             load(h.load_after),
