@@ -1,6 +1,6 @@
 //! The processes of this job on this host: this process alone, or, under `mpirun`, every
 //! rank started on the same host (node), found once when MPI is initialised
-//! ([`Ranks::initialize`](crate::Ranks), feature `mpi`).
+//! (`Ranks::initialize`, feature `mpi`).
 //!
 //! What a command's watch of the host (`speedup`'s busy-host warnings) counts as its own
 //! work: the CPU time of these processes, not other processes'.
