@@ -14,6 +14,12 @@ pub use crate::topology::{MAX_DIMENSIONS, MAX_FILE_BYTES, MAX_LINKS, MAX_PROCESS
 pub use crate::transport::mpi::{MPI_EXCHANGE_TIMEOUT, MPI_POLL_INTERVAL};
 pub use crate::transport::threads::EXCHANGE_SPINS;
 
+/// Under the partitioned semantics, how many takes a link's record holds its sender's view
+/// of without a heap allocation: capacity + 1, so every link up to capacity 3 (the default
+/// is 2; the farm raises its links to 3). A larger capacity spills to the heap, costing a
+/// memory access per send.
+pub(crate) const LOOKAHEAD_ROOM_INLINE: usize = 4;
+
 /// The margin before a deadline at which a hybrid wait stops sleeping and starts spinning.
 pub const HYBRID_MARGIN: Duration = Duration::from_micros(100);
 

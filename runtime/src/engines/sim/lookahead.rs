@@ -6,8 +6,10 @@
 //! reserved by the part that holds its link when the message reaches it, and crosses to the
 //! next processor as an effect that takes at least the per-hop latency, which is L.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use smallvec::SmallVec;
 
 use super::scheduler::{CutLink, ELSEWHERE, Open, Scheduler, Semantics, Wait};
 use crate::TieOrder;
@@ -16,6 +18,7 @@ use crate::link::flavors::scheduled::Reply;
 use crate::link::{Envelope, LinkCost};
 use crate::routing::Network;
 use crate::topology::{Partition, Topology};
+use crate::tuning::LOOKAHEAD_ROOM_INLINE;
 
 /// A link's closure not seen yet.
 const OPEN: u64 = u64::MAX;
@@ -86,6 +89,9 @@ impl<M> Lookahead<M> {
         };
         let (mut s, cuts) = Scheduler::build(topology, capacity, ties, la, size);
         let links = s.links.len();
+        for g in 0..links {
+            s.links[g].book.sender_elsewhere = s.sender(g) == ELSEWHERE;
+        }
         let la = &mut s.sem;
         la.global = vec![ELSEWHERE; links];
         for &CutLink { local, global } in &cuts {
@@ -134,10 +140,16 @@ impl<M> Lookahead<M> {
 /// and its receiver's (when its receiver is here).
 pub(crate) struct Book {
     /// Messages sent on it whose take its sender has not seen yet (the sender's count of
-    /// what takes room).
-    unseen: u64,
-    /// When its sender sees the takes it has not seen yet, in order.
-    room_at: VecDeque<u64>,
+    /// what takes room; at most `capacity + 1` ≤ 65 537).
+    unseen: u32,
+    /// Its sender waits on it for room (set when it blocks; a take it sees wakes it).
+    sender_waits: bool,
+    /// Its sender is in another part (its takes are owed there as effects).
+    sender_elsewhere: bool,
+    /// When its sender sees the takes it has not seen yet, in order. At most `capacity + 1`
+    /// (a sender stops at the first message over its room), so held in the link's own
+    /// record for the usual capacities: a send reads no other memory to look at its room.
+    room_at: SmallVec<[u64; LOOKAHEAD_ROOM_INLINE]>,
     /// When its receiver sees it closed ([`OPEN`]: not known yet).
     closed_at: u64,
 }
@@ -146,7 +158,9 @@ impl Default for Book {
     fn default() -> Self {
         Self {
             unseen: 0,
-            room_at: VecDeque::new(),
+            sender_waits: false,
+            sender_elsewhere: false,
+            room_at: SmallVec::new(),
             closed_at: OPEN,
         }
     }
@@ -154,10 +168,13 @@ impl Default for Book {
 
 impl Book {
     /// Messages its sender still counts as taking room at `now_ns`.
-    fn in_flight(&mut self, now_ns: u64) -> u64 {
-        while self.room_at.front().is_some_and(|&t| t <= now_ns) {
-            self.room_at.pop_front();
-            self.unseen -= 1;
+    fn in_flight(&mut self, now_ns: u64) -> u32 {
+        let held = self.room_at.len();
+        let seen = self.room_at.iter().take_while(|&&t| t <= now_ns).count();
+        if seen > 0 {
+            self.room_at.copy_within(seen..held, 0);
+            self.room_at.truncate(held - seen);
+            self.unseen -= seen as u32;
         }
         self.unseen
     }
@@ -179,7 +196,7 @@ impl<M> Scheduler<M, Lookahead<M>> {
             }
             Effect::Room { link, at_ns } => {
                 let g = self.sem.here(link);
-                self.links[g].book.room_at.push_back(at_ns);
+                self.links[g].book.room_at.push(at_ns);
                 self.room_made(g, at_ns);
             }
             Effect::Closed { link, at_ns } => {
@@ -242,7 +259,11 @@ impl<M> Scheduler<M, Lookahead<M>> {
 
     /// The sender of out-link `g` (here) will see a take at `at_ns`: it looks then if it
     /// waits on that link.
+    #[inline]
     fn room_made(&mut self, g: usize, at_ns: u64) {
+        if !self.links[g].book.sender_waits {
+            return;
+        }
         let sender = self.sender(g) as usize;
         if let Wait::Send { link } = self.procs[sender].wait {
             if self.out_link(sender, link) == g {
@@ -299,7 +320,8 @@ impl<M> Semantics<M> for Lookahead<M> {
         let now = s.now_ns;
         let book = &mut s.links[g].book;
         book.unseen += 1;
-        let full = book.in_flight(now) > s.capacity as u64;
+        // Fewer unseen than the room: no need to look which takes the sender has seen.
+        let full = book.unseen as usize > s.capacity && book.in_flight(now) as usize > s.capacity;
         if s.links[g].to == ELSEWHERE {
             let far = s.peer[g] as usize;
             s.sem.owe(far, g, |link| Effect::Message { link, envelope });
@@ -307,6 +329,7 @@ impl<M> Semantics<M> for Lookahead<M> {
             s.enqueue(g, envelope);
         }
         if full {
+            s.links[g].book.sender_waits = true;
             s.procs[k].wait = Wait::Send { link: local };
             Self::send_woken(s, k, local)
         } else {
@@ -319,10 +342,11 @@ impl<M> Semantics<M> for Lookahead<M> {
         let g = s.out_link(k, local);
         let now = s.now_ns;
         let book = &mut s.links[g].book;
-        if book.in_flight(now) <= s.capacity as u64 {
+        if book.in_flight(now) as usize <= s.capacity {
+            book.sender_waits = false;
             return Some(s.go(k));
         }
-        if let Some(&at) = book.room_at.front() {
+        if let Some(&at) = book.room_at.first() {
             s.schedule(k, at);
         }
         None
@@ -344,12 +368,11 @@ impl<M> Semantics<M> for Lookahead<M> {
     /// The sender sees the room one lookahead later.
     fn taken(s: &mut Scheduler<M, Self>, g: usize) {
         let at_ns = s.now_ns.saturating_add(s.sem.latency_ns);
-        let sender = s.sender(g);
-        if sender == ELSEWHERE {
+        if s.links[g].book.sender_elsewhere {
             let far = s.peer[s.reverse[g] as usize] as usize;
             s.sem.owe(far, g, |link| Effect::Room { link, at_ns });
         } else {
-            s.links[g].book.room_at.push_back(at_ns);
+            s.links[g].book.room_at.push(at_ns);
             s.room_made(g, at_ns);
         }
     }

@@ -334,6 +334,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
     /// Step 5: the next live event, in (time, tie rank) order; the clock moves to its time.
     /// Events superseded by an earlier one for the same processor are skipped. Hops of
     /// routed messages due by then are carried out first.
+    #[inline]
     pub(crate) fn next_event(&mut self) -> Option<usize> {
         loop {
             self.hops_before(u64::MAX);
@@ -508,6 +509,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
     }
 
     /// Puts a message on link `g` and lets its receiver know, if it waits for it.
+    #[inline]
     pub(super) fn enqueue(&mut self, g: usize, envelope: Envelope<M>) {
         let arrive = envelope.arrive_ns.max(self.now_ns);
         let seq = self.next_seq;
