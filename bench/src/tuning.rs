@@ -16,7 +16,9 @@
 //! The busy-host and replicate-scatter thresholds (`report/host_noise.rs`). Besides the
 //! spread, one outlier among the replicates makes a figure unreliable, as in hyperfine: a
 //! value more than `OUTLIER_MODIFIED_Z` (14.826) median absolute deviations from the median,
-//! a threshold defined beside the measure (`multicomputer_workloads::repetitions`).
+//! a threshold defined beside the measure (`multicomputer_workloads::repetitions`). Beside
+//! them, the agreement of a model-charged ising sample with a native one, beyond which the
+//! report says why they differ (`report/bodies/ising.rs`).
 //!
 //! # Memory over MPI ranks
 //!
@@ -148,6 +150,12 @@ pub(crate) const SCATTER_RELATIVE_SD: f64 = 0.10;
 /// Replicates whose interquartile range exceeds this share of their median make the headline
 /// figure unreliable (the same bound as the standard deviation's, robust to one outlier).
 pub(crate) const SCATTER_IQR_OVER_MEDIAN: f64 = 0.10;
+
+/// How far, in per cent, a sample of ising charged by the model may be from a native sample
+/// before the report explains the gap: the fitted samples' agreement on the quiet host
+/// (0.94–1.03 of their native time, docs/results/trust.md), which only a mostly rejecting
+/// 3-D sample exceeds (T = 3: 1.13).
+pub(crate) const FLIP_CHARGE_AGREEMENT_PCT: f64 = 6.0;
 
 // Memory over MPI ranks, measured with `BIN=target/release/multicomputer scripts/measure-rank-memory.sh 16`
 // (release build with `--features mpi`, OpenMPI 4.1.4, the 2-vCPU dev VM under load,
