@@ -95,6 +95,19 @@ pub(crate) const ONE_WAY_MESSAGE_S: f64 = 138e-9;
 /// min of 15 runs of `farm -t chain:1 --tasks 1 --te 1us --mode virtual`: 3.56 ms.
 pub(crate) const PROCESS_S: f64 = 3.6e-3;
 
+/// Wall time of one step of a farm's drain Monte Carlo (`FarmExperiment::drain_steps`:
+/// samples × slots × depth), which every run of a farm with random task times under flood
+/// fill takes after the farm: 4000 samples of 2.0 M steps on chain:16, about 0.02 s a run,
+/// which the estimate of `farm -t chain:16 --te 10ms --times exponential --runs 5 --warmup 1`
+/// lacked (0.067 s announced for 0.23 s on the quiet host, docs/results/trust.md).
+/// Taken under load (2-vCPU dev VM shared with other builds, load average 11), thread CPU
+/// time of `Drain::new` alone, release build, median of 9, 2026-11-27 00:59 UTC: chain:16
+/// 16.6 ms for 2.05 M steps, 8.1 ns a step (chain:4 9.0, chain:64 6.0, binary:4 13.2,
+/// binary:6 11.6, tree:3:3 14.7: the step count is a proxy, within a factor of two).
+/// `scripts/measure-estimate-constants.sh` re-takes it from `farm --times exponential`
+/// against `--times constant`.
+pub(crate) const DRAIN_STEP_S: f64 = 8.1e-9;
+
 /// Wall time of a report written as a page or a run folder (HTML, Markdown, JSON and CSV
 /// files), with its SVG plots, beyond the tables on stdout: about 10 ms more with
 /// `--report x.html` than without, on a small farm.
