@@ -23,6 +23,10 @@
 #                      farm --tasks 200000 on binary:12 and binary:14 likewise (one run
 #                      each), fitted as the engine's are
 #   PIPELINE_EVENT_S   the README's ocl likewise (min of 3)
+#   DRAIN_STEP_S       farm -t chain:16 --te 10ms --runs 40 --times exponential against
+#                      --times constant (min of 3 each): the difference over the 40 runs'
+#                      drain steps (4000 samples × 32 slots × 16 levels each; the tie
+#                      spread's one extra run of each is left in, 2.5 %)
 #   ONE_WAY_MESSAGE_S  pingpong's runtime one-way time (median of its runs)
 #   FIT_ROW_S          fit farm on 20 000 rows: wall time less PROCESS_S over the rows (min of 2)
 #   CALIBRATION_SAMPLE_S, CALIBRATION_FIXED_S
@@ -118,6 +122,14 @@ got["TREE_CACHED_PROCESSORS"] = (cached, "fitted with TREE_COLD_EVENT_FACTOR")
 wall, p = run(["ocl", "--window", "500", "--transform", "m1:10", "--length", "10000"], 3)
 got["PIPELINE_EVENT_S"] = ((wall - process_s) / events(p.stderr),
                            "ocl --window 500 --transform m1:10 --length 10000, min of 3")
+
+drain_farm = ["farm", "-t", "chain:16", "--te", "10ms", "--runs", "40", "--warmup", "0",
+              "--mode", "virtual", "--times"]
+random_s, _ = run(drain_farm + ["exponential"], 3)
+constant_s, _ = run(drain_farm + ["constant"], 3)
+got["DRAIN_STEP_S"] = ((random_s - constant_s) / (40 * 4000 * 32 * 16),
+                       f"farm -t chain:16 --te 10ms --runs 40: exponential {random_s:.3f} s, "
+                       f"constant {constant_s:.3f} s")
 
 _, p = run(["pingpong", "--round-trips", "100000", "--runs", "3", "--json"], 1)
 got["ONE_WAY_MESSAGE_S"] = (json.loads(p.stdout)["runtime_one_way_ns"] * 1e-9,

@@ -16,7 +16,9 @@
 //! The busy-host and replicate-scatter thresholds (`report/host_noise.rs`). Besides the
 //! spread, one outlier among the replicates makes a figure unreliable, as in hyperfine: a
 //! value more than `OUTLIER_MODIFIED_Z` (14.826) median absolute deviations from the median,
-//! a threshold defined beside the measure (`multicomputer_workloads::repetitions`).
+//! a threshold defined beside the measure (`multicomputer_workloads::repetitions`). Beside
+//! them, the agreement of a model-charged ising sample with a native one, beyond which the
+//! report says why they differ (`report/bodies/ising.rs`).
 //!
 //! # Memory over MPI ranks
 //!
@@ -93,6 +95,19 @@ pub(crate) const ONE_WAY_MESSAGE_S: f64 = 138e-9;
 /// min of 15 runs of `farm -t chain:1 --tasks 1 --te 1us --mode virtual`: 3.56 ms.
 pub(crate) const PROCESS_S: f64 = 3.6e-3;
 
+/// Wall time of one step of a farm's drain Monte Carlo (`FarmExperiment::drain_steps`:
+/// samples × slots × depth), which every run of a farm with random task times under flood
+/// fill takes after the farm: 4000 samples of 2.0 M steps on chain:16, about 0.02 s a run,
+/// which the estimate of `farm -t chain:16 --te 10ms --times exponential --runs 5 --warmup 1`
+/// lacked (0.067 s announced for 0.23 s on the quiet host, docs/results/trust.md).
+/// Taken under load (2-vCPU dev VM shared with other builds, load average 11), thread CPU
+/// time of `Drain::new` alone, release build, median of 9, 2026-11-27 00:59 UTC: chain:16
+/// 16.6 ms for 2.05 M steps, 8.1 ns a step (chain:4 9.0, chain:64 6.0, binary:4 13.2,
+/// binary:6 11.6, tree:3:3 14.7: the step count is a proxy, within a factor of two).
+/// `scripts/measure-estimate-constants.sh` re-takes it from `farm --times exponential`
+/// against `--times constant`.
+pub(crate) const DRAIN_STEP_S: f64 = 8.1e-9;
+
 /// Wall time of a report written as a page or a run folder (HTML, Markdown, JSON and CSV
 /// files), with its SVG plots, beyond the tables on stdout: about 10 ms more with
 /// `--report x.html` than without, on a small farm.
@@ -148,6 +163,12 @@ pub(crate) const SCATTER_RELATIVE_SD: f64 = 0.10;
 /// Replicates whose interquartile range exceeds this share of their median make the headline
 /// figure unreliable (the same bound as the standard deviation's, robust to one outlier).
 pub(crate) const SCATTER_IQR_OVER_MEDIAN: f64 = 0.10;
+
+/// How far, in per cent, a sample of ising charged by the model may be from a native sample
+/// before the report explains the gap: the fitted samples' agreement on the quiet host
+/// (0.94–1.03 of their native time, docs/results/trust.md), which only a mostly rejecting
+/// 3-D sample exceeds (T = 3: 1.13).
+pub(crate) const FLIP_CHARGE_AGREEMENT_PCT: f64 = 6.0;
 
 // Memory over MPI ranks, measured with `BIN=target/release/multicomputer scripts/measure-rank-memory.sh 16`
 // (release build with `--features mpi`, OpenMPI 4.1.4, the 2-vCPU dev VM under load,

@@ -112,7 +112,8 @@ pub use job::job_processes;
 pub use limits::HostLimits;
 pub use link::{LinkCost, LinkId, Payload, Wire};
 pub use link_calibration::{
-    LINK_SIZES, LineFit, LinkCalibration, LinkCalibrationError, LinkPoint, calibrate_link, fit_line,
+    LINK_SIZES, LineFit, LinkCalibration, LinkCalibrationError, LinkPoint, calibrate_link,
+    fit_line, pingpong_machine,
 };
 pub use machine::{Machine, MachineConfig, host_cores};
 pub use processor::{Interrupt, Processor, busy_loop};

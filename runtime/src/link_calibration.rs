@@ -170,17 +170,24 @@ fn ping_pong(
     Ok(record.results.into_iter().nth(root).unwrap_or_default())
 }
 
-/// Steps 2–4: measures the runtime's native link between two pinned processors with
-/// `samples` samples per size (at least 5) and fits `α + β·m`.
-pub fn calibrate_link(samples: usize) -> Result<LinkCalibration, LinkCalibrationError> {
-    let samples = samples.max(5);
+/// The machine a ping-pong measures the runtime's link on, here and in `multicomputer
+/// pingpong`: two processors on a chain in native time (a pinned thread each), spinning
+/// waits, links of capacity 1. Fails where two processors cannot run natively.
+pub fn pingpong_machine() -> Result<Machine, LinkCalibrationError> {
     let config = MachineConfig {
         mode: TimeMode::Native,
         wait: WaitStrategy::Spin,
         capacity: 1,
         ..MachineConfig::default()
     };
-    let machine = Machine::new(Topology::chain(2)?, config)?;
+    Ok(Machine::new(Topology::chain(2)?, config)?)
+}
+
+/// Steps 2–4: measures the runtime's native link between two pinned processors
+/// ([`pingpong_machine`]) with `samples` samples per size (at least 5) and fits `α + β·m`.
+pub fn calibrate_link(samples: usize) -> Result<LinkCalibration, LinkCalibrationError> {
+    let samples = samples.max(5);
+    let machine = pingpong_machine()?;
     let mut points = Vec::with_capacity(LINK_SIZES.len());
     for bytes in LINK_SIZES {
         let mut v = ping_pong(&machine, bytes, samples)?;

@@ -15,9 +15,9 @@
 //! Each measurement is repeated and the median kept. A unit's cost on other inputs differs
 //! (caches, branch prediction): the model is a linear approximation of the real program, which
 //! `--compute measured` avoids at the price of repeatability. The largest such difference is
-//! the spin flip's: a Metropolis attempt costs more the more often it is accepted (an accepted
-//! flip writes the spin and updates the energy and magnetisation, and the accept-or-reject
-//! branch is mispredicted more often) and the more neighbours it sums (four in 2D, six in 3D),
+//! the spin flip's: a Metropolis attempt costs more the more often it is accepted (the
+//! accept-or-reject branch is mispredicted more often; the flip's own writes cost next to
+//! nothing) and the more neighbours it sums (four in 2D, six in 3D),
 //! so a sample is charged its attempted flips, its accepted ones and its neighbours read, each
 //! at its own cost, fitted over samples from ordered to disordered in both dimensions. The
 //! random draw of an uphill attempt is not a unit of its own: the draws of every sample lie
@@ -25,8 +25,11 @@
 //! an attempt's and an accepted flip's, which carry it (docs/results/trust.md). An attempt's
 //! own cost and a neighbour's are told apart only by the two dimensions, so their split is
 //! known less well than each dimension's whole attempt, which is what a sample is charged.
+//! A misprediction is no count: its cost per accepted flip falls as acceptance rises and is
+//! higher in 3D, so the linear charge leaves a residue, largest on a mostly rejecting 3D
+//! sample (T = 3: 13 % over; docs/results/trust.md, "3-D ising at T = 3").
 //! Every Ising run reports its modelled sample time against a native sample, which says how
-//! far it is off.
+//! far it is off, and why where it is off by more than the fitted samples agree.
 
 use std::collections::BTreeMap;
 

@@ -14,7 +14,7 @@ use multicomputer_workloads::tree::Prediction;
 use super::Estimate;
 use super::estimate::{EventKind, Events};
 use crate::plan::{ArgError, CollectiveExperiment, model_error};
-use crate::tuning::COPY_BYTES_PER_S;
+use crate::tuning::{COPY_BYTES_PER_S, DRAIN_STEP_S};
 use crate::units::human_s;
 
 /// An experiment the executors can run on a machine.
@@ -71,6 +71,13 @@ fn real_work(
     Estimate::emulated(emulated_s, d, rate, 1)
         .with_real_work(work_s, cores)
         .with_fixed(work_s)
+}
+
+/// The wall time of `steps` steps of a farm's drain Monte Carlo
+/// ([`FarmExperiment::drain_steps`]), seconds: work on the calling thread after the farm, the
+/// same in every time mode.
+fn drain_s(steps: f64) -> f64 {
+    steps * DRAIN_STEP_S
 }
 
 /// Integers sampled from each of the windows [`primes_work_s`] counts.
@@ -146,7 +153,8 @@ impl Experiment for FarmExperiment {
 
     /// From the model's makespan; for the prime kernel, with `T_e` its tasks' mean work
     /// ([`primes_work_s`]), which the run does besides on the host's cores and its
-    /// sequential reference once more.
+    /// sequential reference once more; for random task times, with the Monte Carlo of the
+    /// drain that the run's comparison samples afterwards ([`drain_s`]).
     fn estimate(&self, machine: &Machine) -> Estimate {
         let topology = machine.topology();
         let d = machine.spec().time.dilation();
@@ -156,7 +164,8 @@ impl Experiment for FarmExperiment {
         let rate = Events::of(EventKind::Tree, topology.len(), rate);
         match self.spec.kernel {
             Kernel::Synthetic => match Experiment::predicted(self, topology) {
-                Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1),
+                Some(p) => Estimate::emulated(p.makespan_s, d, rate, 1)
+                    .with_fixed(drain_s(self.drain_steps(topology))),
                 None => Estimate::UNKNOWN,
             },
             Kernel::Primes { grain } => {
@@ -424,6 +433,44 @@ mod tests {
         let exact = all.count(TRIAL_DIVISION) as f64 * 1e-9;
         let sampled = primes_work_s(1000, 1000, &charging(1.0, 0.0));
         assert!((sampled / exact - 1.0).abs() < 0.1, "{sampled} for {exact}");
+    }
+
+    #[test]
+    fn a_random_farms_estimate_counts_the_drain_each_run_samples() {
+        use multicomputer_runtime::{MachineConfig, TimeMode};
+        use multicomputer_workloads::farm::{FarmSpec, TaskTimes};
+        let farm = |times| FarmExperiment {
+            spec: FarmSpec {
+                times,
+                te: Duration::from_millis(10),
+                ..FarmSpec::default()
+            },
+            beta_e: Duration::from_micros(50),
+            beta_f: Duration::from_micros(100),
+            queue: 1,
+            guided: false,
+            tau_s: 0.0,
+        };
+        let (random, constant) = (farm(TaskTimes::Exponential), farm(TaskTimes::Constant));
+        let topology = Topology::chain(16).unwrap();
+        let config = MachineConfig {
+            mode: TimeMode::Virtual,
+            hints: FarmExperiment::hints(&random, &topology).unwrap(),
+            ..MachineConfig::default()
+        };
+        let machine = Machine::new(topology, config).unwrap();
+        // The same model, so the same events; random times add 4000 samples of the drain, of
+        // 32 slots down 16 levels, at DRAIN_STEP_S a step, in every run.
+        let (r, c) = (
+            Experiment::estimate(&random, &machine),
+            Experiment::estimate(&constant, &machine),
+        );
+        let drain = 4000.0 * 32.0 * 16.0 * DRAIN_STEP_S;
+        assert_eq!(r.events, c.events);
+        assert!((r.wall_s - c.wall_s - drain).abs() < 1e-12, "{r:?} {c:?}");
+        assert!((r.fixed_s - drain).abs() < 1e-12);
+        // Five runs after a warm-up: six drains.
+        assert!((r.times(6).wall_s - c.times(6).wall_s - 6.0 * drain).abs() < 1e-12);
     }
 
     #[test]

@@ -8,7 +8,8 @@ use multicomputer_workloads::dnc::{DncExperiment, DncKernel, Splitting};
 use super::budget::{DNC_TASK_BYTES, TASK_HOP_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_link;
 use super::{
-    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, model_error, topology_inputs,
+    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunPlan, admit_experiment, model_error,
+    topology_inputs,
 };
 use crate::args::{
     DEFAULT_KEYS, DncArgs, DncKernelArg, DncWorkArgs, EngineArgs, PredictDncArgs, SplitArg,
@@ -181,13 +182,7 @@ pub(crate) fn dnc(a: &DncArgs, out: &Path) -> Result<DncPlan, ArgError> {
             a.dnc.seed,
             machine.link.transfer_s(a.work.task_bytes),
         )?;
-        check(topology, &e)?;
-        if let Ok(hints) = e.hints(topology) {
-            machine.hold(&hints);
-        }
-        let memory = footprint(topology, &e, machine)?;
-        memory.check()?;
-        Ok((e, memory))
+        admit_experiment(topology, machine, e, check, DncExperiment::hints, footprint)
     })
 }
 

@@ -8,8 +8,8 @@ use multicomputer_workloads::farm::{FarmExperiment, FarmSpec, Kernel, TaskTimes}
 use super::budget::{TASK_BYTES, TRACE_RECORDS_PER_TASK_HOP};
 use super::machine::transfer_link;
 use super::{
-    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, model_error,
-    topology_inputs,
+    ArgError, Footprint, Inputs, MachinePlan, OutputPlan, RunFolderPlan, RunPlan, admit_experiment,
+    model_error, topology_inputs,
 };
 use crate::args::{DEFAULT_GRAIN, MAX_DURATION};
 use crate::args::{
@@ -189,13 +189,14 @@ pub(crate) fn farm(a: &FarmArgs, out: &Path) -> Result<FarmPlan, ArgError> {
             Some(&a.farm),
             machine.link.transfer_s(a.work.task_bytes),
         )?;
-        check(topology, &e)?;
-        if let Ok(hints) = e.hints(topology) {
-            machine.hold(&hints);
-        }
-        let memory = footprint(topology, &e, machine)?;
-        memory.check()?;
-        Ok((e, memory))
+        admit_experiment(
+            topology,
+            machine,
+            e,
+            check,
+            FarmExperiment::hints,
+            footprint,
+        )
     })
 }
 

@@ -58,7 +58,7 @@ pub(crate) use output::{
 };
 pub(crate) use pingpong::PingpongPlan;
 pub(crate) use repeat::Repeat;
-pub(crate) use run::RunPlan;
+pub(crate) use run::{RunPlan, admit_experiment};
 pub(crate) use scaling::{Fitted, ScalingPlan, ScalingSource, ScalingSweep, scaling_topology};
 pub(crate) use speedup::SpeedupCommandPlan;
 pub(crate) use sweep::{

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use multicomputer_runtime::Topology;
+use multicomputer_runtime::{Hints, Topology};
 
 use super::{
     ArgError, Footprint, Inputs, MachinePlan, OutputPlan, Repeat, TracePlan, topology_inputs,
@@ -66,4 +66,25 @@ impl<E> RunPlan<E> {
             .extend(self.repeat.inputs());
         i
     }
+}
+
+/// Admits experiment `e` (a farm or a divide and conquer on the tree engine) on `topology`:
+/// its model accepts it (`check`), the machine's plan holds what its `hints` ask for (where
+/// the model gives them), and the memory its run will hold is planned (`footprint`, after
+/// the plan holds the hints) and fits.
+pub(crate) fn admit_experiment<E, M>(
+    topology: &Topology,
+    machine: &mut MachinePlan,
+    e: E,
+    check: impl FnOnce(&Topology, &E) -> Result<(), ArgError>,
+    hints: impl FnOnce(&E, &Topology) -> Result<Hints, M>,
+    footprint: impl FnOnce(&Topology, &E, &MachinePlan) -> Result<Footprint, ArgError>,
+) -> Result<(E, Footprint), ArgError> {
+    check(topology, &e)?;
+    if let Ok(hints) = hints(&e, topology) {
+        machine.hold(&hints);
+    }
+    let memory = footprint(topology, &e, machine)?;
+    memory.check()?;
+    Ok((e, memory))
 }

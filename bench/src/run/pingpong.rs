@@ -4,9 +4,7 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use multicomputer_runtime::{
-    Machine, MachineConfig, TimeMode, Topology, WaitStrategy, bare_pingpong,
-};
+use multicomputer_runtime::{bare_pingpong, pingpong_machine};
 use multicomputer_workloads::repetitions::Summary;
 
 use crate::args::PingpongArgs;
@@ -21,13 +19,7 @@ fn bare(round_trips: u64, cores: &[core_affinity::CoreId]) -> f64 {
 }
 
 fn runtime(round_trips: u64) -> Result<f64> {
-    let config = MachineConfig {
-        mode: TimeMode::Native,
-        wait: WaitStrategy::Spin,
-        capacity: 1,
-        ..MachineConfig::default()
-    };
-    let machine = Machine::new(Topology::chain(2)?, config)?;
+    let machine = pingpong_machine()?;
     let record = machine.run(|p| {
         let link = p.links()[0];
         if p.parent().is_none() {

@@ -80,3 +80,28 @@ pub(crate) trait Engine {
         R: Send,
         F: Fn(&mut Processor<M>) -> Result<R, ProcessorError> + Sync;
 }
+
+/// Fixtures shared by the engines' tests.
+#[cfg(test)]
+mod fixtures {
+    use std::time::Duration;
+
+    use crate::clock::TimeMode;
+    use crate::link::LinkCost;
+    use crate::machine::MachineConfig;
+
+    /// The machine configuration of the tests of runs across ranks (`ranks`' under MPI,
+    /// `threads`' with a rank a thread): dilated time at D = 1 and links of `capacity` with a
+    /// 50 µs latency, the rest `base`'s.
+    pub(crate) fn dilated_across_ranks(capacity: usize, base: MachineConfig) -> MachineConfig {
+        MachineConfig {
+            mode: TimeMode::Dilated(1.0),
+            capacity,
+            link: LinkCost {
+                latency: Duration::from_micros(50),
+                ..LinkCost::default()
+            },
+            ..base
+        }
+    }
+}

@@ -206,8 +206,6 @@ fn land<'a>(
 mod tests {
     use std::time::Duration;
 
-    use crate::clock::TimeMode;
-    use crate::link::LinkCost;
     use crate::machine::{Machine, MachineConfig};
     use crate::topology::Topology;
     use crate::transport::mpi::{Ranks, under_mpirun};
@@ -221,14 +219,8 @@ mod tests {
         config: MachineConfig,
     ) -> Machine {
         let config = MachineConfig {
-            mode: TimeMode::Dilated(1.0),
-            capacity,
-            link: LinkCost {
-                latency: Duration::from_micros(50),
-                ..LinkCost::default()
-            },
             partitions: std::num::NonZeroUsize::new(k),
-            ..config
+            ..crate::engines::fixtures::dilated_across_ranks(capacity, config)
         };
         Machine::new(topology, config).unwrap()
     }

@@ -123,13 +123,24 @@ pub struct FloodFillDrain {
 
 /// Samples for the flood-fill drain: 4000 (a standard error near 1.6 % of a run's scatter)
 /// where the machine is small, fewer on deep machines, where each sample costs about
-/// `slots × depth` steps, down to 200.
+/// `slots × depth` steps (`drain_sample_steps`), down to 200.
 pub fn drain_samples(topology: &Topology) -> u32 {
     const BUDGET_STEPS: f64 = 2e8;
-    let slots = 2 * topology.len();
-    // The root's level is the longest path's length in processors.
-    let path = topology.levels() as usize;
-    (BUDGET_STEPS / (slots * path) as f64).clamp(200.0, 4000.0) as u32
+    (BUDGET_STEPS / drain_sample_steps(topology)).clamp(200.0, 4000.0) as u32
+}
+
+/// The steps of one sample of the flood-fill drain on `topology`: its task slots (two a
+/// processor) times the longest path a task falls down to refill one (the root's level, in
+/// processors).
+fn drain_sample_steps(topology: &Topology) -> f64 {
+    (2 * topology.len()) as f64 * f64::from(topology.levels())
+}
+
+/// Whether a farm's comparison samples the flood-fill protocol's drain
+/// ([`super::flood_fill_drain`]): random task times under flood fill (model guidance has a
+/// drain of its own, constant times none).
+fn samples_flood_fill_drain(times: TaskTimes, guided: bool) -> bool {
+    times != TaskTimes::Constant && !guided
 }
 
 impl Drain {
@@ -150,7 +161,7 @@ impl Drain {
             .collect();
         let busy_processors = (executes.iter().filter(|&&e| e).count() as u64).max(1);
         let drain = drain_s(times, busy_processors, te_msg_s)?;
-        let flood_fill = if times != TaskTimes::Constant && !guided {
+        let flood_fill = if samples_flood_fill_drain(times, guided) {
             let d = flood_fill_drain(
                 topology.parents(),
                 &executes,
@@ -297,6 +308,17 @@ impl FarmExperiment {
                 Vec::new()
             },
         })
+    }
+
+    /// The steps of the Monte Carlo that each run's comparison takes for its drain
+    /// ([`FarmExperiment::drain`]) on `topology`, samples × `drain_sample_steps`: work every
+    /// run does besides the farm itself, on the calling thread, in every time mode; 0 where
+    /// no drain is sampled (constant times, model guidance, a real kernel).
+    pub fn drain_steps(&self, topology: &Topology) -> f64 {
+        if self.real() || !samples_flood_fill_drain(self.spec.times, self.guided) {
+            return 0.0;
+        }
+        f64::from(drain_samples(topology)) * drain_sample_steps(topology)
     }
 
     /// The drain of random task times on `topology` beside `predicted`; `None` for a real
@@ -470,5 +492,39 @@ mod tests {
     fn drain_samples_shrink_on_deep_machines() {
         assert_eq!(drain_samples(&Topology::chain(2).unwrap()), 4000);
         assert_eq!(drain_samples(&Topology::chain(2000).unwrap()), 200);
+    }
+
+    #[test]
+    fn a_runs_drain_steps_are_its_samples_times_slots_times_depth() {
+        let farm = |times, guided, kernel| FarmExperiment {
+            spec: FarmSpec {
+                times,
+                kernel,
+                ..FarmSpec::default()
+            },
+            beta_e: Duration::from_micros(50),
+            beta_f: Duration::from_micros(100),
+            queue: 1,
+            guided,
+            tau_s: 0.0,
+        };
+        let random = farm(TaskTimes::Exponential, false, Kernel::Synthetic);
+        // chain:16: 4000 samples of 32 slots down 16 levels.
+        let chain = Topology::chain(16).unwrap();
+        assert_eq!(random.drain_steps(&chain), 4000.0 * 32.0 * 16.0);
+        // binary:4 (15 processors, 4 levels): 4000 samples of 30 × 4 steps.
+        let binary: Topology = "binary:4".parse().unwrap();
+        assert_eq!(random.drain_steps(&binary), 4000.0 * 30.0 * 4.0);
+        // A deep chain: the fewest samples, 200, of 4000 × 2000 steps.
+        let deep = Topology::chain(2000).unwrap();
+        assert_eq!(random.drain_steps(&deep), 200.0 * 4000.0 * 2000.0);
+        // Nothing sampled: constant times, model guidance, a real kernel.
+        for none in [
+            farm(TaskTimes::Constant, false, Kernel::Synthetic),
+            farm(TaskTimes::Exponential, true, Kernel::Synthetic),
+            farm(TaskTimes::Exponential, false, Kernel::Primes { grain: 10 }),
+        ] {
+            assert_eq!(none.drain_steps(&chain), 0.0);
+        }
     }
 }

@@ -839,9 +839,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::clock::TimeMode;
     use crate::error::Waiting;
-    use crate::link::LinkCost;
     use crate::machine::MachineConfig;
     use crate::topology::Topology;
     use crate::transport::threads::post;
@@ -858,15 +856,8 @@ mod tests {
         R: Send,
         F: Fn(&mut Processor<u64>) -> Result<R, ProcessorError> + Sync,
     {
-        let config = MachineConfig {
-            mode: TimeMode::Dilated(1.0),
-            capacity,
-            link: LinkCost {
-                latency: Duration::from_micros(50),
-                ..LinkCost::default()
-            },
-            ..MachineConfig::default()
-        };
+        let config =
+            crate::engines::fixtures::dilated_across_ranks(capacity, MachineConfig::default());
         let spec = config.resolve(topology).unwrap();
         let run = Run {
             spec: &spec,
