@@ -123,7 +123,7 @@ pub struct Cell {
     /// Variance of `mean` when the standard errors are taken as exact.
     pub known_variance: Option<f64>,
     /// The analysed value of each run, when every row is a run (empty for means with standard
-    /// errors): what the consistency test's bootstrap resamples.
+    /// errors): what the consistency test reads the noise's tails from.
     #[serde(skip)]
     pub values: Vec<f64>,
 }

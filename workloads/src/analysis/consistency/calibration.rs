@@ -76,6 +76,10 @@
 //! with the model's residuals, is narrower but pulled by a missing term, and Berger & Boos over
 //! its set gives the same power within half a point. A reference free of the variance
 //! function, each cell's own sample variance, keeps the level and finds the term in 51 %.
+//! A parametric bootstrap of `H₀` that re-estimates γ in every resample (sixth round) carries
+//! γ̂'s error into the reference and mends the plug-in's level for normal noise, but its normal
+//! or Student-t resamples do not show one-sided outliers (up to 3.45 % false refutations), and
+//! with this module's widened p-value as a floor it gains at most 2.3 points on 2000 tables.
 //!
 //! For normal noise of the weighting's shape this is the F test itself. Heavy tails or outliers
 //! raise `κ̂`, which lowers every term's degrees of freedom and raises the critical value; a
