@@ -31,37 +31,40 @@
 //!
 //! # Contention
 //!
-//! Every directed link keeps the emulated time its last transfer leaves it; a transfer
-//! (routed or a neighbour [`send`](crate::Processor::send)) starts no earlier, so messages
-//! whose routes share a link queue on it. When a routed message reserves the links of its
-//! route is one of two conventions, chosen with the engine:
+//! Every directed link is reserved for each transfer over it (routed or a neighbour
+//! [`send`](crate::Processor::send)), from when the transfer is ready or the link is free,
+//! whichever is later; so messages whose routes share a link at the same time queue on it.
+//! When a routed message reserves the links of its route is one convention per engine
+//! ([`Convention`], decided once, from the run's spec):
 //!
-//! - **At send** (today's engine: virtual time without `--partitions`, native and dilated
-//!   time in one process): a message reserves every link of its route when its sender lets
+//! - **Hop by hop** (virtual time, with or without `--partitions`): a message travels as one
+//!   event per hop. The scheduler that holds a link reserves it when the message
+//!   (store-and-forward) or its header (cut-through) reaches it, so on every link messages
+//!   are served in the order they *reach* it, and a message waits only for those that
+//!   reached the link before it and are still crossing it. Hops are taken in the scheduler's
+//!   exact order: by time, equal times by (send time, sender, the sender's message number),
+//!   a key no partitioning changes, and before the processors' own events at that time;
+//!   routed messages held at their destination are taken, among equal arrivals, by the same
+//!   key. So today's engine (no `--partitions`) and `--partitions K` reserve every link in
+//!   the same order, and their routed results, reports and traces are identical, except
+//!   where the two engines' rules for *neighbour* messages differ (`engines/sim`'s
+//!   tie-break rule): equal arrivals of neighbour messages from different senders on one
+//!   receive, a sender blocked on a full link (it sees the room at once in today's engine,
+//!   one latency later under `--partitions`), and a link's closure (seen at once, or one
+//!   latency later). Under `--partitions` a hop into the next processor is an effect that
+//!   crosses a link, and so takes at least the per-hop latency, which is the lookahead L: no
+//!   part needs another's hop sooner than a window allows; each link's free time is written
+//!   only by the part that holds its sender. Since every reservation is made at the time the
+//!   message reaches the link, in time order, a link's book needs only its free time.
+//! - **At send** (native and dilated time in one process): no router runs between the
+//!   processors' threads, so a message reserves every link of its route when its sender lets
 //!   it go, each from the time the message will reach that link. On every link messages are
-//!   served in the order they were *sent*. In virtual time that order is the scheduler's
-//!   exact one (ties by processor index); in native and dilated time it is the order in
-//!   which the host ran the senders, so contended timings there depend on the host.
-//! - **Hop by hop** (the partitioned semantics, `--partitions K`, K = 1 its sequential
-//!   reference): a message travels as one effect per hop. The processor that holds a link
-//!   reserves it when the message (store-and-forward) or its header (cut-through) reaches
-//!   it, in the scheduler's exact order: by time, equal times by (send time, sender, the
-//!   sender's message number), a key no partitioning changes, and before that processor's
-//!   own events at that time. Its arrival at the next processor is an effect that crosses a
-//!   link, and so takes at least the per-hop latency, which is the lookahead L: no part
-//!   needs another's hop sooner than a window allows. On every link messages are served in
-//!   the order they *reach* it. No network state is shared between parts: each link's free
-//!   time is written only by the part that holds its sender.
+//!   served in the order they were *sent*, in the order in which the host ran the senders,
+//!   so contended timings there depend on the host. A message that reaches a link before one
+//!   sent earlier, whose reservation starts later, waits until that one has left the link.
 //!
-//! Without contention both give the closed forms above, to the nanosecond. They differ only
-//! when routes share a link, and so: at send, a message that reaches a link before one sent
-//! earlier (whose reservation starts later) waits until that one has left the link, even if
-//! the link is idle until then, and even if the transfers take no time (`--per-byte 0`: the
-//! book holds one free time per link, not its idle gaps); hop by hop, a message waits only
-//! for those that reached the link before it and are still crossing it. So at send a
-//! collective whose routes share links can exceed its model where hop by hop meets it:
-//! `collective all-reduce -t torus:4x4 --bytes 64KiB --latency 1us` takes 12 µs without
-//! `--partitions` and 6 µs, its model, with any `--partitions K`. Routed messages are not carried across MPI ranks in native and dilated time
+//! Without contention both give the closed forms above, to the nanosecond. Routed messages
+//! are not carried across MPI ranks in native and dilated time
 //! ([`ProcessorError::RoutedAcrossRanks`](crate::ProcessorError::RoutedAcrossRanks)).
 //!
 //! # Buffers
@@ -87,10 +90,10 @@ use crate::topology::{Graph, Grid, Topology};
 /// When a routed message reserves the links of its route (see "Contention" above).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Convention {
-    /// Every link when the sender lets it go (today's engine).
+    /// Every link when the sender lets it go (native and dilated time in one process).
     AtSend,
-    /// Each link when the message reaches it, by the scheduler of the part that holds the
-    /// link (the partitioned semantics).
+    /// Each link when the message reaches it, by the scheduler that holds the link (virtual
+    /// time, with or without `--partitions`).
     HopByHop,
     /// Not carried: native and dilated time across MPI ranks.
     Unsupported,
@@ -100,8 +103,8 @@ impl Convention {
     /// The convention of a run of `spec`: one decision, taken with the engine.
     pub(crate) fn of(spec: &RunSpec) -> Self {
         match (spec.partitions, spec.time.is_virtual()) {
-            (None, _) => Convention::AtSend,
-            (Some(_), true) => Convention::HopByHop,
+            (_, true) => Convention::HopByHop,
+            (None, false) => Convention::AtSend,
             (Some(_), false) => Convention::Unsupported,
         }
     }
@@ -167,8 +170,8 @@ impl Network {
     }
 
     /// The arrival of a routed message of `bytes` whose sender has paid its start-up and is
-    /// at `ready_ns`, over `hops`, reserving each link on the way (today's convention: all
-    /// of them when the sender lets the message go).
+    /// at `ready_ns`, over `hops`, reserving each link on the way (the at-send convention:
+    /// all of them when the sender lets the message go).
     pub(crate) fn transit(
         &self,
         hops: &[(usize, usize)],
