@@ -64,7 +64,7 @@ use crate::error::{ProcessorError, RunError, WaitReport};
 use crate::link::Payload;
 use crate::processor::Processor;
 use crate::report::{Outcome, PartsReport, RunRecord, SimStats, WallClock, assemble};
-use crate::routing::Network;
+use crate::routing::{Convention, Network};
 use crate::topology::Partition;
 use crate::transport::threads::connect;
 use crate::transport::{Exchange, Summary, TransportError};
@@ -81,7 +81,7 @@ impl Engine for Parts {
     {
         let k = run.spec.partitions.map_or(1, NonZeroUsize::get);
         let partition = Arc::new(Partition::of(run.topology, k));
-        let network = Arc::new(Network::new(run.topology));
+        let network = Arc::new(Network::new(run.topology, Convention::of(run.spec)));
         let joined: Vec<Result<PartRecord<R>, RunError>> = std::thread::scope(|s| {
             let handles: Vec<_> = connect::<Effect<M>>(k)
                 .into_iter()

@@ -86,7 +86,7 @@ use crate::link::flavors::Port;
 use crate::link::flavors::scheduled::{Reply, ScheduledPort, SimYielder, Simcall};
 use crate::processor::Processor;
 use crate::report::{Outcome, RunRecord, SimStats, WallClock, assemble, failure_of};
-use crate::routing::Network;
+use crate::routing::{Convention, Network};
 use crate::spec::RunSpec;
 use crate::tuning::STALL_WARNING;
 
@@ -124,7 +124,7 @@ where
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
-    let network = Arc::new(Network::new(topology));
+    let network = Arc::new(Network::new(topology, Convention::of(spec)));
     let mut scheduler = Scheduler::<M, today::Today>::new(
         topology,
         spec.capacity,
