@@ -35,7 +35,7 @@
 //! [`send`](crate::Processor::send)), from when the transfer is ready or the link is free,
 //! whichever is later; so messages whose routes share a link at the same time queue on it.
 //! When a routed message reserves the links of its route is one convention per engine
-//! ([`Convention`], decided once, from the run's spec):
+//! (decided once, from the run's spec):
 //!
 //! - **Hop by hop** (virtual time, with or without `--partitions`): a message travels as one
 //!   event per hop. The scheduler that holds a link reserves it when the message

@@ -27,7 +27,8 @@
 //! t reaches another before t + L. `--partitions 1` is the sequential reference of these
 //! semantics; without `--partitions` the sequential engine keeps today's rules (`sim/`: a
 //! blocked sender goes on when its receiver takes, a closure is seen at once, equal arrivals
-//! to the message sent first).
+//! of neighbour messages to the message sent first); its routed messages go hop by hop as
+//! here (`sim/hops.rs`).
 //!
 //! # Protocol (each part, on its own thread)
 //!
