@@ -28,7 +28,7 @@
 //! semantics; without `--partitions` the sequential engine keeps today's rules (`sim/`: a
 //! blocked sender goes on when its receiver takes, a closure is seen at once, equal arrivals
 //! of neighbour messages to the message sent first); its routed messages go hop by hop as
-//! here (`sim/hops.rs`).
+//! here (`sim/routed.rs`).
 //!
 //! # Protocol (each part, on its own thread)
 //!

@@ -1,27 +1,9 @@
-//! Routed messages in virtual time, carried hop by hop under either semantics
-//! ([`routing`](crate::routing)'s "Contention"): each link of a route is reserved when the
-//! message (store-and-forward) or its header (cut-through) reaches it, so on every link
-//! messages are served in the order they *reach* it.
-//!
-//! 1. **Route** ([`Scheduler::route`]): the sender's first hop is reserved at once, on its own
-//!    link, at the send's time.
-//! 2. **Pass** ([`Scheduler::pass`]): the message reaches the next processor of its route at
-//!    a time: held there if it is the destination, else due at that processor's next link
-//!    then (one of the scheduler's hops), or handed to the part that holds that processor
-//!    ([`Semantics::elsewhere`]).
-//! 3. **Hop** ([`Scheduler::hop`]): the earliest hop due is carried out at its time, before
-//!    the processors' events at that time: its link is reserved, and the message passed on.
-//!
-//! Hops due at the same time go by [`HopKey`]: (send time, sender, the sender's message
-//! number), a key no partitioning changes and no order of the scheduler's events, so the
-//! sequential engine and `--partitions K` (for any K) reserve every link in the same order.
-//! Routed messages held at their destination are taken, among equal arrivals, by the same
-//! key ([`routed_key`]).
+//! The hops due: routed messages on their way in virtual time, each due at a link of one of
+//! the scheduler's processors, in [`HopKey`] order (carried out by `routed.rs`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::scheduler::{Scheduler, Semantics};
 use crate::link::{Envelope, LinkCost};
 use crate::routing::Network;
 
@@ -44,12 +26,12 @@ pub(super) fn routed_key<M>(envelope: &Envelope<M>) -> HopKey {
 /// Routed messages on their way, each due at a link of one of the scheduler's processors.
 pub(crate) struct Hops<M> {
     /// Routes, and the free time of the links the scheduler's processors send on.
-    network: Arc<Network>,
+    pub(super) network: Arc<Network>,
     /// The links' costs and switching model.
-    cost: LinkCost,
+    pub(super) cost: LinkCost,
     /// By (when it reaches the link, send time, sender, the sender's message number), with
     /// (that processor, the destination, the message).
-    due: BTreeMap<HopKey, (u32, u32, Envelope<M>)>,
+    pub(super) due: BTreeMap<HopKey, (u32, u32, Envelope<M>)>,
 }
 
 impl<M> Hops<M> {
@@ -66,56 +48,5 @@ impl<M> Hops<M> {
     #[inline]
     pub(super) fn next_ns(&self) -> Option<u64> {
         self.due.first_key_value().map(|(key, _)| key.0)
-    }
-}
-
-impl<M, S: Semantics<M>> Scheduler<M, S> {
-    /// Step 1: processor `k` sends `envelope` to processor `to` (a global index): its first
-    /// hop, reserved now on its own link.
-    pub(super) fn route(&mut self, k: usize, to: usize, envelope: Envelope<M>) {
-        let from = self.global(k);
-        self.forward(from, to, envelope);
-    }
-
-    /// Step 2: a routed message to `to` reaches processor `at` (a global index) at
-    /// `ready_ns`: held there if it is its destination (`envelope` then stamped with its
-    /// arrival), else due at `at`'s next link then, here if `at` is, else in `at`'s part.
-    pub(super) fn pass(&mut self, at: usize, to: usize, ready_ns: u64, envelope: Envelope<M>) {
-        match self.sem.local(at) {
-            Some(here) if at == to => self.hold(here, envelope),
-            Some(_) => {
-                let key = (ready_ns, envelope.sent_ns, envelope.from, envelope.seq);
-                self.hops.due.insert(key, (at as u32, to as u32, envelope));
-            }
-            None => S::elsewhere(self, at, to, ready_ns, envelope),
-        }
-    }
-
-    /// Step 3: carries out the earliest hop due (at its time, the scheduler's now).
-    pub(super) fn hop(&mut self) {
-        if let Some((_, (at, to, envelope))) = self.hops.due.pop_first() {
-            self.forward(at as usize, to as usize, envelope);
-        }
-    }
-
-    /// The routed message at `at` (a global index) reaches `at`'s next link towards `to` at
-    /// the scheduler's time: reserves it, and passes the message on to the link's far end,
-    /// which it reaches one hop later.
-    fn forward(&mut self, at: usize, to: usize, mut envelope: Envelope<M>) {
-        let now = self.now_ns;
-        let Some((k, next)) = self.hops.network.next_hop(at, to) else {
-            return self.pass(to, to, now, envelope);
-        };
-        let last = next == to;
-        let hop = self
-            .hops
-            .network
-            .hop(at, k, now, envelope.bytes, &self.hops.cost, last);
-        if last {
-            envelope.arrive_ns = hop.arrive_ns;
-            self.pass(to, to, hop.arrive_ns, envelope);
-        } else {
-            self.pass(next, to, hop.next_ready_ns, envelope);
-        }
     }
 }

@@ -2,7 +2,7 @@
 //! processors are this part's, the cut-link effects it owes other parts, the two effects
 //! that cross a link besides messages, each seen one lookahead L after it happened: room
 //! freed on a link (by its sender) and a link's closure (by its receiver); and routed
-//! messages, carried hop by hop (`hops.rs`, [`routing`](crate::routing)'s "Contention"): each hop is
+//! messages, carried hop by hop (`routed.rs`, [`routing`](crate::routing)'s "Contention"): each hop is
 //! reserved by the part that holds its link when the message reaches it, and crosses to the
 //! next processor as an effect that takes at least the per-hop latency, which is L.
 

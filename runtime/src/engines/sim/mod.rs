@@ -50,7 +50,7 @@
 //! at least the lookahead L > 0, so nothing one processor does at time t reaches another
 //! before t + L.
 //!
-//! Routed messages follow one rule under both semantics (`hops.rs`): they travel hop by hop,
+//! Routed messages follow one rule under both semantics (`routed.rs`): they travel hop by hop,
 //! each link reserved when the message reaches it, hops at equal times and equal routed
 //! arrivals taken by (send time, sender, the sender's message number)
 //! ([`routing`](crate::routing)'s "Contention").
@@ -68,6 +68,7 @@
 mod hops;
 mod lookahead;
 mod queue;
+mod routed;
 mod scheduler;
 mod stack;
 mod today;

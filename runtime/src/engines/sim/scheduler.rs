@@ -149,7 +149,7 @@ pub(crate) trait Semantics<M>: Sized {
     fn close(s: &mut Scheduler<M, Self>, g: usize);
 
     /// A routed message to `to` (a global index) reaches processor `at`, which another part
-    /// holds, at `ready_ns` (`hops.rs`, step 2): it is handed to that part.
+    /// holds, at `ready_ns` (`routed.rs`, step 2): it is handed to that part.
     fn elsewhere(
         s: &mut Scheduler<M, Self>,
         at: usize,
