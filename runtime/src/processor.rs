@@ -288,6 +288,10 @@ impl<M: Payload> Processor<M> {
     fn charge(&mut self, ns: u64, activity: Activity, peer: Option<usize>) {
         let start = self.clock_ns;
         self.clock_ns = self.clock_ns.saturating_add(ns);
+        if self.convention == Convention::AtSend {
+            // It will never send from an earlier time: the links' books may forget before it.
+            self.network.at(self.id, self.clock_ns);
+        }
         let ns = self.clock_ns - start;
         match activity {
             Activity::Compute => self.acct.compute_ns += ns,
@@ -424,8 +428,8 @@ impl<M: Payload> Processor<M> {
 
     /// Sends `message` to processor `to`, anywhere in the network, along its route
     /// ([`routing`](crate::routing)): the sender pays the start-up cost, the message arrives
-    /// after the switching model's transit over the route's links (each reserved in turn, so
-    /// routes that share a link queue on it). It never blocks: the destination holds routed
+    /// after the switching model's transit over the route's links (each reserved for it, so
+    /// routes that share a link at the same time queue on it; "Contention" there says when). It never blocks: the destination holds routed
     /// messages until it takes them with [`recv_routed`](Self::recv_routed).
     pub fn send_to(&mut self, to: usize, message: M) -> Result<(), ProcessorError> {
         if to >= self.processors {
@@ -659,6 +663,8 @@ impl<M: Payload> Processor<M> {
     /// The processor's program has returned: its finish time is the clock.
     pub(crate) fn finish(&mut self) {
         self.acct.finish_ns = self.clock_ns;
+        // It sends no more.
+        self.network.at(self.id, u64::MAX);
     }
 }
 

@@ -31,37 +31,46 @@
 //!
 //! # Contention
 //!
-//! Every directed link keeps the emulated time its last transfer leaves it; a transfer
-//! (routed or a neighbour [`send`](crate::Processor::send)) starts no earlier, so messages
-//! whose routes share a link queue on it. When a routed message reserves the links of its
-//! route is one of two conventions, chosen with the engine:
+//! Every directed link is reserved for each transfer over it (routed or a neighbour
+//! [`send`](crate::Processor::send)), from when the transfer is ready or the link is free,
+//! whichever is later; so messages whose routes share a link at the same time queue on it.
+//! When a routed message reserves the links of its route is one convention per engine
+//! (decided once, from the run's spec):
 //!
-//! - **At send** (today's engine: virtual time without `--partitions`, native and dilated
-//!   time in one process): a message reserves every link of its route when its sender lets
-//!   it go, each from the time the message will reach that link. On every link messages are
-//!   served in the order they were *sent*. In virtual time that order is the scheduler's
-//!   exact one (ties by processor index); in native and dilated time it is the order in
-//!   which the host ran the senders, so contended timings there depend on the host.
-//! - **Hop by hop** (the partitioned semantics, `--partitions K`, K = 1 its sequential
-//!   reference): a message travels as one effect per hop. The processor that holds a link
-//!   reserves it when the message (store-and-forward) or its header (cut-through) reaches
-//!   it, in the scheduler's exact order: by time, equal times by (send time, sender, the
-//!   sender's message number), a key no partitioning changes, and before that processor's
-//!   own events at that time. Its arrival at the next processor is an effect that crosses a
-//!   link, and so takes at least the per-hop latency, which is the lookahead L: no part
-//!   needs another's hop sooner than a window allows. On every link messages are served in
-//!   the order they *reach* it. No network state is shared between parts: each link's free
-//!   time is written only by the part that holds its sender.
+//! - **Hop by hop** (virtual time, with or without `--partitions`): a message travels as one
+//!   event per hop. The scheduler that holds a link reserves it when the message
+//!   (store-and-forward) or its header (cut-through) reaches it, so on every link messages
+//!   are served in the order they *reach* it, and a message waits only for those that
+//!   reached the link before it and are still crossing it. Hops are taken in the scheduler's
+//!   exact order: by time, equal times by (send time, sender, the sender's message number),
+//!   a key no partitioning changes, and before the processors' own events at that time;
+//!   routed messages held at their destination are taken, among equal arrivals, by the same
+//!   key. So today's engine (no `--partitions`) and `--partitions K` reserve every link in
+//!   the same order, and their routed results, reports and traces are identical, except
+//!   where the two engines' rules for *neighbour* messages differ (`engines/sim`'s
+//!   tie-break rule): equal arrivals of neighbour messages from different senders on one
+//!   receive, a sender blocked on a full link (it sees the room at once in today's engine,
+//!   one latency later under `--partitions`), and a link's closure (seen at once, or one
+//!   latency later). Under `--partitions` a hop into the next processor is an effect that
+//!   crosses a link, and so takes at least the per-hop latency, which is the lookahead L: no
+//!   part needs another's hop sooner than a window allows; each link's free time is written
+//!   only by the part that holds its sender. Since every reservation is made at the time the
+//!   message reaches the link, in time order, a link's book needs only its free time.
+//! - **At send** (native and dilated time in one process): no router runs between the
+//!   processors' threads, so a message reserves every link of its route when its sender lets
+//!   it go, each from the time the message will reach that link. Each link's book keeps its
+//!   busy intervals, so a transfer takes the *earliest idle stretch it fits in*, at or after
+//!   it reaches the link: messages are booked in the order they are *sent* (the order in
+//!   which the host ran the senders, so contended timings there depend on the host), and an
+//!   idle link never holds a message behind a later reservation. The one difference left
+//!   from hop by hop: a message that reaches a link before one booked earlier, but does not
+//!   fit in the idle stretch before that one's reservation, waits until it has left the link
+//!   (hop by hop it would go first and push the other back). A book forgets the intervals
+//!   that end before every processor's clock (no transfer can be ready earlier), so it stays
+//!   small; it is kept under a short lock of its own.
 //!
-//! Without contention both give the closed forms above, to the nanosecond. They differ only
-//! when routes share a link, and so: at send, a message that reaches a link before one sent
-//! earlier (whose reservation starts later) waits until that one has left the link, even if
-//! the link is idle until then, and even if the transfers take no time (`--per-byte 0`: the
-//! book holds one free time per link, not its idle gaps); hop by hop, a message waits only
-//! for those that reached the link before it and are still crossing it. So at send a
-//! collective whose routes share links can exceed its model where hop by hop meets it:
-//! `collective all-reduce -t torus:4x4 --bytes 64KiB --latency 1us` takes 12 µs without
-//! `--partitions` and 6 µs, its model, with any `--partitions K`. Routed messages are not carried across MPI ranks in native and dilated time
+//! Without contention both give the closed forms above, to the nanosecond. Routed messages
+//! are not carried across MPI ranks in native and dilated time
 //! ([`ProcessorError::RoutedAcrossRanks`](crate::ProcessorError::RoutedAcrossRanks)).
 //!
 //! # Buffers
@@ -87,10 +96,10 @@ use crate::topology::{Graph, Grid, Topology};
 /// When a routed message reserves the links of its route (see "Contention" above).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Convention {
-    /// Every link when the sender lets it go (today's engine).
+    /// Every link when the sender lets it go (native and dilated time in one process).
     AtSend,
-    /// Each link when the message reaches it, by the scheduler of the part that holds the
-    /// link (the partitioned semantics).
+    /// Each link when the message reaches it, by the scheduler that holds the link (virtual
+    /// time, with or without `--partitions`).
     HopByHop,
     /// Not carried: native and dilated time across MPI ranks.
     Unsupported,
@@ -100,8 +109,8 @@ impl Convention {
     /// The convention of a run of `spec`: one decision, taken with the engine.
     pub(crate) fn of(spec: &RunSpec) -> Self {
         match (spec.partitions, spec.time.is_virtual()) {
-            (None, _) => Convention::AtSend,
-            (Some(_), true) => Convention::HopByHop,
+            (_, true) => Convention::HopByHop,
+            (None, false) => Convention::AtSend,
             (Some(_), false) => Convention::Unsupported,
         }
     }
@@ -111,26 +120,129 @@ impl Convention {
 const CACHED_DESTINATIONS: usize = 64;
 
 /// What every processor of a run shares about the network: routes and each directed link's
-/// emulated free time.
+/// book of reservations.
 pub(crate) struct Network {
     graph: Graph,
     grid: Option<Grid>,
-    /// Per directed link (by [`Graph::entry`]): when its last transfer has left it.
-    free_ns: Vec<AtomicU64>,
+    /// Per directed link (by [`Graph::entry`]): its reservations, as the run's convention
+    /// needs them.
+    books: Books,
     /// Hop distances to recent destinations (breadth-first routes).
     distances: Mutex<HashMap<usize, Arc<Vec<u32>>>>,
 }
 
+/// Every directed link's reservations, kept as the convention needs.
+enum Books {
+    /// Hop by hop every reservation is made when the message reaches the link, in time
+    /// order: no later one can start in an earlier gap, so each link keeps only when its
+    /// last transfer leaves it.
+    Free(Vec<AtomicU64>),
+    /// At send a link is reserved ahead, from when the message will reach it: each link
+    /// keeps its busy intervals ([`Gaps`]), pruned below the earliest time any processor
+    /// can still send at (the least of `clocks`).
+    Gaps {
+        links: Vec<Mutex<Gaps>>,
+        /// Per processor: its emulated clock, as it last published it ([`Network::at`]);
+        /// it never sends from an earlier time.
+        clocks: Vec<Clock>,
+    },
+}
+
+/// A processor's published clock, on a cache line of its own (each is written by its own
+/// processor's thread).
+#[repr(align(64))]
+struct Clock(AtomicU64);
+
+/// One directed link's reservations at send: its busy intervals [start, end), sorted and
+/// disjoint, those touching merged. A transfer takes the earliest idle stretch, at or after
+/// it is ready, that it fits in.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Gaps {
+    busy: Vec<(u64, u64)>,
+    /// Prune when this many intervals are held.
+    prune_at: usize,
+}
+
+impl Gaps {
+    /// Pruning is not tried below this many intervals.
+    const PRUNE_FROM: usize = 8;
+
+    /// Books `transfer_ns` that is ready at `ready_ns` into the earliest idle stretch it
+    /// fits in; returns when it starts. A transfer of no time starts when the link is idle.
+    pub(crate) fn reserve(&mut self, ready_ns: u64, transfer_ns: u64) -> u64 {
+        // Intervals that end by `ready_ns` cannot be in the way.
+        let mut i = self.busy.partition_point(|&(_, end)| end <= ready_ns);
+        let mut start = ready_ns;
+        // In the way: an interval that starts before the transfer would end (or, for a
+        // transfer of no time, by its start) and ends after it starts.
+        while let Some(&(s, e)) = self.busy.get(i) {
+            if s < start.saturating_add(transfer_ns.max(1)) && start < e {
+                start = e;
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        let end = start.saturating_add(transfer_ns);
+        if end > start {
+            let before = i > 0 && self.busy[i - 1].1 == start;
+            let after = self.busy.get(i).is_some_and(|&(s, _)| s == end);
+            match (before, after) {
+                (true, true) => {
+                    self.busy[i - 1].1 = self.busy[i].1;
+                    self.busy.remove(i);
+                }
+                (true, false) => self.busy[i - 1].1 = end,
+                (false, true) => self.busy[i].0 = start,
+                (false, false) => self.busy.insert(i, (start, end)),
+            }
+        }
+        start
+    }
+
+    /// Whether it holds enough intervals to try pruning.
+    fn full(&self) -> bool {
+        self.busy.len() >= self.prune_at.max(Self::PRUNE_FROM)
+    }
+
+    /// Forgets the intervals that end by `floor_ns` (no transfer can be ready before it), and
+    /// tries again when it holds twice as many as are left.
+    fn prune(&mut self, floor_ns: u64) {
+        let gone = self.busy.partition_point(|&(_, end)| end <= floor_ns);
+        self.busy.drain(..gone);
+        self.prune_at = 2 * self.busy.len();
+    }
+}
+
 impl Network {
-    /// The network of `topology`, every link free at time 0.
-    pub(crate) fn new(topology: &Topology) -> Self {
+    /// The network of `topology`, every link free at time 0, its books kept as routed
+    /// messages reserve links under `convention`.
+    pub(crate) fn new(topology: &Topology, convention: Convention) -> Self {
         let graph = topology.graph().clone();
-        let free_ns = (0..2 * graph.links()).map(|_| AtomicU64::new(0)).collect();
+        let links = 2 * graph.links();
+        let books = match convention {
+            Convention::AtSend => Books::Gaps {
+                links: (0..links).map(|_| Mutex::new(Gaps::default())).collect(),
+                clocks: (0..graph.len()).map(|_| Clock(AtomicU64::new(0))).collect(),
+            },
+            Convention::HopByHop | Convention::Unsupported => {
+                Books::Free((0..links).map(|_| AtomicU64::new(0)).collect())
+            }
+        };
         Self {
             graph,
             grid: topology.grid().copied(),
-            free_ns,
+            books,
             distances: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Processor `id`'s clock has reached `now_ns` (`u64::MAX`: it has finished): it will
+    /// never send from an earlier time. Kept only where links are reserved ahead (at send).
+    #[inline]
+    pub(crate) fn at(&self, id: usize, now_ns: u64) {
+        if let Books::Gaps { clocks, .. } = &self.books {
+            clocks[id].0.store(now_ns, Ordering::Release);
         }
     }
 
@@ -155,20 +267,33 @@ impl Network {
     }
 
     /// Reserves `at`'s link `k` for a transfer of `transfer_ns` that is ready at `ready_ns`:
-    /// it starts when the link is free, no earlier. Returns when it starts.
+    /// hop by hop it starts when the link is free, no earlier; at send, in the earliest idle
+    /// stretch it fits in. Returns when it starts.
     pub(crate) fn reserve(&self, at: usize, k: usize, ready_ns: u64, transfer_ns: u64) -> u64 {
-        let slot = &self.free_ns[self.graph.entry(at, k)];
-        let mut start = ready_ns;
-        let _ = slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, |free| {
-            start = free.max(ready_ns);
-            Some(start.saturating_add(transfer_ns))
-        });
-        start
+        let entry = self.graph.entry(at, k);
+        match &self.books {
+            Books::Free(free_ns) => {
+                let mut start = ready_ns;
+                let _ = free_ns[entry].fetch_update(Ordering::AcqRel, Ordering::Acquire, |free| {
+                    start = free.max(ready_ns);
+                    Some(start.saturating_add(transfer_ns))
+                });
+                start
+            }
+            Books::Gaps { links, clocks } => {
+                let mut book = links[entry].lock();
+                if book.full() {
+                    let floor = clocks.iter().map(|c| c.0.load(Ordering::Acquire)).min();
+                    book.prune(floor.unwrap_or(u64::MAX));
+                }
+                book.reserve(ready_ns, transfer_ns)
+            }
+        }
     }
 
     /// The arrival of a routed message of `bytes` whose sender has paid its start-up and is
-    /// at `ready_ns`, over `hops`, reserving each link on the way (today's convention: all
-    /// of them when the sender lets the message go).
+    /// at `ready_ns`, over `hops`, reserving each link on the way (the at-send convention:
+    /// all of them when the sender lets the message go).
     pub(crate) fn transit(
         &self,
         hops: &[(usize, usize)],
@@ -367,7 +492,7 @@ mod tests {
         };
         let ring = Topology::ring(8).unwrap();
         for s in [Switching::StoreAndForward, Switching::CutThrough] {
-            let net = Network::new(&ring);
+            let net = Network::new(&ring, Convention::AtSend);
             let hops = net.route(0, 3);
             assert_eq!(hops.len(), 3);
             // The sender paid its start-up (10 µs) before the transit begins.
@@ -381,5 +506,91 @@ mod tests {
             let second = net.transit(&net.route(0, 1), 10_000, 1000, &cost);
             assert_eq!(second, 10_000 + 2_000 + 2_000 + 1_000, "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_links_book_at_send_fills_the_earliest_gap_a_transfer_fits_in() {
+        let mut book = Gaps::default();
+        assert_eq!(book.reserve(10, 5), 10);
+        // Fits before [10, 15).
+        assert_eq!(book.reserve(0, 5), 0);
+        assert_eq!(book.busy, vec![(0, 5), (10, 15)]);
+        // Ready inside [0, 5): from 5, and [5, 9) fits before 10; it joins [0, 5).
+        assert_eq!(book.reserve(3, 4), 5);
+        assert_eq!(book.busy, vec![(0, 9), (10, 15)]);
+        // [9, 11) would overlap [10, 15): after it.
+        assert_eq!(book.reserve(8, 2), 15);
+        assert_eq!(book.busy, vec![(0, 9), (10, 17)]);
+        // [9, 10) fits exactly, and the book is one interval again.
+        assert_eq!(book.reserve(9, 1), 9);
+        assert_eq!(book.busy, vec![(0, 17)]);
+        // A transfer of no time starts when the link is idle, and books nothing.
+        assert_eq!(book.reserve(5, 0), 17);
+        assert_eq!(book.reserve(20, 0), 20);
+        assert_eq!(book.busy, vec![(0, 17)]);
+        assert_eq!(book.reserve(30, 3), 30);
+        // Pruning forgets only what ends by the floor.
+        book.prune(17);
+        assert_eq!(book.busy, vec![(30, 33)]);
+        book.prune(32);
+        assert_eq!(book.busy, vec![(30, 33)]);
+    }
+
+    /// At send a message that reaches a link before one sent earlier goes first if it fits
+    /// in the idle stretch before that one (the chain of
+    /// `parts_a_shared_link_serves_routed_messages_in_the_order_they_reach_it`: P0 sends
+    /// 4000 bytes to P2 at 3 µs, store-and-forward, reserving 1 → 2 from 10 µs; P1's, sent
+    /// later, reaches 1 → 2 at 7 µs and crosses it by 9 µs: 11 µs, and P0's 14 µs, as hop by
+    /// hop). The one difference left: a message that reaches the link at 9 µs does not fit
+    /// before P0's reservation and waits behind it, to 12 µs (hop by hop it would go first
+    /// and push P0's back).
+    #[test]
+    fn at_send_a_later_message_takes_an_idle_gap_before_an_earlier_reservation() {
+        let cost = LinkCost {
+            send_overhead: Duration::from_micros(3),
+            latency: Duration::from_micros(2),
+            per_byte_ns: 0.5,
+            ..LinkCost::default()
+        };
+        let chain = Topology::chain(3).unwrap();
+        let net = Network::new(&chain, Convention::AtSend);
+        assert_eq!(net.transit(&net.route(0, 2), 3_000, 4000, &cost), 14_000);
+        assert_eq!(net.transit(&net.route(1, 2), 7_000, 4000, &cost), 11_000);
+        assert_eq!(net.transit(&net.route(1, 2), 9_000, 4000, &cost), 16_000);
+        // Hop by hop the book keeps one free time: the same three, reserved in the order
+        // they are asked for here, serve the link in that order.
+        let free = Network::new(&chain, Convention::HopByHop);
+        assert_eq!(free.transit(&free.route(0, 2), 3_000, 4000, &cost), 14_000);
+        assert_eq!(free.transit(&free.route(1, 2), 7_000, 4000, &cost), 16_000);
+    }
+
+    /// A link's book forgets what ends before every processor's clock, so it stays small
+    /// however long the run; a processor that has not moved holds it back.
+    #[test]
+    fn at_send_a_links_book_is_pruned_below_every_processors_clock() {
+        let cost = LinkCost {
+            per_byte_ns: 1.0,
+            ..LinkCost::default()
+        };
+        let chain = Topology::chain(2).unwrap();
+        let net = Network::new(&chain, Convention::AtSend);
+        let book_len = |net: &Network| match &net.books {
+            Books::Gaps { links, .. } => links[net.graph.entry(0, 0)].lock().busy.len(),
+            Books::Free(_) => unreachable!(),
+        };
+        // Transfers of 10 ns every 100 ns: one interval each, gaps between. P1 has not
+        // moved: nothing can be forgotten.
+        for t in 0..100u64 {
+            net.at(0, 100 * t);
+            net.transit(&net.route(0, 1), 100 * t, 10, &cost);
+        }
+        assert_eq!(book_len(&net), 100);
+        // P1 has finished: what ends before P0's clock goes.
+        net.at(1, u64::MAX);
+        for t in 100..1000u64 {
+            net.at(0, 100 * t);
+            net.transit(&net.route(0, 1), 100 * t, 10, &cost);
+        }
+        assert!(book_len(&net) <= Gaps::PRUNE_FROM, "{}", book_len(&net));
     }
 }

@@ -100,9 +100,10 @@ fn routes_that_share_a_link_queue_on_it_in_virtual_time() {
     let link = costs(Switching::CutThrough);
     let m = machine("ring:8", TimeMode::Virtual, link);
     // P0 sends 1000 bytes to P2 (via P1), P1 sends 1000 bytes to P2 at the same time: both
-    // need the link 1 → 2. Both let go at 20 µs; P0 is served first (sent first: processor
-    // order breaks the tie) and holds 1 → 2 from 22 µs (its header's arrival at P1) to
-    // 32 µs, so P1's transfer starts at 32 µs.
+    // need the link 1 → 2. Both let go at 20 µs; P1's message reaches that link first (at
+    // 20 µs; P0's header at 22 µs, after its first hop) and holds it to 30 µs, so P0's
+    // transfer starts at 30 µs. (Reserving whole routes at send, P0's message, sent first by
+    // processor order, took the link from 22 µs and P1's waited until 32 µs.)
     let record = m
         .run(|p: &mut Processor<Vec<u8>>| {
             match p.id() {
@@ -111,7 +112,7 @@ fn routes_that_share_a_link_queue_on_it_in_virtual_time() {
                     let (a, _) = p.recv_routed(None)?;
                     let t1 = p.now();
                     let (b, _) = p.recv_routed(None)?;
-                    assert_eq!((a, b), (0, 1));
+                    assert_eq!((a, b), (1, 0));
                     return Ok(vec![t1, p.now()]);
                 }
                 _ => {}
@@ -119,8 +120,8 @@ fn routes_that_share_a_link_queue_on_it_in_virtual_time() {
             Ok(vec![])
         })
         .unwrap();
-    // P0's: 22 + 10 + 2 = 34 µs, taken by 37 µs. P1's: 32 + 10 + 2 = 44 µs, taken by 47 µs.
-    assert_eq!(record.results[2], vec![us(37), us(47)]);
+    // P1's: 20 + 10 + 2 = 32 µs, taken by 35 µs. P0's: 30 + 10 + 2 = 42 µs, taken by 45 µs.
+    assert_eq!(record.results[2], vec![us(35), us(45)]);
 }
 
 #[test]

@@ -43,7 +43,7 @@ use crate::error::{ProcessorError, RunError};
 use crate::link::{Payload, Wire};
 use crate::processor::Processor;
 use crate::report::RunRecord;
-use crate::routing::Network;
+use crate::routing::{Convention, Network};
 use crate::topology::Partition;
 use crate::trace::{Carried, Recorded, TraceSink};
 use crate::transport::TransportError;
@@ -138,7 +138,7 @@ where
     let k = run.spec.partitions.map_or(1, NonZeroUsize::get);
     // Step 1.
     let partition = Arc::new(Partition::of(run.topology, k));
-    let network = Arc::new(Network::new(run.topology));
+    let network = Arc::new(Network::new(run.topology, Convention::of(run.spec)));
     let me = SimpleCommunicator::world().rank() as usize;
     let record = run_part(run, &partition, &network, program, exchange)?;
     // Step 2.

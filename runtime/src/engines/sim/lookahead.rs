@@ -2,15 +2,15 @@
 //! processors are this part's, the cut-link effects it owes other parts, the two effects
 //! that cross a link besides messages, each seen one lookahead L after it happened: room
 //! freed on a link (by its sender) and a link's closure (by its receiver); and routed
-//! messages, carried hop by hop ([`routing`](crate::routing)'s "Contention"): each hop is
+//! messages, carried hop by hop (`routed.rs`, [`routing`](crate::routing)'s "Contention"): each hop is
 //! reserved by the part that holds its link when the message reaches it, and crosses to the
 //! next processor as an effect that takes at least the per-hop latency, which is L.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::hops::Hops;
 use super::scheduler::{CutLink, ELSEWHERE, Open, Scheduler, Semantics, Wait};
 use crate::TieOrder;
 use crate::engines::effect::Effect;
@@ -22,10 +22,6 @@ use crate::tuning::LOOKAHEAD_ROOM_INLINE;
 
 /// A link's closure not seen yet.
 const OPEN: u64 = u64::MAX;
-
-/// The order of routed messages' hops: (when the message reaches the link, its send time, its
-/// sender, the sender's message number), the same in every partitioning.
-type HopKey = (u64, u64, usize, u64);
 
 /// One part's side of the partitioned semantics. Links are the part's scheduler's (local)
 /// ones; each keeps its own [`Book`].
@@ -42,14 +38,6 @@ pub(crate) struct Lookahead<M> {
     local: Vec<(u32, u32)>,
     /// Effects owed to each part, in the order they happened.
     outgoing: Vec<Vec<Effect<M>>>,
-    /// Routes, and the free time of the links this part's processors send on.
-    network: Arc<Network>,
-    /// The links' costs and switching model.
-    cost: LinkCost,
-    /// Routed messages on their way, each due at a link of one of this part's processors:
-    /// by (when it reaches the link, send time, sender, the sender's message number), with
-    /// (that processor, the destination, the message).
-    hops: BTreeMap<HopKey, (u32, u32, Envelope<M>)>,
     /// Cut-link effects sent to and received from other parts, over the run.
     pub(crate) effects_sent: u64,
     /// See `effects_sent`.
@@ -81,13 +69,11 @@ impl<M> Lookahead<M> {
             global: Vec::new(),
             local: Vec::new(),
             outgoing: (0..parts).map(|_| Vec::new()).collect(),
-            network,
-            cost,
-            hops: BTreeMap::new(),
             effects_sent: 0,
             effects_received: 0,
         };
-        let (mut s, cuts) = Scheduler::build(topology, capacity, ties, la, size);
+        let hops = Hops::new(network, cost);
+        let (mut s, cuts) = Scheduler::build(topology, capacity, ties, la, hops, size);
         let links = s.links.len();
         for g in 0..links {
             s.links[g].book.sender_elsewhere = s.sender(g) == ELSEWHERE;
@@ -214,49 +200,6 @@ impl<M> Scheduler<M, Lookahead<M>> {
         }
     }
 
-    /// A routed message to `to` reaches processor `at` (a global index) at `ready_ns`: held
-    /// there if it is its destination (`envelope` then stamped with its arrival), else due
-    /// at `at`'s next link then, in this part if `at` is here, else in `at`'s part.
-    fn pass(&mut self, at: usize, to: usize, ready_ns: u64, envelope: Envelope<M>) {
-        match self.sem.local(at) {
-            Some(here) if at == to => self.hold(here, envelope),
-            Some(_) => {
-                let key = (ready_ns, envelope.sent_ns, envelope.from, envelope.seq);
-                self.sem.hops.insert(key, (at as u32, to as u32, envelope));
-            }
-            None => self.sem.owe_to(
-                at,
-                Effect::Routed {
-                    at: at as u32,
-                    to: to as u32,
-                    ready_ns,
-                    envelope,
-                },
-            ),
-        }
-    }
-
-    /// The routed message at `at` (a global index) reaches `at`'s next link towards `to` at
-    /// the scheduler's time: reserves it, and passes the message on to the link's far end,
-    /// which it reaches one hop later (at least the latency L).
-    fn forward(&mut self, at: usize, to: usize, mut envelope: Envelope<M>) {
-        let now = self.now_ns;
-        let Some((k, next)) = self.sem.network.next_hop(at, to) else {
-            return self.pass(to, to, now, envelope);
-        };
-        let last = next == to;
-        let hop = self
-            .sem
-            .network
-            .hop(at, k, now, envelope.bytes, &self.sem.cost, last);
-        if last {
-            envelope.arrive_ns = hop.arrive_ns;
-            self.pass(to, to, hop.arrive_ns, envelope);
-        } else {
-            self.pass(next, to, hop.next_ready_ns, envelope);
-        }
-    }
-
     /// The sender of out-link `g` (here) will see a take at `at_ns`: it looks then if it
     /// waits on that link.
     #[inline]
@@ -377,33 +320,23 @@ impl<M> Semantics<M> for Lookahead<M> {
         }
     }
 
-    /// (arrival, send time, sender, the sender's message number): no part's order of events
-    /// can change it.
-    #[inline]
-    fn routed_key(_seq: u64, envelope: &Envelope<M>) -> (u64, u64, usize, u64) {
-        (
-            envelope.arrive_ns,
-            envelope.sent_ns,
-            envelope.from,
-            envelope.seq,
-        )
-    }
-
-    /// The sender's first hop, reserved now on its own link.
-    fn route(s: &mut Scheduler<M, Self>, k: usize, to: usize, envelope: Envelope<M>) {
-        let from = s.global(k);
-        s.forward(from, to, envelope);
-    }
-
-    #[inline]
-    fn next_hop_ns(s: &Scheduler<M, Self>) -> Option<u64> {
-        s.sem.hops.first_key_value().map(|(key, _)| key.0)
-    }
-
-    fn hop(s: &mut Scheduler<M, Self>) {
-        if let Some((_, (at, to, envelope))) = s.sem.hops.pop_first() {
-            s.forward(at as usize, to as usize, envelope);
-        }
+    /// Handed to `at`'s part, as an effect.
+    fn elsewhere(
+        s: &mut Scheduler<M, Self>,
+        at: usize,
+        to: usize,
+        ready_ns: u64,
+        envelope: Envelope<M>,
+    ) {
+        s.sem.owe_to(
+            at,
+            Effect::Routed {
+                at: at as u32,
+                to: to as u32,
+                ready_ns,
+                envelope,
+            },
+        );
     }
 
     /// The receiver sees the closure one lookahead later.

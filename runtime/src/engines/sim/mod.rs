@@ -44,13 +44,16 @@
 //! engine's are `Today`'s (`today.rs`), a part's under `--partitions` are [`Lookahead`]'s; each is a type
 //! the scheduler is compiled for, so this engine's scheduler carries no lookahead branch.
 //! Under the partitioned semantics (`--partitions`, the scheduler of one part of `parts/`),
-//! equal arrivals go instead by (send time, sender) (routed messages: then the sender's
-//! message number): "sent first in the run" would depend on the order in which the parts'
-//! events were taken; and a routed message reserves each link of its route when it reaches
-//! it, not all of them when it is sent ([`routing`](crate::routing)'s "Contention"). The processor order among simultaneous
+//! equal arrivals go instead by (send time, sender): "sent first in the run" would depend on
+//! the order in which the parts' events were taken. The processor order among simultaneous
 //! events stays, but there it cannot change a result: every effect crossing a link then takes
 //! at least the lookahead L > 0, so nothing one processor does at time t reaches another
 //! before t + L.
+//!
+//! Routed messages follow one rule under both semantics (`routed.rs`): they travel hop by hop,
+//! each link reserved when the message reaches it, hops at equal times and equal routed
+//! arrivals taken by (send time, sender, the sender's message number)
+//! ([`routing`](crate::routing)'s "Contention").
 //!
 //! # What a program must not do in virtual time
 //!
@@ -62,8 +65,10 @@
 //! without a simcall. Thread-local variables are shared by all processors. A stack overflow is
 //! caught ([`RunError::StackOverflow`]); raise the stack size if a program needs more.
 
+mod hops;
 mod lookahead;
 mod queue;
+mod routed;
 mod scheduler;
 mod stack;
 mod today;
@@ -82,7 +87,7 @@ use crate::link::flavors::Port;
 use crate::link::flavors::scheduled::{Reply, ScheduledPort, SimYielder, Simcall};
 use crate::processor::Processor;
 use crate::report::{Outcome, RunRecord, SimStats, WallClock, assemble, failure_of};
-use crate::routing::Network;
+use crate::routing::{Convention, Network};
 use crate::spec::RunSpec;
 use crate::tuning::STALL_WARNING;
 
@@ -120,12 +125,18 @@ where
     let setup_start = Instant::now();
     stack::install_overflow_trap();
     let n = topology.len();
-    let mut scheduler = Scheduler::<M, today::Today>::new(topology, spec.capacity, spec.ties);
+    let network = Arc::new(Network::new(topology, Convention::of(spec)));
+    let mut scheduler = Scheduler::<M, today::Today>::new(
+        topology,
+        spec.capacity,
+        spec.ties,
+        spec.link,
+        Arc::clone(&network),
+    );
     // The slots outlive the coroutines (declared first, dropped last): each coroutine writes
     // its own processor's outcome there when its program returns.
     let mut slots: Vec<Option<Outcome<R>>> = (0..n).map(|_| None).collect();
     let slots_ptr = slots.as_mut_ptr();
-    let network = Arc::new(Network::new(topology));
     let (mut coroutines, guards) = build(run, program, 0..n, slots_ptr, &network)?;
     let setup_wall_s = setup_start.elapsed().as_secs_f64();
 

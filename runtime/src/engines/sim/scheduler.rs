@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 
+use super::hops::{Hops, routed_key};
 use super::queue::EventQueue;
 use crate::TieOrder;
 
@@ -147,20 +148,15 @@ pub(crate) trait Semantics<M>: Sized {
     /// The sender of link `g` has finished: its receiver learns that it is closed.
     fn close(s: &mut Scheduler<M, Self>, g: usize);
 
-    /// The order of equal arrivals of routed messages held for one processor (`seq`: the
-    /// order the scheduler held them in).
-    fn routed_key(seq: u64, envelope: &Envelope<M>) -> (u64, u64, usize, u64);
-
-    /// Processor `k` sends `envelope` to processor `to` (a global index) along its route
-    /// ([`routing`](crate::routing)).
-    fn route(s: &mut Scheduler<M, Self>, k: usize, to: usize, envelope: Envelope<M>);
-
-    /// The time of the next hop of a routed message held here, if any (messages that travel
-    /// hop by hop).
-    fn next_hop_ns(s: &Scheduler<M, Self>) -> Option<u64>;
-
-    /// Carries out the next hop (the one [`Semantics::next_hop_ns`] gave), at its time.
-    fn hop(s: &mut Scheduler<M, Self>);
+    /// A routed message to `to` (a global index) reaches processor `at`, which another part
+    /// holds, at `ready_ns` (`routed.rs`, step 2): it is handed to that part.
+    fn elsewhere(
+        s: &mut Scheduler<M, Self>,
+        at: usize,
+        to: usize,
+        ready_ns: u64,
+        envelope: Envelope<M>,
+    );
 }
 
 /// The scheduler's state, under semantics `S`.
@@ -172,9 +168,9 @@ pub(crate) struct Scheduler<M, S: Semantics<M>> {
     next_seq: u64,
     pub(super) procs: Vec<Proc>,
     pub(super) links: Vec<Link<M, S::Book>>,
-    /// Per processor: routed messages delivered and not yet taken, each with its sequence
-    /// number (`routing`: held without bound).
-    inbox: Vec<Vec<(u64, Envelope<M>)>>,
+    /// Per processor: routed messages delivered and not yet taken (`routing`: held without
+    /// bound).
+    inbox: Vec<Vec<Envelope<M>>>,
     pub(super) capacity: usize,
     /// `first_link[k]..first_link[k + 1]`: the indices of processor k's out-links, in its
     /// link order.
@@ -188,6 +184,8 @@ pub(crate) struct Scheduler<M, S: Semantics<M>> {
     by_rank: Vec<u32>,
     /// The semantics' own state.
     pub(super) sem: S,
+    /// Routed messages on their way, hop by hop (`hops.rs`).
+    pub(super) hops: Hops<M>,
     /// Queue entries taken, simcalls handled, messages delivered, timed waits completed.
     pub(crate) queue_pops: u64,
     pub(crate) simcalls: u64,
@@ -198,12 +196,14 @@ pub(crate) struct Scheduler<M, S: Semantics<M>> {
 impl<M, S: Semantics<M>> Scheduler<M, S> {
     /// Step 1: the processors `sem` holds of `topology` (`sem.local`), with their out-links
     /// and the links coming in to them, as bounded queues of `capacity`; every processor
-    /// ready to start at time 0. Returns it with the links whose other end is elsewhere.
+    /// ready to start at time 0, no routed message on its way (`hops`). Returns it with the
+    /// links whose other end is elsewhere.
     pub(super) fn build(
         topology: &Topology,
         capacity: usize,
         ties: TieOrder,
         sem: S,
+        hops: Hops<M>,
         members: usize,
     ) -> (Self, Vec<CutLink>) {
         let graph = topology.graph();
@@ -287,6 +287,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
             rank,
             by_rank,
             sem,
+            hops,
             queue_pops: 0,
             simcalls: 0,
             delivered: 0,
@@ -375,19 +376,19 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
     /// next queued event: a hop goes before the processors' events at its time.
     #[inline]
     fn hops_before(&mut self, limit_ns: u64) {
-        while let Some(h) = S::next_hop_ns(self) {
+        while let Some(h) = self.hops.next_ns() {
             if h >= limit_ns || self.queue.next_time().is_some_and(|t| t < h) {
                 return;
             }
             self.now_ns = h;
-            S::hop(self);
+            self.hop();
         }
     }
 
     /// A lower bound of the next event's time (superseded events count), if any is queued,
     /// hops of routed messages included.
     pub(crate) fn next_time(&self) -> Option<u64> {
-        [self.queue.next_time(), S::next_hop_ns(self)]
+        [self.queue.next_time(), self.hops.next_ns()]
             .into_iter()
             .flatten()
             .min()
@@ -452,7 +453,7 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
                 Some(Reply::Flag(closed && self.links[g].queue.is_empty()))
             }
             Simcall::Route { to, envelope } => {
-                S::route(self, k, to, envelope);
+                self.route(k, to, envelope);
                 Some(Reply::Go {
                     now_ns: self.now_ns,
                 })
@@ -469,28 +470,26 @@ impl<M, S: Semantics<M>> Scheduler<M, S> {
             Wait::Routed { from } => from.is_none_or(|f| f == envelope.from),
             _ => false,
         };
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.inbox[to].push((seq, envelope));
+        self.inbox[to].push(envelope);
         if due {
             self.schedule(to, arrive);
         }
     }
 
-    /// A routed receive: the earliest arrival (ties by the semantics' rule) among the
-    /// messages held for `k` from `from` (or any), if it has arrived.
+    /// A routed receive: the earliest arrival (ties by [`routed_key`]) among the messages
+    /// held for `k` from `from` (or any), if it has arrived.
     fn recv_routed(&mut self, k: usize, from: Option<usize>) -> Option<Reply<M>> {
         let best = self.inbox[k]
             .iter()
             .enumerate()
-            .filter(|(_, (_, e))| from.is_none_or(|f| f == e.from))
-            .min_by_key(|(_, (seq, e))| S::routed_key(*seq, e))
-            .map(|(i, (_, e))| (i, e.arrive_ns));
+            .filter(|(_, e)| from.is_none_or(|f| f == e.from))
+            .min_by_key(|(_, e)| routed_key(e))
+            .map(|(i, e)| (i, e.arrive_ns));
         match best {
             Some((i, t)) if t <= self.now_ns => {
                 self.procs[k].wait = Wait::Running;
                 self.delivered += 1;
-                let (_, envelope) = self.inbox[k].swap_remove(i);
+                let envelope = self.inbox[k].swap_remove(i);
                 Some(Reply::Routed {
                     now_ns: self.now_ns,
                     envelope,

@@ -2,10 +2,14 @@
 //! sender goes on when its receiver takes, a closure is seen at once, equal arrivals go to
 //! the message sent first in the run.
 
+use std::sync::Arc;
+
+use super::hops::Hops;
 use super::scheduler::{Open, Scheduler, Semantics, Wait};
 use crate::TieOrder;
-use crate::link::Envelope;
 use crate::link::flavors::scheduled::Reply;
+use crate::link::{Envelope, LinkCost};
+use crate::routing::Network;
 use crate::topology::Topology;
 
 /// The sequential engine's semantics: one scheduler holds every processor (local index =
@@ -31,9 +35,16 @@ impl<M> Default for Book<M> {
 
 impl<M> Scheduler<M, Today> {
     /// The links of `topology` as bounded queues of `capacity`, every processor ready to start
-    /// at time 0 (step 1).
-    pub(crate) fn new(topology: &Topology, capacity: usize, ties: TieOrder) -> Self {
-        Self::build(topology, capacity, ties, Today, topology.len()).0
+    /// at time 0 (step 1); routed messages go hop by hop over `network`'s links of cost `cost`.
+    pub(crate) fn new(
+        topology: &Topology,
+        capacity: usize,
+        ties: TieOrder,
+        cost: LinkCost,
+        network: Arc<Network>,
+    ) -> Self {
+        let hops = Hops::new(network, cost);
+        Self::build(topology, capacity, ties, Today, hops, topology.len()).0
     }
 }
 
@@ -121,24 +132,13 @@ impl<M> Semantics<M> for Today {
         s.notify(to, at, s.now_ns);
     }
 
-    /// (arrival, the order the scheduler held them in): the message sent first in the run.
-    #[inline]
-    fn routed_key(seq: u64, envelope: &Envelope<M>) -> (u64, u64, usize, u64) {
-        (envelope.arrive_ns, seq, 0, 0)
-    }
-
-    /// The sender reserved every link of the route and stamped the arrival: the message is
-    /// held at its destination at once.
-    fn route(s: &mut Scheduler<M, Self>, _k: usize, to: usize, envelope: Envelope<M>) {
-        s.hold(to, envelope);
-    }
-
-    #[inline]
-    fn next_hop_ns(_s: &Scheduler<M, Self>) -> Option<u64> {
-        None
-    }
-
-    fn hop(_s: &mut Scheduler<M, Self>) {
-        unreachable!("today's routed messages make no hops")
+    fn elsewhere(
+        _s: &mut Scheduler<M, Self>,
+        at: usize,
+        _to: usize,
+        _ready_ns: u64,
+        _envelope: Envelope<M>,
+    ) {
+        unreachable!("the sequential engine holds every processor, P{at} too")
     }
 }

@@ -51,7 +51,7 @@ use crate::link::flavors::channel::{
 use crate::link::{Envelope, Payload};
 use crate::processor::Processor;
 use crate::report::{Outcome, RunRecord, WallClock, assemble, failure_of};
-use crate::routing::Network;
+use crate::routing::{Convention, Network};
 use crate::topology::Partition;
 use crate::transport::{Post, TransportError};
 use crate::tuning::START_MARGIN;
@@ -410,7 +410,7 @@ where
     let watch_inbox: Vec<Receiver<Envelope<M>>> = inbox_rx.clone();
     let mut inbox_rx: Vec<Option<Receiver<Envelope<M>>>> = inbox_rx.into_iter().map(Some).collect();
     let inboxes = Arc::new(inbox_tx);
-    let network = Arc::new(Network::new(topo));
+    let network = Arc::new(Network::new(topo, Convention::of(spec)));
 
     let shared = Arc::new(Shared {
         aborted: AtomicBool::new(false),
