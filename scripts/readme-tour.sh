@@ -25,7 +25,7 @@ source scripts/out-folder.sh
 out_folder readme-tour "${args[0]:-}" target/readme-tour
 mkdir -p "$out/reports"
 cargo build --release -q -p multicomputer-bench
-mc=target/release/multicomputer
+mc=$(realpath "${CARGO_TARGET_DIR:-target}/release/multicomputer")
 export MULTICOMPUTER_ANNOUNCE_ALL=1
 res="$out/results"
 # scaling --csv needs a table of its own: a synthetic one like the tests'.
