@@ -84,9 +84,8 @@ impl Engine for Parts {
         let partition = Arc::new(Partition::of(run.topology, k));
         let network = Arc::new(Network::new(run.topology, Convention::of(run.spec)));
         // One part runs on the calling thread, as today's engine does: on a thread of its
-        // own, `--partitions 1` ran reduce on binary:14 at 87.5 % of today's engine's events
-        // per second against 94.5 % here (quiet host, medians of 7, 2026-11-27; the cause,
-        // the spawned thread's malloc arena or its pages, is not isolated).
+        // own `--partitions 1` was measurably slower than here (docs/results/distributed.md,
+        // "The regression found, and the gap closed", has the figures and their command).
         let joined: Vec<Result<PartRecord<R>, RunError>> = if k == 1 {
             connect::<Effect<M>>(1)
                 .into_iter()
