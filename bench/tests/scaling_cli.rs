@@ -171,6 +171,13 @@ fn bad_tables_exit_2_naming_row_and_column() {
     );
     rejected(&dir, good, &["--power", "1"], &["--power"]);
     rejected(&dir, good, &["--significance", "0"], &["--significance"]);
+    // Below 1e-4 a test would need more than 150 000 resamples of the table.
+    rejected(
+        &dir,
+        good,
+        &["--significance", "5e-5"],
+        &["--significance", "resamples"],
+    );
     rejected(
         &dir,
         good,
@@ -343,7 +350,9 @@ fn the_weighting_is_reported_and_can_be_chosen() {
             .unwrap()
             .starts_with("uniform weighting (as asked)")
     );
-    assert_eq!(v["test"]["allowance"]["delta"], 0.0);
+    // Asked for: its shape is the reference, exactly, and nothing is resampled.
+    assert_eq!(v["test"]["allowance"]["exponent"], 0.0);
+    assert_eq!(v["test"]["allowance"]["resampled"], serde_json::Value::Null);
     let v = json(&dir, &table(HEADER, 0.0, &REPLICATES), &[]);
     assert_eq!(v["test"]["weighting"]["rule"], "replicates");
     // Which noise the p-values allow for, and how they are computed.
@@ -366,21 +375,25 @@ fn the_weighting_is_reported_and_can_be_chosen() {
         ),
         "{said}"
     );
+    // Chosen from the replicates: a parametric bootstrap at their exponent, seeded by the
+    // table, and the report says how many resamples it drew.
+    let resampled = &v["test"]["allowance"]["resampled"];
+    assert_eq!(
+        resampled["exponent"], v["test"]["weighting"]["exponent"],
+        "{resampled}"
+    );
+    let drawn = resampled["drawn"].as_u64().unwrap();
+    assert!(drawn >= 5 && drawn <= resampled["planned"].as_u64().unwrap());
     assert!(
-        said.contains(
-            "each test's p-value is the largest over normal noise with sd ∝ mean^γ for γ = "
-        ) && said.contains("exact distribution of the test's F ratio"),
+        said.contains(&format!(
+            "each test's p-value from {drawn} resamples of the candidate's fit"
+        )) && said.contains("its weighting and γ̂ estimated again")
+            && said.contains("seeded by the table"),
         "{said}"
     );
-    // The shapes are a confidence set at 1 − δ, and δ is added (Berger & Boos).
-    assert_eq!(v["test"]["allowance"]["delta"], 0.0005);
-    assert!(
-        said.contains(
-            "every shape the replicates do not rule out at 0.05 %, plus 0.05 % for the chance \
-             that the noise's shape lies outside them (Berger & Boos 1994)"
-        ),
-        "{said}"
-    );
+    // The same table, the same report.
+    let again = json(&dir, &table(HEADER, 0.0, &REPLICATES), &[]);
+    assert_eq!(again["test"], v["test"]);
 }
 
 #[test]

@@ -839,8 +839,8 @@ fn level(tables: usize, seed: u64, only: Option<Vec<usize>>) {
         }
     }
     settings.extend(power_settings());
-    // What the largest over noise shapes costs: the 5 % term with the weighting asked for
-    // (relative, the truth's shape), so that the p-values allow for that shape alone.
+    // What not knowing the noise's shape costs: the 5 % term with the weighting asked for
+    // (relative, the truth's shape), so that the p-values are exact for that shape alone.
     settings.push(Setting {
         weighting: Weighting::Relative,
         ..power_setting(NARROW, 0.05, Runs::Each(3))

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use multicomputer_runtime::Hints;
 use multicomputer_runtime::{ComputeCharge, TimeMode, Topology};
 use multicomputer_workloads::analysis::{
-    ConsistencyOptions, DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, Measurement, OverheadModel,
-    Weighting,
+    ConsistencyOptions, DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, MOST_RESAMPLES, Measurement,
+    OverheadModel, SMALLEST_SIGNIFICANCE, Weighting,
 };
 use multicomputer_workloads::ising::{IsingConfig, Mechanism, Workload};
 
@@ -142,10 +142,14 @@ fn options(a: &ScalingArgs, model: &OverheadModel) -> Result<ConsistencyOptions,
             Some(r)
         }
     };
-    if !(a.significance > 0.0 && a.significance < 1.0) {
+    if !(SMALLEST_SIGNIFICANCE..1.0).contains(&a.significance) {
         return Err(ArgError::new(
             "--significance",
-            format!("must be in (0, 1), got {}", a.significance),
+            format!(
+                "must be in [{SMALLEST_SIGNIFICANCE}, 1), got {} (the verdict resamples the \
+                 table, and a smaller one needs more than {MOST_RESAMPLES} resamples)",
+                a.significance
+            ),
         ));
     }
     if !(a.detectable.is_finite() && a.detectable > 0.0) {

@@ -57,7 +57,12 @@ pub enum ScalabilityError {
     #[error("measurement {0} gives a number of runs but no standard error")]
     RunsWithoutStdError(usize),
     /// Significance level outside (0, 1).
-    #[error("significance must be in (0, 1), got {0}")]
+    #[error(
+        "significance must be in [{smallest}, 1), got {0} (a smaller one needs more than {most} \
+         resamples of the table)",
+        smallest = super::SMALLEST_SIGNIFICANCE,
+        most = super::MOST_RESAMPLES
+    )]
     BadSignificance(f64),
     /// The richer model of `--against` does not contain the candidate.
     #[error("the richer model {richer} must contain every term of the candidate {candidate}")]

@@ -72,7 +72,7 @@ impl LinearFit {
 /// Result of a nonlinear least-squares fit.
 pub type NonlinearFit = LinearFit;
 
-fn check_finite(what: &str, values: &[f64]) -> Result<(), FitError> {
+fn check_finite(what: impl std::fmt::Display, values: &[f64]) -> Result<(), FitError> {
     if let Some(i) = values.iter().position(|v| !v.is_finite()) {
         return Err(FitError::Invalid(format!("{what}[{i}] = {}", values[i])));
     }
@@ -206,7 +206,7 @@ pub fn fit_linear(
     }
     check_finite("y", y)?;
     for (i, r) in rows.iter().enumerate() {
-        check_finite(&format!("row {i}"), r)?;
+        check_finite(format_args!("row {i}"), r)?;
     }
     let w = weights_or_ones(weights, n)?;
     let design = DMatrix::from_fn(n, p, |i, j| rows[i][j]);

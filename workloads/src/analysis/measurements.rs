@@ -186,11 +186,26 @@ pub fn cells(measurements: &[Measurement]) -> Result<Vec<Cell>, ScalabilityError
             });
         }
     }
+    // Within a cell the rows go in a canonical order too, so that its sums, and so every
+    // figure and the verdict's resamples (seeded by the cells), do not depend on the order of
+    // the rows given.
+    let rest = |m: &Measurement| {
+        (
+            m.ideal_run_time.unwrap_or(f64::NAN),
+            m.std_error.unwrap_or(f64::NAN),
+            m.runs,
+        )
+    };
     order.sort_by(|&i, &j| {
         let (a, b) = (&measurements[i], &measurements[j]);
+        let ((ia, sa, na), (ib, sb, nb)) = (rest(a), rest(b));
         a.loop_count
             .total_cmp(&b.loop_count)
             .then(a.processors.cmp(&b.processors))
+            .then(a.run_time.total_cmp(&b.run_time))
+            .then(ia.total_cmp(&ib))
+            .then(sa.total_cmp(&sb))
+            .then(na.cmp(&nb))
     });
     order
         .chunk_by(|&i, &j| {

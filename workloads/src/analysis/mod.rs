@@ -37,9 +37,10 @@ mod quadratic_form;
 pub use basis::BasisTerm;
 pub use consistency::{
     CoefficientLine, ConsistencyOptions, ConsistencyReport, ConstrainedFit,
-    DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, ExactCheck, FEW_REPLICATE_DOF, InconclusiveReason,
-    KurtosisSource, LoopCountFits, NestedTest, NoiseAllowance, PowerGuard, REWEIGHTING_CYCLES,
-    SHAPE_SET_DELTA, TestKind, Verdict, Warning, consistency_test, fit_loop_counts,
+    DEFAULT_EXACT_TOLERANCE, EXACT_PRECISION, EXCEEDANCES, ExactCheck, FEW_REPLICATE_DOF,
+    InconclusiveReason, KurtosisSource, LoopCountFits, MOST_RESAMPLES, NestedTest, NoiseAllowance,
+    PowerGuard, REWEIGHTING_CYCLES, ResampleCount, Resampled, SMALLEST_SIGNIFICANCE, TestKind,
+    Verdict, Warning, consistency_test, fit_loop_counts,
 };
 pub use definitions::{
     Work, amdahl_bound, ideal_run_time, scaled_speedup, sequential_run_time, speedup,
@@ -52,7 +53,6 @@ pub use measurements::{Cell, Measurement, cells};
 pub use noise::{
     AppliedWeighting, NoiseEstimate, NoiseSource, ScatterCheck, VarianceLevels, Weighting,
     WeightingChoice, WeightingRule, cell_weights, check_scatter, choose_weighting, estimate_noise,
-    plausible_exponents,
 };
 pub use overhead_fit::{
     Estimate, OverheadFit, TermEstimate, UncertaintySource, fit_each_loop_count, fit_overhead,

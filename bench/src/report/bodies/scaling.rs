@@ -5,8 +5,8 @@
 use anyhow::Result;
 use multicomputer_workloads::analysis::{
     AppliedWeighting, ConsistencyReport, ExactCheck, InconclusiveReason, KurtosisSource,
-    NestedTest, NoiseAllowance, NoiseEstimate, NoiseSource, OverheadFit, OverheadModel, TestKind,
-    VarianceLevels, Verdict, Warning, WeightingChoice, WeightingRule,
+    NestedTest, NoiseAllowance, NoiseEstimate, NoiseSource, OverheadFit, OverheadModel, Resampled,
+    TestKind, VarianceLevels, Verdict, Warning, WeightingChoice, WeightingRule,
 };
 use multicomputer_workloads::ising::Mechanism;
 use serde::Serialize;
@@ -451,27 +451,43 @@ fn percent(x: f64) -> String {
 }
 
 /// A test's p-value, and the F distribution's beside it when allowing for the noise's shape
-/// and tails changed it.
-fn p_both(t: &NestedTest) -> String {
-    if t.p_value == t.f_p_value {
-        p_text(t.p_value)
-    } else {
-        format!(
-            "{} allowing for the noise's shape and tails (F distribution: {})",
-            p_text(t.p_value),
-            p_text(t.f_p_value)
-        )
+/// and tails changed it; from `resampled`, how many resamples reached its F, or that the
+/// exact p-value widened for the tails was larger.
+fn p_both(t: &NestedTest, resampled: Option<&Resampled>) -> String {
+    if p_text(t.p_value) == p_text(t.f_p_value) {
+        return p_text(t.p_value);
     }
+    let count = resampled.and_then(|r| r.counts.iter().find(|c| c.kind == t.kind));
+    let how = match count {
+        Some(c) if c.floored => format!(
+            "the exact p-value for the tails the runs show, above the resamples' {} of {}",
+            c.at_or_above, c.of
+        ),
+        Some(c) => format!(
+            "{} of {} resamples of the candidate's fit reached its F",
+            c.at_or_above, c.of
+        ),
+        None => "allowing for the noise's tails".into(),
+    };
+    format!(
+        "{} ({how}; F distribution: {})",
+        p_text(t.p_value),
+        p_text(t.f_p_value)
+    )
 }
 
 /// A test's name, statistic, degrees of freedom and p-value.
-fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
+fn test_text(
+    t: &NestedTest,
+    against: Option<&OverheadModel>,
+    resampled: Option<&Resampled>,
+) -> String {
     match t.kind {
         TestKind::Trend => format!(
             "trend test of a against loop_count: t = {:.2} on {} dof, p = {}",
             t.t.unwrap_or(f64::NAN),
             dof_text(t.error_dof),
-            p_both(t)
+            p_both(t, resampled)
         ),
         TestKind::LackOfFit => format!(
             "pooled lack-of-fit test (a shared, other coefficients linear in loop_count): \
@@ -479,7 +495,7 @@ fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
             t.f,
             t.dof,
             dof_text(t.error_dof),
-            p_both(t)
+            p_both(t, resampled)
         ),
         TestKind::Against => format!(
             "nested F test against Φ(P) = {}: F = {:.2} on ({}, {}) dof, p = {}",
@@ -487,7 +503,7 @@ fn test_text(t: &NestedTest, against: Option<&OverheadModel>) -> String {
             t.f,
             t.dof,
             dof_text(t.error_dof),
-            p_both(t)
+            p_both(t, resampled)
         ),
     }
 }
@@ -575,50 +591,58 @@ fn rule_text(w: &WeightingChoice) -> String {
     }
 }
 
-/// The noise each test's p-value allows for: its shapes and tails.
+/// The noise each test's p-value allows for: its reference and tails.
 fn allowance_text(a: &NoiseAllowance) -> String {
-    let shapes: Vec<String> = a
-        .shapes
-        .iter()
-        .map(|g| {
-            if g.fract() == 0.0 {
-                format!("{g:.0}")
-            } else {
-                format!("{g:.2}")
-            }
-        })
-        .collect();
+    let gamma = if a.exponent.fract() == 0.0 {
+        format!("{:.0}", a.exponent)
+    } else {
+        format!("{:.2}", a.exponent)
+    };
+    let from = match a.kurtosis_from {
+        KurtosisSource::Replicates => "replicates' deviations",
+        _ => "runs' residuals: too few replicates",
+    };
     let tails = match (a.kurtosis_from, a.excess_kurtosis > 0.0) {
         (KurtosisSource::Assumed, _) => {
             "normal tails assumed (the table gives means, not runs)".to_string()
         }
-        (from, true) => format!(
-            "widened for tails with excess kurtosis {:.2} (from the {})",
-            a.excess_kurtosis,
-            match from {
-                KurtosisSource::Replicates => "replicates' deviations",
-                _ => "runs' residuals: too few replicates",
-            }
+        (_, true) => format!(
+            "tails with excess kurtosis {:.2} (from the {from})",
+            a.excess_kurtosis
         ),
         (_, false) => "the runs show no heavier tails than normal noise does by chance".into(),
     };
-    let set = if a.delta > 0.0 {
-        format!(
-            "the weighting's and every shape the replicates do not rule out at {:.2} %, plus \
-             {:.2} % for the chance that the noise's shape lies outside them (Berger & Boos \
-             1994)",
-            100.0 * a.delta,
-            100.0 * a.delta
-        )
-    } else {
-        "the weighting's, as asked".to_string()
-    };
-    format!(
-        "each test's p-value is the largest over normal noise with sd ∝ mean^γ for γ = {} ({set}), \
-         each from the exact distribution of the test's F ratio under that noise (Imhof 1961); \
-         {tails}",
-        shapes.join(", ")
-    )
+    match &a.resampled {
+        Some(r) => {
+            let runs = match r.student_dof {
+                Some(nu) => format!(
+                    "runs drawn from Student's t on {nu:.1} degrees of freedom for {tails}, and \
+                     no p-value below the exact one at γ̂ widened for them"
+                ),
+                None => format!("normal runs ({tails})"),
+            };
+            format!(
+                "each test's p-value from {} resamples of the candidate's fit (at most {}; \
+                 fewer once no test could reject) with noise sd ∝ mean^γ̂, γ̂ = {gamma} the \
+                 replicates' estimate, and {runs}; each resample judged as the table was, its \
+                 weighting and γ̂ estimated again, so that the p-value allows for the error in \
+                 the noise's estimated shape (a parametric bootstrap, seeded by the table: \
+                 {:#018x}, so the same table gives the same p-values with the same build)",
+                r.drawn, r.planned, r.seed
+            )
+        }
+        None => {
+            let widened = if a.excess_kurtosis > 0.0 {
+                format!("widened for {tails}")
+            } else {
+                tails
+            };
+            format!(
+                "each test's p-value from the exact distribution of its F ratio for noise with \
+                 sd ∝ mean^{gamma}, the weighting's (Imhof 1961), {widened}"
+            )
+        }
+    }
 }
 
 /// What the user should know, and what to do about it.
@@ -665,17 +689,26 @@ fn warning_text(w: &Warning) -> String {
             f_p_value,
             p_value,
             excess_kurtosis,
-        } => format!(
-            "the {} refutes for normal noise of the weighting's shape (p = {}), but not once \
-             it allows for the noise the data show (p = {}: every shape of the noise the \
-             replicates do not rule out, and tails with excess kurtosis {excess_kurtosis:.2}), \
-             so the verdict is inconclusive. Look for outliers among the runs (a busy host \
-             delays some), and repeat every point more often so that the noise's shape and \
-             tails are known",
-            kind.describe(),
-            p_text(f_p_value),
-            p_text(p_value)
-        ),
+            resampled,
+        } => {
+            let allowed = match (resampled, excess_kurtosis > 0.0) {
+                (true, true) => format!(
+                    "the error in the noise's estimated shape, and tails with excess kurtosis \
+                     {excess_kurtosis:.2}"
+                ),
+                (true, false) => "the error in the noise's estimated shape".into(),
+                (false, _) => format!("tails with excess kurtosis {excess_kurtosis:.2}"),
+            };
+            format!(
+                "the {} refutes for normal noise of the weighting's shape (p = {}), but not once \
+                 it allows for the noise the data show (p = {}: {allowed}), so the verdict is \
+                 inconclusive. Look for outliers among the runs (a busy host delays some), and \
+                 repeat every point more often so that the noise's shape and tails are known",
+                kind.describe(),
+                p_text(f_p_value),
+                p_text(p_value)
+            )
+        }
         Warning::StdErrorsTakenAsKnown => "standard errors without a runs column are taken as \
              exact; if each comes from a few runs the tests refute too often: add a runs column \
              (the number of runs behind each mean)"
@@ -735,7 +768,12 @@ fn explain(r: &ConsistencyReport, units: Units) -> String {
         return exact_text(r, e, units);
     }
     let against = r.against.as_ref();
-    let tests: Vec<String> = r.tests.iter().map(|t| test_text(t, against)).collect();
+    let resampled = r.allowance.as_ref().and_then(|a| a.resampled.as_ref());
+    let tests: Vec<String> = r
+        .tests
+        .iter()
+        .map(|t| test_text(t, against, resampled))
+        .collect();
     let level = format!(
         "each at level {:.4}, the overall {} shared by {} test{}",
         r.level_per_test,
@@ -759,7 +797,7 @@ fn explain(r: &ConsistencyReport, units: Units) -> String {
                 .tests
                 .iter()
                 .find(|t| Some(t.kind) == r.decided_by)
-                .map(|t| test_text(t, against))
+                .map(|t| test_text(t, against, resampled))
                 .unwrap_or_default();
             let mut s = format!(
                 "refuted by the {t}, below its level {:.4} ({level})",
@@ -822,7 +860,7 @@ fn explain(r: &ConsistencyReport, units: Units) -> String {
         Verdict::Inconclusive => {
             let tail = || {
                 r.test(TestKind::Against)
-                    .map(|t| format!(". The {} did not refute", test_text(t, against)))
+                    .map(|t| format!(". The {} did not refute", test_text(t, against, resampled)))
                     .unwrap_or_else(|| {
                         ". A richer model (e.g. --against 1+log+P) could still refute it".into()
                     })
@@ -842,11 +880,15 @@ fn explain(r: &ConsistencyReport, units: Units) -> String {
                 ),
                 Some(InconclusiveReason::DependsOnNoiseShape) => format!(
                     "inconclusive: {} under {} ({level}) for normal noise of that shape, but \
-                     not for another shape or heavier tails that the replicates do not rule \
-                     out (see the warning). Run more replicates (--repeats) so that they tell \
-                     the noise's shape and tails",
+                     not once the p-value allows for {} (see the warning). Run more replicates \
+                     (--repeats) so that they tell the noise's shape and tails",
                     tests.join("; "),
-                    weighting_text(&r.weighting)
+                    weighting_text(&r.weighting),
+                    if resampled.is_some() {
+                        "the error in the noise's estimated shape and for the tails the runs show"
+                    } else {
+                        "the tails the runs show"
+                    }
                 ),
                 _ => {
                     let (term, fraction, power, mdt) = guard.unwrap_or_default();
@@ -862,5 +904,107 @@ fn explain(r: &ConsistencyReport, units: Units) -> String {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use multicomputer_workloads::analysis::{EXCEEDANCES, ResampleCount};
+
+    fn test_with(p_value: f64) -> NestedTest {
+        NestedTest {
+            kind: TestKind::LackOfFit,
+            f: 7.3,
+            t: None,
+            dof: 29,
+            error_dof: Some(64),
+            p_value,
+            f_p_value: 2.1e-11,
+            level: 0.005,
+            rejects: p_value < 0.005,
+        }
+    }
+
+    fn resampled(at_or_above: usize, of: usize, floored: bool) -> Resampled {
+        Resampled {
+            exponent: 1.0,
+            drawn: of,
+            planned: 1000,
+            student_dof: None,
+            seed: 1,
+            counts: vec![ResampleCount {
+                kind: TestKind::LackOfFit,
+                at_or_above,
+                of,
+                stopped: at_or_above == EXCEEDANCES,
+                floored,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_resampled_p_value_says_how_many_resamples_reached_the_f() {
+        // Every resample drawn, k of them at or above F: p = (1 + k)/(B + 1).
+        let none = p_both(&test_with(1.0 / 1001.0), Some(&resampled(0, 1000, false)));
+        assert!(none.contains("0 of 1000 resamples"), "{none}");
+        // Stopped at the 40th, its fifth: 5 of 40.
+        let early = p_both(&test_with(5.0 / 40.0), Some(&resampled(5, 40, false)));
+        assert!(early.contains("5 of 40 resamples"), "{early}");
+        // The exact p-value for the tails was larger, and decided.
+        let floored = p_both(&test_with(0.11), Some(&resampled(5, 226, true)));
+        assert!(
+            floored.contains("exact p-value for the tails") && floored.contains("5 of 226"),
+            "{floored}"
+        );
+        // Exact at the weighting's shape, widened for tails.
+        let exact = p_both(&test_with(1e-3), None);
+        assert!(exact.contains("allowing for the noise's tails"), "{exact}");
+        // Equal to the F distribution's as printed: one p-value.
+        assert_eq!(p_both(&test_with(2.1e-11), None), p_text(2.1e-11));
+        assert_eq!(
+            p_both(&test_with(2.1e-11 * (1.0 + 1e-12)), None),
+            p_text(2.1e-11)
+        );
+    }
+
+    #[test]
+    fn the_allowance_says_what_the_p_values_rest_on() {
+        let base = NoiseAllowance {
+            exponent: 1.0,
+            resampled: Some(resampled(0, 1000, false)),
+            excess_kurtosis: 0.0,
+            kurtosis_from: KurtosisSource::Replicates,
+        };
+        let normal = allowance_text(&base);
+        assert!(
+            normal.contains("1000 resamples") && normal.contains("normal runs"),
+            "{normal}"
+        );
+        // A table of means ± standard errors has no runs to look at.
+        let means = allowance_text(&NoiseAllowance {
+            kurtosis_from: KurtosisSource::Assumed,
+            ..base.clone()
+        });
+        assert!(means.contains("the table gives means, not runs"), "{means}");
+        assert!(!means.contains("the runs show"), "{means}");
+        // Tails: Student's t and the exact floor.
+        let mut heavy = base.clone();
+        heavy.excess_kurtosis = 1.5;
+        heavy.resampled.as_mut().unwrap().student_dof = Some(8.0);
+        let heavy = allowance_text(&heavy);
+        assert!(
+            heavy.contains("Student's t on 8.0") && heavy.contains("excess kurtosis 1.50"),
+            "{heavy}"
+        );
+        // The weighting's shape, exact: no resamples.
+        let asked = allowance_text(&NoiseAllowance {
+            resampled: None,
+            ..base
+        });
+        assert!(
+            asked.contains("exact distribution") && !asked.contains("resamples"),
+            "{asked}"
+        );
     }
 }

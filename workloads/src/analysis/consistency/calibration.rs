@@ -21,14 +21,13 @@
 //! # What
 //!
 //! The statistic stays each test's F ratio under the chosen weights. Its null distribution is
-//! computed exactly for normal noise of every shape the data allow, instead of the one the
-//! weights assume, and widened for the tails the runs show:
+//! computed exactly for normal noise of one shape, and widened for the tails the runs show. It
+//! is each test's reference when the weighting was asked for (`--weighting`: that shape) or is
+//! relative for want of usable replicates, and
+//! the floor under the bootstrap's p-value ([`bootstrap`](super::bootstrap), step 6) where the
+//! runs show tails (the replicates' estimated shape).
 //!
-//! 1. The noise shapes: `σ_c ∝ μ_c^γ` (`μ_c` the cell's level, `H₀`'s fitted value, step 2b)
-//!    for γ the weighting's exponent and every γ ∈ {0, 1, 2} the replicates do not reject at
-//!    [`SHAPE_SET_DELTA`] = 0.05 % ([`plausible_exponents`](super::super::plausible_exponents)):
-//!    a confidence set for the shape at level `1 − δ` (γ̂ is always in it). When the weighting
-//!    was asked for (`--weighting`), its shape alone, and `δ = 0`.
+//! 1. The noise shape: `σ_c ∝ μ_c^γ` (`μ_c` the cell's level, `H₀`'s fitted value, step 2b).
 //! 2. The noise's excess kurtosis `κ̂ ≥ 0`: from the replicates' deviations from their cell
 //!    means when they have [`FEW_REPLICATE_DOF`](super::FEW_REPLICATE_DOF) degrees of freedom
 //!    or more, else from the runs' residuals from `H₀`'s fit (a scale-free shape, so the misfit
@@ -38,9 +37,9 @@
 //!    of it cost normal tables power (a 5 % term found in 74.5 % of tables instead of 77.3 %;
 //!    docs/results/trust.md) without changing any level by more than its Monte Carlo error.
 //!    0 where the table gives means instead of runs.
-//! 3. For each shape, with `z = √w ∘ ȳ` (variances `σ²·t_c`, `t_c = r_c·ȳ_c^{2γ}`, `r_c` the
-//!    run weight): a test's numerator is `N = zᵀBz` and its denominator `D = zᵀMz + S` (`M` the
-//!    richer model's residual-maker when it is part of it, `S = Σ r_c·SS_c` the pure error,
+//! 3. With `z = √w ∘ ȳ` (variances `σ²·t_c`, `t_c = r_c·ȳ_c^{2γ}`, `r_c` the run weight): a
+//!    test's numerator is `N = zᵀBz` and its denominator `D = zᵀMz + S` (`M` the richer model's
+//!    residual-maker when it is part of it, `S = Σ r_c·SS_c` the pure error,
 //!    `σ²·Σ t_c·χ²_{d_c}` independent of the means). `P(F ≥ f) = P(N − c·D ≥ 0)`,
 //!    `c = f·ν/dof`, and under `H₀` (`Bμ = Mμ = 0`) `N − c·D` is `Σⱼ λⱼ·χ²₁` over the
 //!    eigenvalues of `T^{1/2}(B − c·M)T^{1/2}` less `c·Σ t_c·χ²_{d_c}`: a weighted sum of
@@ -54,32 +53,15 @@
 //!    `h/φ` degrees of freedom (a gamma variable; Satterthwaite's (1946) moment match, term by
 //!    term), `φ = 1 + κ·Σ(a_cc·t_c)²/n_c / (2·Σλⱼ²)` for the form and `1 + κ·d_c/(2n_c)` for a
 //!    cell's pure error. For `κ̂ = 0` nothing is widened and the distribution is exact.
-//! 5. The test's p-value is the largest over the shapes plus `δ` (Berger & Boos 1994: a
-//!    p-value maximised over a `1 − δ` confidence set for a nuisance parameter, raised by `δ`,
-//!    is valid: a test at level α rejects a true `H₀` with probability at most
-//!    `P(shape outside the set) + (α − δ) ≤ α`).
 //!
-//! Why `δ` matters here: the weighting's exponent `γ̂` is estimated from the same replicates
-//! whose pure error is the tests' denominator, so the weights are not fixed, as the exact
-//! distribution of step 3 assumes, but follow the scatter they are estimated from. Measured
-//! (docs/results/trust.md): with two runs per point over a 7× range under noise ∝ T², the
-//! largest over the shapes not rejected at 1 %, without `δ`, refuted 1.66–1.68 % of correct
-//! candidates (weights at the cell means, at `H₀`'s fitted values, or at the true means
-//! alike); with the exponent fixed at the truth, 1.05–1.07 %. The wider set and the `δ` bring
-//! it to 1.25 %, at a cost of 1.8 points of power against a 5 % `c·P` term (77.1 → 75.4 %).
-//!
-//! Why the largest over a set, not an estimate: γ̂'s error feeds the p-value, which is exact
-//! only for a known γ. Measured (docs/results/trust.md, fifth round, same tables): the p-value
-//! at γ̂ alone finds that 5 % term more often (79.7 against 74.2 %) but refutes 2.2 % of correct
-//! candidates (7× range, T² noise, 2 runs); averaged over γ ~ N(γ̂, (k·se)²) it holds the level
-//! only from k = 2, where its power is today's (74.6 %); γ estimated from every cell by REML,
-//! with the model's residuals, is narrower but pulled by a missing term, and Berger & Boos over
-//! its set gives the same power within half a point. A reference free of the variance
-//! function, each cell's own sample variance, keeps the level and finds the term in 51 %.
-//! A parametric bootstrap of `H₀` that re-estimates γ in every resample (sixth round) carries
-//! γ̂'s error into the reference and mends the plug-in's level for normal noise, but its normal
-//! or Student-t resamples do not show one-sided outliers (up to 3.45 % false refutations), and
-//! with this module's widened p-value as a floor it gains at most 2.3 points on 2000 tables.
+//! Why not this alone when the shape is estimated: `γ̂`'s error feeds the p-value, which is
+//! exact only for a known γ. Measured (docs/results/trust.md, fifth round): the p-value at γ̂
+//! alone refutes 2.2 % of correct candidates (7× range, T² noise, 2 runs); averaged over
+//! γ ~ N(γ̂, (k·se)²) it holds the level only from k = 2; γ estimated from every cell by REML is
+//! pulled by a missing term; each cell's own sample variance keeps the level and finds a 5 %
+//! `c·P` term in 51 % of tables. The largest p-value over a confidence set of shapes (Berger &
+//! Boos 1994), the rule before the bootstrap, held the level at a cost in power where the
+//! replicates cannot tell the shapes apart.
 //!
 //! For normal noise of the weighting's shape this is the F test itself. Heavy tails or outliers
 //! raise `κ̂`, which lowers every term's degrees of freedom and raises the critical value; a
@@ -99,8 +81,6 @@
 //! Analysis*, 2nd ed. (Wiley, 2003); D. H. Schrader and T. P. Hettmansperger, "Robust analysis of
 //! variance based upon a likelihood ratio criterion", Biometrika 67 (1980) 93–101.
 
-use std::ops::Add;
-
 use nalgebra::{DMatrix, SymmetricEigen};
 use serde::Serialize;
 
@@ -119,33 +99,16 @@ pub enum KurtosisSource {
     Assumed,
 }
 
-/// Berger and Boos's `δ` for the noise's shape (step 1): the shapes are a confidence set at
-/// level `1 − δ`, and each p-value, the largest over them, is raised by `δ`, the chance that the
-/// true shape lies outside. Chosen once, by the Monte Carlo (docs/results/trust.md, "The
-/// verdict's noise shape: weights at the fitted values, a confidence set at δ"): of 0.0005,
-/// 0.001 and 0.002, each of which brought the worst setting's false refutations to 1.5 % or
-/// less, the one that gives up the least power (a larger `δ` narrows the set but lowers the
-/// threshold each largest p-value must pass, `α/m − δ`): 0.0005, a tenth of each test's 0.5 %.
-pub const SHAPE_SET_DELTA: f64 = 0.0005;
-
-/// The noise shapes a test's p-value is the largest over (step 1), and the `δ` added to it.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Shapes {
-    /// The exponents `γ` of `σ ∝ T^γ`.
-    pub(super) exponents: Vec<f64>,
-    /// Added to the largest p-value: [`SHAPE_SET_DELTA`] when the exponents are a confidence
-    /// set from the replicates, 0 when the weighting's shape was asked for.
-    pub(super) delta: f64,
-}
-
-/// What the tests' p-values allow for besides normal noise of the weighting's shape.
+/// What the tests' p-values allow for besides normal noise of a known shape.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NoiseAllowance {
-    /// The exponents `γ` of `σ ∝ T^γ` each p-value is the largest over.
-    pub shapes: Vec<f64>,
-    /// Added to each p-value for the chance that the shape lies outside `shapes`
-    /// ([`SHAPE_SET_DELTA`]; 0 when the weighting was asked for).
-    pub delta: f64,
+    /// The exponent `γ` of `σ ∝ T^γ` of the reference: the weighting's as asked, or the
+    /// replicates' estimate `γ̂` that the bootstrap draws with.
+    pub exponent: f64,
+    /// The parametric bootstrap of `H₀`, when the weighting was chosen from the replicates
+    /// ([`Resampled`](super::Resampled)); `None` when it was asked for, or is relative for
+    /// want of usable replicates.
+    pub resampled: Option<super::Resampled>,
     /// The noise's excess kurtosis `κ̂` (0 for normal noise; never below 0).
     pub excess_kurtosis: f64,
     /// Where `κ̂` comes from.
@@ -282,18 +245,16 @@ fn terms(
 /// Eigenvalues below this fraction of the largest are rounding (the forms are projections).
 const NEGLIGIBLE: f64 = 1e-9;
 
-/// Steps 3–5: the p-value of an observed `f = (zᵀBz/ν) / (denominator/dof)`, the largest over
-/// the shapes `t` (each `t_c` the variance of `z_c` over σ² under one shape) plus `delta`.
-#[allow(clippy::too_many_arguments)]
+/// Steps 3–4: the p-value of an observed `f = (zᵀBz/ν) / (denominator/dof)` under the shape
+/// `t` (each `t_c` the variance of `z_c` over σ²).
 pub(super) fn p_value(
     f: f64,
     numerator: &DMatrix<f64>,
     dof: usize,
     denominator: &Denominator,
     cells: &[Cell],
-    shapes: &[Vec<f64>],
+    t: &[f64],
     kurtosis: f64,
-    delta: f64,
 ) -> f64 {
     if f <= 0.0 {
         return 1.0;
@@ -304,12 +265,7 @@ pub(super) fn p_value(
         Some(m) => numerator - m * c,
         None => numerator.clone(),
     };
-    shapes
-        .iter()
-        .map(|t| probability_positive(&terms(&a, c, denominator.pure_error, cells, t, kurtosis)))
-        .fold(0.0, f64::max)
-        .add(delta)
-        .min(1.0)
+    probability_positive(&terms(&a, c, denominator.pure_error, cells, t, kurtosis)).min(1.0)
 }
 
 #[cfg(test)]
@@ -343,46 +299,17 @@ mod tests {
     fn normal_noise_of_the_weights_shape_gives_back_the_f_test() {
         // Lack of fit of a constant to 4 cells of 2 runs: B = I − 11ᵀ/4 (ν = 3), D = 4.
         let (cells, b, pure) = constant_to_four_cells();
-        let p = p_value(5.0, &b, 3, &pure, &cells, &[vec![1.0; 4]], 0.0, 0.0);
+        let p = p_value(5.0, &b, 3, &pure, &cells, &[1.0; 4], 0.0);
         let want = crate::analysis::f_sf(5.0, 3, Some(4));
         assert!((p - want).abs() < 1e-12, "{p} {want}");
         // Heavy tails lower both degrees of freedom: a larger p-value for the same F.
-        let heavy = p_value(5.0, &b, 3, &pure, &cells, &[vec![1.0; 4]], 6.0, 0.0);
+        let heavy = p_value(5.0, &b, 3, &pure, &cells, &[1.0; 4], 6.0);
         assert!(heavy > 1.5 * want, "{heavy} {want}");
-        // The largest over the shapes.
-        let other = vec![0.2, 0.5, 2.0, 5.0];
-        let both = p_value(
-            5.0,
-            &b,
-            3,
-            &pure,
-            &cells,
-            &[vec![1.0; 4], other.clone()],
-            0.0,
-            0.0,
-        );
-        let alone = p_value(5.0, &b, 3, &pure, &cells, &[other], 0.0, 0.0);
-        assert_eq!(both, want.max(alone));
-        assert_ne!(alone, want);
-    }
-
-    #[test]
-    fn the_shapes_confidence_level_is_added_to_the_largest_p_value() {
-        // Lack of fit of a constant to 4 cells of 2 runs, as above: the largest over two
-        // shapes, plus δ (Berger & Boos), and never above 1.
-        let (cells, b, pure) = constant_to_four_cells();
-        let shapes = [vec![1.0; 4], vec![0.2, 0.5, 2.0, 5.0]];
-        let bare = p_value(5.0, &b, 3, &pure, &cells, &shapes, 0.0, 0.0);
-        let raised = p_value(5.0, &b, 3, &pure, &cells, &shapes, 0.0, SHAPE_SET_DELTA);
-        assert!((raised - bare - 0.0005).abs() < 1e-15, "{bare} {raised}");
-        // F = 0.5: a p-value near 1 is capped, not pushed past it.
-        let high = p_value(0.5, &b, 3, &pure, &cells, &shapes, 0.0, 0.0);
-        assert!(high > 0.6, "{high}");
-        assert_eq!(p_value(0.5, &b, 3, &pure, &cells, &shapes, 0.0, 0.5), 1.0);
-        assert_eq!(
-            p_value(0.0, &b, 3, &pure, &cells, &shapes, 0.0, 0.0005),
-            1.0
-        );
+        // Another shape, another distribution.
+        let other = p_value(5.0, &b, 3, &pure, &cells, &[0.2, 0.5, 2.0, 5.0], 0.0);
+        assert!((other - want).abs() > 1e-3, "{other} {want}");
+        // No ratio at all: p = 1.
+        assert_eq!(p_value(0.0, &b, 3, &pure, &cells, &[1.0; 4], 0.0), 1.0);
     }
 
     #[test]
@@ -410,7 +337,7 @@ mod tests {
         for f in [1.0, 5.0, 12.0] {
             let c = f * 2.0 / 8.0;
             let want: f64 = t.iter().map(|t| 1.0 / (1.0 + c * t)).product();
-            let p = p_value(f, &b, 2, &pure, &cells, std::slice::from_ref(&t), 0.0, 0.0);
+            let p = p_value(f, &b, 2, &pure, &cells, &t, 0.0);
             assert!((p - want).abs() < 1e-9, "f = {f}: {p} against {want}");
         }
     }

@@ -43,8 +43,9 @@ pub struct NestedTest {
     pub dof: usize,
     /// Denominator degrees of freedom; `None` for a known variance (then `F·dof` is χ²).
     pub error_dof: Option<usize>,
-    /// The p-value that decides: the largest over the noise the data allow (the report's
-    /// [`NoiseAllowance`](super::NoiseAllowance)), else `f_p_value`.
+    /// The p-value that decides: for the noise the data allow (the report's
+    /// [`NoiseAllowance`](super::NoiseAllowance): resampled at the replicates' estimated shape,
+    /// or exact at the shape asked for, widened for tails), else `f_p_value`.
     pub p_value: f64,
     /// `P(F_{dof, error_dof} ≥ f)`: the p-value for normal noise of the weighting's shape.
     pub f_p_value: f64,

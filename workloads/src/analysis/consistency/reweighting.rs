@@ -3,7 +3,7 @@
 //!
 //! # Why
 //!
-//! The weights `1/μ_c^{2γ}` and the noise shapes' variances (step 4d) evaluate the variance
+//! The weights `1/μ_c^{2γ}` and the noise's variances in step 4d evaluate the variance
 //! function `σ_c ∝ μ_c^γ` at each cell's level `μ_c`. Taken as the observed cell mean `ȳ_c`,
 //! the level moves with the very noise it weights: under noise ∝ T² a mean 2 % low by chance
 //! gains 8 % of weight, and the fit follows the cells whose noise happened to pull them down.
@@ -11,8 +11,8 @@
 //! (docs/results/trust.md, 8000 tables a setting): the false-refutation rate this was
 //! suspected of (1.66 % with two runs per point over a 7× range under noise ∝ T²) did not come
 //! from it (1.68 % with the levels at the true means, an oracle no user has, and at the fitted
-//! values alike; the cause is the estimated exponent, which [`calibration`](super::calibration)'s
-//! `δ` allows for), but the fitted values' weights find a 5 % `c·P` term in 77.1 % of tables
+//! values alike; the cause is the estimated exponent, whose error the bootstrap carries into
+//! each test's reference by estimating it again in every resample, [`bootstrap`](super::bootstrap)), but the fitted values' weights find a 5 % `c·P` term in 77.1 % of tables
 //! where the means' find it in 75.9 %.
 //!
 //! # What

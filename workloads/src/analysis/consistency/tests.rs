@@ -406,22 +406,109 @@ fn a_refutation_must_hold_for_the_noise_the_data_allow() {
     let allowance = bad.allowance.clone().unwrap();
     assert_eq!(allowance.excess_kurtosis, 0.0);
     assert_eq!(allowance.kurtosis_from, KurtosisSource::Replicates);
-    // Two runs per point over a narrow range cannot tell constant from proportional noise:
-    // every p-value is the largest over both shapes, so never below the F test's.
+    // The replicates chose the weighting, so the p-values come from resampling H₀ with the
+    // replicates' exponent: every resample's statistic was judged, and a refuted table drew all
+    // B = ⌈5/0.5 %⌉ = 1000 of them (no test can stop early while fewer than 5 reach its F).
+    let WeightingRule::Replicates { exponent, .. } = bad.weighting.rule else {
+        panic!("{:?}", bad.weighting)
+    };
+    let resampled = allowance.resampled.clone().unwrap();
+    assert_eq!(allowance.exponent, exponent);
+    assert_eq!((resampled.drawn, resampled.planned), (1000, 1000));
+    assert_eq!(resampled.student_dof, None);
+    // Each test's count is its p-value: (1 + k)/(B + 1) for k < 5 of B reaching its F.
+    for (t, c) in bad.tests.iter().zip(&resampled.counts) {
+        assert_eq!(t.kind, c.kind);
+        assert!(
+            !c.stopped && !c.floored && c.at_or_above < 5 && c.of == 1000,
+            "{c:?}"
+        );
+        assert_eq!(t.p_value, (1 + c.at_or_above) as f64 / 1001.0);
+    }
+    // A correct candidate ends its resampling early: every test has seen 5 resamples reach its
+    // F long before 1000, and its p-value, 5 over the resamples drawn, is far from 0.5 %.
     let pairs = runs(table_2, &[-0.01, 0.01]);
-    let cells = crate::analysis::cells(&pairs).unwrap();
-    let shapes = crate::analysis::plausible_exponents(&cells, SHAPE_SET_DELTA);
-    assert!(shapes.contains(&0.0) && shapes.contains(&1.0), "{shapes:?}");
     let r = test(&pairs, &Default::default());
-    assert!(r.allowance.as_ref().unwrap().shapes.contains(&0.0));
-    assert!(r.tests.iter().all(|t| t.p_value >= t.f_p_value));
+    let resampled = r.allowance.as_ref().unwrap().resampled.clone().unwrap();
+    assert!(resampled.drawn < 200, "{resampled:?}");
+    for (t, c) in r.tests.iter().zip(&resampled.counts) {
+        assert!(
+            c.stopped && c.at_or_above == 5 && c.of <= resampled.drawn,
+            "{c:?}"
+        );
+        assert_eq!(t.p_value, 5.0 / c.of as f64);
+    }
+    // The last test to stop is the one that ended the resampling.
+    assert_eq!(
+        resampled.counts.iter().map(|c| c.of).max(),
+        Some(resampled.drawn)
+    );
+    // With the weighting asked for, its shape is the reference, exactly: no resampling.
+    let asked = test(
+        &pairs,
+        &ConsistencyOptions {
+            weighting: Weighting::Relative,
+            ..Default::default()
+        },
+    );
+    let a = asked.allowance.as_ref().unwrap();
+    assert_eq!((a.exponent, a.resampled.is_none()), (1.0, true));
+    assert!(
+        asked
+            .tests
+            .iter()
+            .all(|t| (t.p_value - t.f_p_value).abs() < 1e-9)
+    );
     // A correct candidate with one run of one cell delayed by a twentieth: the F test refutes
     // it, the outlier's kurtosis spares it, and the verdict is left open, saying why.
     let late = outlying(SEED_WITH_OUTLIERS);
     let r = test(&late, &Default::default());
     let spared = r.tests.iter().find(|t| t.f_p_value < t.level).unwrap();
     assert!(!spared.rejects, "{spared:?}");
-    assert!(r.allowance.as_ref().unwrap().excess_kurtosis > 5.0, "{r:?}");
+    let a = r.allowance.as_ref().unwrap();
+    assert!(a.excess_kurtosis > 5.0, "{r:?}");
+    // Its resamples are drawn from Student's t with that excess kurtosis, 6/(ν − 4).
+    let resampled = a.resampled.clone().unwrap();
+    let nu = resampled.student_dof.unwrap();
+    assert!((6.0 / (nu - 4.0) - a.excess_kurtosis).abs() < 1e-9, "{nu}");
+    // Where the runs show tails, no p-value is below the exact one at γ̂ widened for them
+    // (the bootstrap's step 6), recomputed here from the table.
+    let options = ConsistencyOptions::default();
+    let model = OverheadModel::log();
+    let mut cells = crate::analysis::cells(&late).unwrap();
+    let (_, weighting, noise) = estimate(&mut cells, Some(&model), &options);
+    let table = Table::new(cells, weighting.applied);
+    let made = make_tests(&model, &table, &noise, &options).unwrap();
+    let (kurtosis, _) = tails(&model, &table, &noise).unwrap();
+    assert_eq!(kurtosis, a.excess_kurtosis);
+    let exact = calibrate(
+        &model,
+        &table,
+        &made.plan,
+        &noise,
+        made.against_noise,
+        a.exponent,
+        kurtosis,
+        made.tests.clone(),
+    )
+    .unwrap();
+    for ((t, e), c) in r.tests.iter().zip(&exact).zip(&resampled.counts) {
+        assert!(t.p_value >= e.p_value, "{t:?} {e:?}");
+        // The count says which of the two it is.
+        let counted = if c.stopped {
+            5.0 / c.of as f64
+        } else {
+            (1 + c.at_or_above) as f64 / (resampled.planned + 1) as f64
+        };
+        assert_eq!(
+            t.p_value,
+            if c.floored { e.p_value } else { counted },
+            "{c:?}"
+        );
+    }
+    // Here the floor decides the lack-of-fit test (5 of 226 resamples: 2.2 %; exact, widened:
+    // 11 %): without it the t resamples alone would set its p-value.
+    assert!(resampled.counts.iter().any(|c| c.floored), "{resampled:?}");
     assert_eq!(
         (r.verdict, r.inconclusive_because),
         (
@@ -460,4 +547,50 @@ fn few_replicates_are_warned_about() {
         "{:?}",
         r.warnings
     );
+}
+
+#[test]
+fn the_same_table_gives_the_same_verdict_and_another_table_other_resamples() {
+    // The bootstrap is seeded by the table: a report is reproducible, in any order of rows.
+    let bad = runs(drifting, &[-0.005, 0.0, 0.005]);
+    let once = test(&bad, &Default::default());
+    let mut reversed = bad.clone();
+    reversed.reverse();
+    let again = test(&reversed, &Default::default());
+    assert_eq!(once.tests, again.tests);
+    assert_eq!(once.allowance, again.allowance);
+    // One run a hair longer: another table, another seed.
+    let mut other = bad.clone();
+    other[0].run_time *= 1.0 + 1e-9;
+    let moved = test(&other, &Default::default());
+    let seed = |r: &ConsistencyReport| {
+        r.allowance
+            .as_ref()
+            .and_then(|a| a.resampled.as_ref())
+            .unwrap()
+            .seed
+    };
+    assert_ne!(seed(&once), seed(&moved));
+}
+
+#[test]
+fn a_significance_that_needs_too_many_resamples_is_refused() {
+    let m = runs(table_2, &[-0.01, 0.01]);
+    let at = |significance: f64| {
+        consistency_test(
+            &OverheadModel::log(),
+            &m,
+            &ConsistencyOptions {
+                significance,
+                ..Default::default()
+            },
+        )
+    };
+    assert_eq!(
+        at(SMALLEST_SIGNIFICANCE / 2.0).unwrap_err(),
+        ScalabilityError::BadSignificance(SMALLEST_SIGNIFICANCE / 2.0)
+    );
+    assert!(at(SMALLEST_SIGNIFICANCE).is_ok());
+    // Three tests at the smallest significance fit in the most resamples.
+    assert!(bootstrap::planned(SMALLEST_SIGNIFICANCE / 3.0) <= MOST_RESAMPLES);
 }
