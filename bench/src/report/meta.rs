@@ -234,6 +234,10 @@ pub(crate) struct Meta {
     /// What disturbed the measurement on the host, and what to do (real-time runs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) host_warnings: Vec<String>,
+    /// The measurements a command analysed without running anything (a fit, or `scaling
+    /// --csv`), e.g. `--csv results.csv`; `None` for a run or a model alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) analysed: Option<String>,
 }
 
 /// The current time, RFC 3339 in UTC to the second.
@@ -271,6 +275,7 @@ impl Meta {
             ties_looked_for: false,
             memory_plan_bytes: None,
             host_warnings: Vec::new(),
+            analysed: None,
         }
     }
 
@@ -290,6 +295,13 @@ impl Meta {
 
     /// With real execution timed by the command itself on the host's threads (pingpong,
     /// calibrate, speedup): native time, no emulation, `wait` the threads' wait strategy.
+    /// As a command that ran nothing but analysed the measurements `what` names (e.g.
+    /// `--csv results.csv`), so that the report does not call it a model alone.
+    pub(crate) fn analysing(mut self, what: impl Into<String>) -> Self {
+        self.analysed = Some(what.into());
+        self
+    }
+
     pub(crate) fn native(mut self, wait: Option<&str>) -> Self {
         self.time = Some(TimeInfo {
             requested: "native".into(),
@@ -487,7 +499,11 @@ impl Meta {
                 run.row(vec!["compute charging".into(), t.compute_charging.clone()]);
             }
             None => {
-                run.row(vec!["time mode".into(), "none: the model alone".into()]);
+                let what = match &self.analysed {
+                    Some(w) => format!("none: an analysis of the measurements given ({w})"),
+                    None => "none: the model alone".into(),
+                };
+                run.row(vec!["time mode".into(), what]);
             }
         }
         if let Some(f) = self.fidelity.as_ref().filter(|f| f.exact) {
@@ -626,6 +642,14 @@ mod tests {
         assert!(t.header.iter().all(|h| !h.is_empty()), "{:?}", t.header);
         assert_eq!(row(&t, "machine profile"), None);
         assert_eq!(row(&t, "time mode"), Some("none: the model alone"));
+        // A fit of a table ran nothing either, but analysed measurements.
+        let t = run_table(
+            &Meta::new("fit farm", Inputs::new(), ProfileUse::NotUsed).analysing("--csv t.csv"),
+        );
+        assert_eq!(
+            row(&t, "time mode"),
+            Some("none: an analysis of the measurements given (--csv t.csv)")
+        );
         let t = run_table(&Meta::new("farm", Inputs::new(), ProfileUse::Read(None)));
         assert!(
             row(&t, "machine profile")

@@ -58,7 +58,8 @@ pub(crate) fn run(a: &FitFarmArgs, out: &Path) -> Result<()> {
             "fit farm",
             plan.inputs(),
             ProfileUse::Read(plan.profile.as_ref()),
-        ),
+        )
+        .analysing(format!("--csv {}", plan.csv.display())),
         body,
     )
     .finish(&plan.output, Publication::new())

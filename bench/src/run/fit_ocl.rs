@@ -20,7 +20,10 @@ pub(crate) fn run(a: &FitOclArgs) -> Result<()> {
         self_check: plan.self_check,
     };
     Report::new(
-        Meta::new("fit ocl", plan.inputs(), ProfileUse::NotUsed),
+        Meta::new("fit ocl", plan.inputs(), ProfileUse::NotUsed).analysing(match &plan.csv {
+            Some(_) => plan.data_flag(),
+            None => format!("{}, the paper's table", plan.data_flag()),
+        }),
         body,
     )
     .finish(&plan.output, Publication::new())

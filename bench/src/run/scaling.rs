@@ -88,6 +88,9 @@ pub(crate) fn run(a: &ScalingArgs, out: &Path) -> Result<()> {
         _ => ProfileUse::NotUsed,
     };
     let mut meta = Meta::new("scaling", plan.inputs(), profile);
+    if let ScalingSource::Table { .. } = &plan.source {
+        meta = meta.analysing(plan.data_flag());
+    }
     if let ScalingSource::Sweep(s) = &plan.source {
         // How every run's machine ran.
         meta = meta.cells(&s.machine, report.rows.iter().map(|r| &r.spec));
