@@ -208,7 +208,7 @@ mod tests {
 
     use crate::machine::{Machine, MachineConfig};
     use crate::topology::Topology;
-    use crate::transport::mpi::{Ranks, under_mpirun};
+    use crate::transport::mpi::test_ranks;
     use crate::{Processor, ProcessorError};
 
     /// A dilated machine (D = 1, 50 µs links) over the `k` ranks, with links of `capacity`.
@@ -240,11 +240,9 @@ mod tests {
 
     #[test]
     fn mpi_native_ranks_trace_every_processor_on_rank_0s_clock() {
-        if !under_mpirun() {
-            eprintln!("not under mpirun with several ranks: nothing to test here");
+        let Some(ranks) = test_ranks() else {
             return;
-        }
-        let ranks = Ranks::initialize().expect("MPI initialised once");
+        };
         let k = ranks.size();
         let dir = tempfile::tempdir().unwrap();
         let traced = MachineConfig {
@@ -309,11 +307,9 @@ mod tests {
 
     #[test]
     fn mpi_native_ranks_name_a_deadlock_with_every_waiting_processor() {
-        if !under_mpirun() {
-            eprintln!("not under mpirun with several ranks: nothing to test here");
+        let Some(ranks) = test_ranks() else {
             return;
-        }
-        let ranks = Ranks::initialize().expect("MPI initialised once");
+        };
         let k = ranks.size();
         // Every processor of a chain of 2K receives first from its first neighbour: all
         // wait, on every rank, with nothing between ranks.
@@ -340,11 +336,9 @@ mod tests {
 
     #[test]
     fn mpi_native_ranks_run_dilated_time_as_one_process_does() {
-        if !under_mpirun() {
-            eprintln!("not under mpirun with several ranks: nothing to test here");
+        let Some(ranks) = test_ranks() else {
             return;
-        }
-        let ranks = Ranks::initialize().expect("MPI initialised once");
+        };
         let k = ranks.size();
         let machine =
             |topology, capacity| dilated_over(k, topology, capacity, MachineConfig::default());

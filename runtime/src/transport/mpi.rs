@@ -147,12 +147,18 @@ fn first_pending<'a, S: mpi::request::Scope<'a>>(sends: &mut [Sending<'a, S>]) -
     sends.iter().flatten().next().map(|(q, _)| *q)
 }
 
-/// Whether this test process is one of several MPI ranks (started by `mpirun -np K`, K ≥ 2).
+/// This test process's MPI ranks when it is one of several (started by `mpirun -np K`,
+/// K ≥ 2), MPI initialised; else `None`, saying so, and the test has nothing to check.
 #[cfg(test)]
-pub(crate) fn under_mpirun() -> bool {
-    std::env::var("OMPI_COMM_WORLD_SIZE")
+pub(crate) fn test_ranks() -> Option<Ranks> {
+    let several = std::env::var("OMPI_COMM_WORLD_SIZE")
         .or_else(|_| std::env::var("PMI_SIZE"))
-        .is_ok_and(|s| s.parse::<usize>().is_ok_and(|k| k > 1))
+        .is_ok_and(|s| s.parse::<usize>().is_ok_and(|k| k > 1));
+    if !several {
+        eprintln!("not under mpirun with several ranks: nothing to test here");
+        return None;
+    }
+    Some(Ranks::initialize().expect("MPI initialised once"))
 }
 
 /// What one rank sends another in a round.
@@ -480,11 +486,9 @@ mod tests {
 
     #[test]
     fn mpi_ranks_exchange_effects_and_summaries_in_part_order() {
-        if !under_mpirun() {
-            eprintln!("not under mpirun with several ranks: nothing to test here");
+        let Some(ranks) = test_ranks() else {
             return;
-        }
-        let ranks = Ranks::initialize().expect("MPI initialised once");
+        };
         let mut x = MpiExchange::new(Duration::from_secs(60));
         let (me, k) = (x.part, x.parts);
         assert_eq!((me, k), (ranks.rank(), ranks.size()));
@@ -521,11 +525,9 @@ mod tests {
 
     #[test]
     fn mpi_job_processes_are_every_rank_on_this_host() {
-        if !under_mpirun() {
-            eprintln!("not under mpirun with several ranks: nothing to test here");
+        let Some(ranks) = test_ranks() else {
             return;
-        }
-        let ranks = Ranks::initialize().expect("MPI initialised once");
+        };
         // `mpirun -np K` on one host: every rank here, in rank order, this one in its place.
         let here = crate::job_processes();
         assert_eq!(here.len(), ranks.size(), "{here:?}");
