@@ -39,7 +39,13 @@ if [ -z "${BIN:-}" ]; then
     BIN="${CARGO_TARGET_DIR:-target}/release/multicomputer"
 fi
 out=${KEEP_DIR:-$(mktemp -d)}
-[ -n "${KEEP_DIR:-}" ] || trap 'rm -rf "$out"' EXIT
+# A competitor started to load the host (below) is ended however the script ends.
+competitor=
+cleanup() {
+    [ -z "$competitor" ] || kill -- "-$competitor" 2>/dev/null || true
+    [ -n "${KEEP_DIR:-}" ] || rm -rf "$out"
+}
+trap cleanup EXIT
 mpi=(mpirun --allow-run-as-root --oversubscribe)
 load=$(cut -d' ' -f1 /proc/loadavg)
 loaded=$(python3 -c "print('under load (load average $load)' if $load > 3 else 'quiet host (load average $load)')")
@@ -174,6 +180,7 @@ print("%.3f s | %.3f s | %.2f (%.2f) | %s | %s | %s" % (j["sequential_s"]["media
     # shellcheck disable=SC2086
     row=$("${mpi[@]}" -np 2 "$BIN" $s --partitions 2 --json --out "$out/r" | speedup_row)
     kill -- "-$competitor"
+    competitor=
     echo "| \`mpirun -np 2 $s --partitions 2\`, \`yes\` beside it | $row |"
     python3 -c 'import sys; o = float(sys.argv[1].split("|")[-1].split(",")[1].split()[0]); sys.exit(0 if o > 0.5 else 1)' "$row" ||
         { echo "the busy-host watch missed a competitor: $row"; exit 1; }
